@@ -1,0 +1,1 @@
+//! Pending events (filled next).

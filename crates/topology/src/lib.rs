@@ -1,0 +1,1 @@
+//! Topologies (filled by the topology issue).

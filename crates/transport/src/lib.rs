@@ -1,0 +1,1 @@
+//! Transports (filled by the transport issues).
