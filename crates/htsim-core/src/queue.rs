@@ -1,0 +1,325 @@
+//! Egress queues: FIFO admission by a discipline, with counters.
+//!
+//! A queue holds the packets waiting for a link. The packet being serialised is held apart
+//! (`in_service`) and is *not* counted in the queue's length, as in htsim and ns-3
+//! (transports.md 3, "The packet being serialised is not counted in the queue").
+//!
+//! Built-in disciplines are a closed enum so the hot path is a `match`:
+//! - [`Discipline::DropTail`]: drop an arriving packet that does not fit under the limit;
+//! - [`Discipline::Ecn`]: drop-tail plus instantaneous ECN marking: an arriving ECN-capable
+//!   packet is marked CE when the queue, not counting the packet in service nor the arriving
+//!   one, already holds more than K (packets or bytes) (transports.md 7.1, 8).
+//!
+//! Library users can plug their own admission policy through [`Discipline::Custom`].
+
+use crate::packet::{flags, Packet};
+use crate::time::SimTime;
+use crate::units::BufferSize;
+use std::collections::VecDeque;
+use std::fmt;
+
+use crate::packet::PacketId;
+
+/// What a queue's occupancy looks like when a packet arrives (the arriving packet excluded).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Occupancy {
+    /// Packets waiting, not counting the one in service.
+    pub packets: u64,
+    /// Bytes waiting, not counting the one in service.
+    pub bytes: u64,
+    /// The queue's limit.
+    pub limit: BufferSize,
+}
+
+impl Occupancy {
+    /// Whether a packet of `size_bytes` fits under the limit.
+    pub fn fits(&self, size_bytes: u64) -> bool {
+        match self.limit {
+            BufferSize::Packets(n) => self.packets < n,
+            BufferSize::Bytes(b) => self.bytes + size_bytes <= b,
+        }
+    }
+
+    /// Whether the occupancy is strictly above `threshold` (measured in the threshold's unit).
+    pub fn exceeds(&self, threshold: BufferSize) -> bool {
+        match threshold {
+            BufferSize::Packets(k) => self.packets > k,
+            BufferSize::Bytes(k) => self.bytes > k,
+        }
+    }
+}
+
+/// The verdict of an admission policy on an arriving packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admission {
+    /// Queue the packet (the policy may have marked it).
+    Enqueue,
+    /// Drop the packet.
+    Drop,
+}
+
+/// A user-defined admission policy (e.g. RED, a priority drop rule).
+///
+/// It sees the occupancy at arrival and may change the packet (typically set
+/// [`flags::CE`]); the FIFO, counters and service are the engine's.
+pub trait QueueDiscipline: Send {
+    /// Decides what happens to `packet` arriving at `now` to a queue in state `occupancy`.
+    fn admit(&mut self, occupancy: &Occupancy, packet: &mut Packet, now: SimTime) -> Admission;
+    /// A short name for outputs (`htsim list`, links.csv).
+    fn name(&self) -> &str;
+}
+
+/// How a queue decides to drop or mark arriving packets.
+pub enum Discipline {
+    /// Drop-tail: drop when the packet does not fit under the limit.
+    DropTail,
+    /// Drop-tail plus instantaneous ECN marking above `threshold` (K).
+    Ecn {
+        /// K: mark an ECN-capable arrival when the queue already holds more than this.
+        threshold: BufferSize,
+    },
+    /// A user-supplied policy.
+    Custom(Box<dyn QueueDiscipline>),
+}
+
+impl fmt::Debug for Discipline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Discipline::DropTail => write!(f, "DropTail"),
+            Discipline::Ecn { threshold } => write!(f, "Ecn {{ threshold: {threshold} }}"),
+            Discipline::Custom(d) => write!(f, "Custom({})", d.name()),
+        }
+    }
+}
+
+impl Discipline {
+    /// The short name used in outputs: `droptail`, `ecn` or the custom policy's name.
+    pub fn name(&self) -> &str {
+        match self {
+            Discipline::DropTail => "droptail",
+            Discipline::Ecn { .. } => "ecn",
+            Discipline::Custom(d) => d.name(),
+        }
+    }
+}
+
+/// Counters of one queue, always on. Bytes are wire bytes (headers included).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueueCounters {
+    /// Packets accepted (including those that went straight into service).
+    pub packets_enqueued: u64,
+    /// Bytes accepted.
+    pub bytes_enqueued: u64,
+    /// Packets dropped on arrival (full queue, or link down).
+    pub packets_dropped: u64,
+    /// Bytes dropped on arrival.
+    pub bytes_dropped: u64,
+    /// Packets marked CE on arrival.
+    pub packets_marked: u64,
+    /// Packets that finished serialisation and left.
+    pub packets_departed: u64,
+    /// Bytes that finished serialisation and left.
+    pub bytes_departed: u64,
+    /// Packets lost because the link went down while they were queued, in service or in flight.
+    pub packets_lost_link_down: u64,
+    /// Total time spent serialising packets (the link's busy time).
+    pub busy_time: SimTime,
+}
+
+/// An egress queue: a FIFO of waiting packets, the packet in service, and the discipline.
+#[derive(Debug)]
+pub struct Queue {
+    waiting: VecDeque<(PacketId, u32)>,
+    waiting_bytes: u64,
+    in_service: Option<PacketId>,
+    limit: BufferSize,
+    discipline: Discipline,
+    /// The queue's counters.
+    pub counters: QueueCounters,
+}
+
+impl Queue {
+    /// An empty queue with the given limit and discipline.
+    pub fn new(limit: BufferSize, discipline: Discipline) -> Self {
+        let prealloc = match limit {
+            BufferSize::Packets(n) => n.min(4096) as usize,
+            BufferSize::Bytes(b) => (b / 1500).min(4096) as usize,
+        };
+        Queue {
+            waiting: VecDeque::with_capacity(prealloc),
+            waiting_bytes: 0,
+            in_service: None,
+            limit,
+            discipline,
+            counters: QueueCounters::default(),
+        }
+    }
+
+    /// Packets waiting (not counting the one in service).
+    pub fn len_packets(&self) -> usize {
+        self.waiting.len()
+    }
+
+    /// Bytes waiting (not counting the one in service).
+    pub fn len_bytes(&self) -> u64 {
+        self.waiting_bytes
+    }
+
+    /// The packet being serialised, if any.
+    pub fn in_service(&self) -> Option<PacketId> {
+        self.in_service
+    }
+
+    /// The queue's limit.
+    pub fn limit(&self) -> BufferSize {
+        self.limit
+    }
+
+    /// Changes the limit. Packets already waiting stay, even above a smaller limit; new arrivals
+    /// see the new limit.
+    pub fn set_limit(&mut self, limit: BufferSize) {
+        self.limit = limit;
+    }
+
+    /// The discipline.
+    pub fn discipline(&self) -> &Discipline {
+        &self.discipline
+    }
+
+    /// Applies the discipline to an arriving packet; updates the drop and mark counters.
+    #[inline]
+    pub(crate) fn admit(&mut self, packet: &mut Packet, now: SimTime) -> Admission {
+        let occ = Occupancy {
+            packets: self.waiting.len() as u64,
+            bytes: self.waiting_bytes,
+            limit: self.limit,
+        };
+        let size = packet.size_bytes as u64;
+        let verdict = match &mut self.discipline {
+            Discipline::DropTail => {
+                if occ.fits(size) {
+                    Admission::Enqueue
+                } else {
+                    Admission::Drop
+                }
+            }
+            Discipline::Ecn { threshold } => {
+                if !occ.fits(size) {
+                    Admission::Drop
+                } else {
+                    if packet.has(flags::ECT) && occ.exceeds(*threshold) {
+                        packet.set(flags::CE);
+                        self.counters.packets_marked += 1;
+                    }
+                    Admission::Enqueue
+                }
+            }
+            Discipline::Custom(d) => {
+                let was_marked = packet.has(flags::CE);
+                let v = d.admit(&occ, packet, now);
+                if v == Admission::Enqueue && !was_marked && packet.has(flags::CE) {
+                    self.counters.packets_marked += 1;
+                }
+                v
+            }
+        };
+        match verdict {
+            Admission::Enqueue => {
+                self.counters.packets_enqueued += 1;
+                self.counters.bytes_enqueued += size;
+            }
+            Admission::Drop => self.count_drop(size),
+        }
+        verdict
+    }
+
+    /// Counts a packet dropped on arrival.
+    pub(crate) fn count_drop(&mut self, size_bytes: u64) {
+        self.counters.packets_dropped += 1;
+        self.counters.bytes_dropped += size_bytes;
+    }
+
+    /// Appends an admitted packet to the waiting FIFO.
+    #[inline]
+    pub(crate) fn push(&mut self, id: PacketId, size_bytes: u32) {
+        self.waiting.push_back((id, size_bytes));
+        self.waiting_bytes += size_bytes as u64;
+    }
+
+    /// Takes the next waiting packet out of the FIFO.
+    #[inline]
+    pub(crate) fn pop(&mut self) -> Option<PacketId> {
+        let (id, size) = self.waiting.pop_front()?;
+        self.waiting_bytes -= size as u64;
+        Some(id)
+    }
+
+    /// Sets (or clears) the packet in service.
+    #[inline]
+    pub(crate) fn set_in_service(&mut self, id: Option<PacketId>) {
+        self.in_service = id;
+    }
+
+    /// Removes every packet (waiting and in service) and returns them, for a link going down.
+    pub(crate) fn flush(&mut self) -> impl Iterator<Item = PacketId> + '_ {
+        self.waiting_bytes = 0;
+        self.in_service
+            .take()
+            .into_iter()
+            .chain(self.waiting.drain(..).map(|(id, _)| id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pkt(size: u32, ect: bool) -> Packet {
+        let mut p = Packet {
+            size_bytes: size,
+            ..Packet::default()
+        };
+        if ect {
+            p.set(flags::ECT);
+        }
+        p
+    }
+
+    #[test]
+    fn occupancy_fits_packets_and_bytes() {
+        let o = Occupancy {
+            packets: 2,
+            bytes: 3000,
+            limit: BufferSize::Packets(3),
+        };
+        assert!(o.fits(1500));
+        let full = Occupancy { packets: 3, ..o };
+        assert!(!full.fits(1));
+        let b = Occupancy {
+            limit: BufferSize::Bytes(4500),
+            ..o
+        };
+        assert!(b.fits(1500));
+        assert!(!b.fits(1501));
+    }
+
+    #[test]
+    fn ecn_marks_only_ect_above_threshold() {
+        let mut q = Queue::new(
+            BufferSize::Packets(100),
+            Discipline::Ecn {
+                threshold: BufferSize::Packets(2),
+            },
+        );
+        let mut marked = Vec::new();
+        for i in 0..5u32 {
+            let mut p = pkt(1500, i != 4);
+            assert_eq!(q.admit(&mut p, SimTime::ZERO), Admission::Enqueue);
+            q.push(PacketId(i), 1500);
+            marked.push(p.has(flags::CE));
+        }
+        // Arrivals see 0,1,2,3,4 waiting; K = 2 marks those seeing 3 and 4, but the last is not ECT.
+        assert_eq!(marked, vec![false, false, false, true, false]);
+        assert_eq!(q.counters.packets_marked, 1);
+    }
+}

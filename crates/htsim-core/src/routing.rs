@@ -1,0 +1,292 @@
+//! Source routing: interned routes, equal-cost path sets, and path choice (ECMP, spray, single).
+//!
+//! A route is a shared slice of links stored once in a [`RouteTable`]; packets carry its
+//! [`RouteId`] and a hop index (htsim's source routing, architecture.md). The topology supplies,
+//! per host pair, the equal-cost shortest paths through a [`PathSource`]; the table asks for a
+//! path only the first time a connection uses it, so the path sets of all host pairs are never
+//! materialised (a k=32 FatTree has 8192 hosts and up to 256 paths per pair).
+//!
+//! Path choice follows transports.md 3: with [`RoutingMode::Ecmp`] the path index is a well-mixed
+//! 64-bit hash of (source host, destination host, source port, destination port, protocol) and a
+//! per-run salt, modulo the number of paths, so every packet of a 4-tuple follows one path and a
+//! new source port gives an independent, uniformly random path; the two directions hash
+//! independently. [`RoutingMode::Spray`] draws a uniformly random path per packet (switch-level
+//! spraying, experiments.md [P4]); [`RoutingMode::Single`] keeps one fixed path per host pair
+//! whatever the ports.
+
+use crate::ids::{HostId, LinkId, PathSetId, RouteId};
+use std::collections::HashMap;
+
+/// Supplies equal-cost paths between hosts. Implemented by topologies.
+pub trait PathSource: Send {
+    /// Number of equal-cost shortest paths from `src` to `dst` (at least 1 for `src != dst`).
+    fn path_count(&self, src: HostId, dst: HostId) -> u32;
+    /// Appends to `out` the links of path `index` (< `path_count`) from `src` to `dst`, in order,
+    /// starting with `src`'s NIC link and ending with the link into `dst`.
+    fn path(&self, src: HostId, dst: HostId, index: u32, out: &mut Vec<LinkId>);
+}
+
+/// How switches choose among equal-cost paths.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RoutingMode {
+    /// Hash of the 5-tuple (per-flow ECMP).
+    #[default]
+    Ecmp,
+    /// A uniformly random path per packet.
+    Spray,
+    /// One fixed path per host pair.
+    Single,
+}
+
+/// The fields of a packet's 5-tuple that ECMP hashes (hosts stand in for IP addresses).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FlowKey {
+    /// Source transport port.
+    pub src_port: u16,
+    /// Destination transport port.
+    pub dst_port: u16,
+    /// IP protocol number (6 for TCP).
+    pub protocol: u8,
+}
+
+/// The 64-bit finaliser of SplitMix64: a fast, well-mixed bijection on u64.
+#[inline]
+pub fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// ECMP hash of a 5-tuple with a per-run salt.
+#[inline]
+pub fn ecmp_hash(src: HostId, dst: HostId, key: FlowKey, salt: u64) -> u64 {
+    let hosts = ((src.0 as u64) << 32) | dst.0 as u64;
+    let ports = ((key.src_port as u64) << 24) | ((key.dst_port as u64) << 8) | key.protocol as u64;
+    mix64(mix64(hosts ^ salt) ^ ports.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+}
+
+/// `hash mod n` without the modulo bias that matters (Lemire's multiply-shift).
+#[inline]
+pub fn reduce(hash: u64, n: u32) -> u32 {
+    ((hash as u128 * n as u128) >> 64) as u64 as u32
+}
+
+const UNRESOLVED: RouteId = RouteId(u32::MAX);
+
+#[derive(Debug)]
+struct PathSet {
+    src: HostId,
+    dst: HostId,
+    routes: Vec<RouteId>,
+}
+
+/// Interned routes and the path sets of the host pairs in use.
+pub struct RouteTable {
+    hops: Vec<LinkId>,
+    spans: Vec<(u32, u32)>,
+    by_links: HashMap<Box<[LinkId]>, RouteId>,
+    sets: Vec<PathSet>,
+    set_by_pair: HashMap<(HostId, HostId), PathSetId>,
+    source: Option<Box<dyn PathSource>>,
+    scratch: Vec<LinkId>,
+}
+
+impl std::fmt::Debug for RouteTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RouteTable")
+            .field("routes", &self.spans.len())
+            .field("path_sets", &self.sets.len())
+            .finish()
+    }
+}
+
+impl Default for RouteTable {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl RouteTable {
+    /// An empty table with no path source.
+    pub fn new() -> Self {
+        RouteTable {
+            hops: Vec::new(),
+            spans: Vec::new(),
+            by_links: HashMap::new(),
+            sets: Vec::new(),
+            set_by_pair: HashMap::new(),
+            source: None,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Installs the topology's path source (replacing any previous one).
+    pub fn set_source(&mut self, source: Box<dyn PathSource>) {
+        self.source = Some(source);
+    }
+
+    /// Interns a route (the same links give the same id). An empty route is allowed: its
+    /// packets are delivered at once (loopback).
+    pub fn intern(&mut self, links: &[LinkId]) -> RouteId {
+        if let Some(&id) = self.by_links.get(links) {
+            return id;
+        }
+        let id = RouteId(self.spans.len() as u32);
+        self.spans
+            .push((self.hops.len() as u32, links.len() as u32));
+        self.hops.extend_from_slice(links);
+        self.by_links.insert(links.into(), id);
+        id
+    }
+
+    /// The links of a route.
+    #[inline]
+    pub fn links(&self, route: RouteId) -> &[LinkId] {
+        let (start, len) = self.spans[route.0 as usize];
+        &self.hops[start as usize..(start + len) as usize]
+    }
+
+    /// The link at `hop` of `route`, or `None` past its end.
+    #[inline]
+    pub fn hop(&self, route: RouteId, hop: u16) -> Option<LinkId> {
+        let (start, len) = self.spans[route.0 as usize];
+        (u32::from(hop) < len).then(|| self.hops[(start + u32::from(hop)) as usize])
+    }
+
+    /// Number of interned routes.
+    pub fn route_count(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// The path set from `src` to `dst`, created on first use. Returns `None` without a path
+    /// source or when the source reports no path.
+    pub fn path_set(&mut self, src: HostId, dst: HostId) -> Option<PathSetId> {
+        if let Some(&id) = self.set_by_pair.get(&(src, dst)) {
+            return Some(id);
+        }
+        let n = self.source.as_ref()?.path_count(src, dst);
+        if n == 0 {
+            return None;
+        }
+        let id = PathSetId(self.sets.len() as u32);
+        self.sets.push(PathSet {
+            src,
+            dst,
+            routes: vec![UNRESOLVED; n as usize],
+        });
+        self.set_by_pair.insert((src, dst), id);
+        Some(id)
+    }
+
+    /// Number of paths in a path set.
+    #[inline]
+    pub fn path_count(&self, set: PathSetId) -> u32 {
+        self.sets[set.0 as usize].routes.len() as u32
+    }
+
+    /// The (source, destination) hosts of a path set.
+    pub fn endpoints(&self, set: PathSetId) -> (HostId, HostId) {
+        let s = &self.sets[set.0 as usize];
+        (s.src, s.dst)
+    }
+
+    /// The route of path `index` (taken modulo the path count) of `set`, materialised on first use.
+    #[inline]
+    pub fn route(&mut self, set: PathSetId, index: u32) -> RouteId {
+        let s = &self.sets[set.0 as usize];
+        let index = index % s.routes.len() as u32;
+        let r = s.routes[index as usize];
+        if r != UNRESOLVED {
+            return r;
+        }
+        self.resolve(set, index)
+    }
+
+    #[cold]
+    fn resolve(&mut self, set: PathSetId, index: u32) -> RouteId {
+        let (src, dst) = self.endpoints(set);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        if let Some(source) = &self.source {
+            source.path(src, dst, index, &mut scratch);
+        }
+        let id = self.intern(&scratch);
+        self.scratch = scratch;
+        self.sets[set.0 as usize].routes[index as usize] = id;
+        id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct TwoPaths;
+    impl PathSource for TwoPaths {
+        fn path_count(&self, src: HostId, dst: HostId) -> u32 {
+            if src == dst {
+                0
+            } else {
+                2
+            }
+        }
+        fn path(&self, _src: HostId, _dst: HostId, index: u32, out: &mut Vec<LinkId>) {
+            out.extend([LinkId(0), LinkId(1 + index), LinkId(9)]);
+        }
+    }
+
+    #[test]
+    fn routes_are_interned_and_resolved_lazily() {
+        let mut t = RouteTable::new();
+        t.set_source(Box::new(TwoPaths));
+        let ps = t.path_set(HostId(0), HostId(1)).unwrap();
+        assert_eq!(t.path_set(HostId(0), HostId(1)), Some(ps));
+        assert_eq!(t.path_set(HostId(1), HostId(1)), None);
+        assert_eq!(t.path_count(ps), 2);
+        assert_eq!(t.route_count(), 0, "nothing materialised before use");
+        let r1 = t.route(ps, 1);
+        assert_eq!(t.links(r1), &[LinkId(0), LinkId(2), LinkId(9)]);
+        assert_eq!(t.route(ps, 3), r1, "index is taken modulo the path count");
+        assert_eq!(t.intern(&[LinkId(0), LinkId(2), LinkId(9)]), r1);
+        assert_eq!(t.hop(r1, 2), Some(LinkId(9)));
+        assert_eq!(t.hop(r1, 3), None);
+    }
+
+    #[test]
+    fn ecmp_is_deterministic_and_port_sensitive() {
+        let k = FlowKey {
+            src_port: 1000,
+            dst_port: 80,
+            protocol: 6,
+        };
+        let h = ecmp_hash(HostId(3), HostId(9), k, 42);
+        assert_eq!(h, ecmp_hash(HostId(3), HostId(9), k, 42));
+        let k2 = FlowKey {
+            src_port: 1001,
+            ..k
+        };
+        assert_ne!(h, ecmp_hash(HostId(3), HostId(9), k2, 42));
+        assert_ne!(h, ecmp_hash(HostId(9), HostId(3), k, 42));
+        assert_ne!(h, ecmp_hash(HostId(3), HostId(9), k, 43));
+    }
+
+    #[test]
+    fn reduce_covers_all_buckets_uniformly() {
+        let n = 16u32;
+        let mut counts = vec![0u32; n as usize];
+        for p in 0..16_000u16 {
+            let key = FlowKey {
+                src_port: p,
+                dst_port: 5001,
+                protocol: 6,
+            };
+            counts[reduce(ecmp_hash(HostId(1), HostId(2), key, 7), n) as usize] += 1;
+        }
+        // Each bucket expects 1000; chi-square with 15 d.o.f. below 30.58 (1% level).
+        let chi2: f64 = counts
+            .iter()
+            .map(|&c| (c as f64 - 1000.0).powi(2) / 1000.0)
+            .sum();
+        assert!(chi2 < 30.58, "chi2 = {chi2}, counts {counts:?}");
+    }
+}

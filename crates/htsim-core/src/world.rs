@@ -1,0 +1,616 @@
+//! The world: every component of one run in typed arenas, and the event loop.
+//!
+//! Links live in a `Vec<Link>` indexed by [`LinkId`], endpoints in a slot arena indexed by
+//! [`EndpointId`], packets in the [`PacketPool`]. Events carry small ids and are dispatched with
+//! `match`; there is no `Rc<RefCell<_>>` graph and no back pointer (architecture.md).
+//!
+//! The per-packet path is: [`World::send`] puts a packet into the first queue of its route; when
+//! a link finishes serialising a packet it enters propagation; when it lands it is enqueued at the
+//! next link of its route, or, past the last one, delivered to its destination endpoint.
+
+use crate::endpoint::{Ctx, Endpoint};
+use crate::event_queue::{EventQueue, PendingEvents};
+use crate::flow::FlowRecord;
+use crate::ids::{EndpointId, LinkId};
+use crate::link::{Link, LinkChange};
+use crate::packet::{Packet, PacketId, PacketKind, PacketPool};
+use crate::queue::{Admission, Queue};
+use crate::rng::{RngStreams, SimRng};
+use crate::routing::{mix64, PathSource, RouteTable, RoutingMode};
+use crate::time::{Rate, SimTime};
+use crate::timer::TimerFired;
+
+/// A pending event. Small (20 bytes) and `Copy`; dispatched with `match`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Event {
+    /// A link finished serialising its packet in service.
+    TxDone { link: u32, epoch: u32 },
+    /// The head packet in propagation on a link reaches the far end.
+    Arrive { link: u32, epoch: u32 },
+    /// An endpoint's timer.
+    Timer {
+        ep: EndpointId,
+        key: u32,
+        generation: u32,
+    },
+    /// An endpoint's start.
+    Start(EndpointId),
+    /// An endpoint's application stop.
+    Stop(EndpointId),
+    /// A scheduled link change (index into the change list).
+    LinkChange(u32),
+    /// Delivery of a packet whose route has no links (sender and receiver on one host).
+    Deliver(PacketId),
+}
+
+impl Event {
+    /// A stable digest of the event, for the determinism trace.
+    fn digest(&self) -> u64 {
+        let (tag, a, b) = match *self {
+            Event::TxDone { link, epoch } => (1, link as u64, epoch as u64),
+            Event::Arrive { link, epoch } => (2, link as u64, epoch as u64),
+            Event::Timer {
+                ep,
+                key,
+                generation,
+            } => (
+                3,
+                ((ep.index as u64) << 32) | ep.generation as u64,
+                ((key as u64) << 32) | generation as u64,
+            ),
+            Event::Start(ep) => (4, ep.index as u64, ep.generation as u64),
+            Event::Stop(ep) => (5, ep.index as u64, ep.generation as u64),
+            Event::LinkChange(i) => (6, i as u64, 0),
+            Event::Deliver(p) => (7, p.0 as u64, 0),
+        };
+        mix64(tag ^ mix64(a ^ mix64(b)))
+    }
+}
+
+/// Counts of what happened to packets and events in a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WorldStats {
+    /// Events processed.
+    pub events: u64,
+    /// Packets handed to the network by endpoints.
+    pub packets_sent: u64,
+    /// Packets that reached the end of their route.
+    pub packets_delivered: u64,
+    /// Of the delivered packets, those whose destination endpoint had already closed.
+    pub packets_discarded: u64,
+    /// Of the delivered packets, data packets.
+    pub data_packets_delivered: u64,
+    /// Packets dropped on arrival at a queue (full, or link down).
+    pub packets_dropped: u64,
+    /// Packets lost on a link that went down while they were on it.
+    pub packets_lost_link_down: u64,
+}
+
+/// The packet conservation identity: sent = delivered + dropped + lost + in flight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Conservation {
+    /// Packets handed to the network.
+    pub sent: u64,
+    /// Packets that reached the end of their route.
+    pub delivered: u64,
+    /// Packets dropped at queues.
+    pub dropped: u64,
+    /// Packets lost on failed links.
+    pub lost: u64,
+    /// Packets still in the network (queued, in service, propagating, or pending delivery).
+    pub in_flight: u64,
+}
+
+impl Conservation {
+    /// Whether every packet sent is accounted for.
+    pub fn holds(&self) -> bool {
+        self.sent == self.delivered + self.dropped + self.lost + self.in_flight
+    }
+}
+
+struct Slot {
+    generation: u32,
+    endpoint: Option<Box<dyn Endpoint>>,
+    reserved: bool,
+}
+
+/// One simulation run's network, endpoints and pending events.
+pub struct World {
+    now: SimTime,
+    events: EventQueue<Event>,
+    pool: PacketPool,
+    links: Vec<Link>,
+    routes: RouteTable,
+    routing_mode: RoutingMode,
+    salt: u64,
+    spray_rng: SimRng,
+    streams: RngStreams,
+    slots: Vec<Slot>,
+    free_slots: Vec<u32>,
+    link_changes: Vec<(LinkId, LinkChange)>,
+    records: Vec<FlowRecord>,
+    stats: WorldStats,
+    trace: Option<u64>,
+}
+
+impl std::fmt::Debug for World {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("World")
+            .field("now", &self.now)
+            .field("links", &self.links.len())
+            .field("endpoints", &self.slots.len())
+            .field("stats", &self.stats)
+            .finish()
+    }
+}
+
+impl World {
+    /// An empty world whose random streams derive from `seed`.
+    pub fn new(seed: u64) -> Self {
+        let streams = RngStreams::new(seed);
+        let salt = mix64(seed ^ 0x00ec_4bad_5a17);
+        World {
+            now: SimTime::ZERO,
+            events: EventQueue::new(),
+            pool: PacketPool::new(),
+            links: Vec::new(),
+            routes: RouteTable::new(),
+            routing_mode: RoutingMode::Ecmp,
+            salt,
+            spray_rng: streams.stream("routing.spray"),
+            streams,
+            slots: Vec::new(),
+            free_slots: Vec::new(),
+            link_changes: Vec::new(),
+            records: Vec::new(),
+            stats: WorldStats::default(),
+            trace: None,
+        }
+    }
+
+    // ----- construction -------------------------------------------------------------------
+
+    /// Adds a directed link of `rate` and propagation `delay`, fed by `queue`.
+    pub fn add_link(&mut self, rate: Rate, delay: SimTime, queue: Queue) -> LinkId {
+        let id = LinkId(self.links.len() as u32);
+        self.links.push(Link::new(rate, delay, queue));
+        id
+    }
+
+    /// The link `id`.
+    pub fn link(&self, id: LinkId) -> &Link {
+        &self.links[id.0 as usize]
+    }
+
+    /// All links, indexed by [`LinkId`].
+    pub fn links(&self) -> &[Link] {
+        &self.links
+    }
+
+    /// The route table (interned routes and path sets).
+    pub fn routes(&self) -> &RouteTable {
+        &self.routes
+    }
+
+    /// The route table, mutably (to intern explicit routes or query path sets).
+    pub fn routes_mut(&mut self) -> &mut RouteTable {
+        &mut self.routes
+    }
+
+    /// Installs the topology's path source.
+    pub fn set_path_source(&mut self, source: Box<dyn PathSource>) {
+        self.routes.set_source(source);
+    }
+
+    /// How switches choose among equal-cost paths (default ECMP).
+    pub fn set_routing_mode(&mut self, mode: RoutingMode) {
+        self.routing_mode = mode;
+    }
+
+    /// The routing mode.
+    pub fn routing_mode(&self) -> RoutingMode {
+        self.routing_mode
+    }
+
+    /// The per-run ECMP salt.
+    pub fn salt(&self) -> u64 {
+        self.salt
+    }
+
+    pub(crate) fn spray_rng(&mut self) -> &mut SimRng {
+        &mut self.spray_rng
+    }
+
+    /// The run's named random streams.
+    pub fn streams(&self) -> RngStreams {
+        self.streams
+    }
+
+    /// Reserves an endpoint id to be filled by [`World::install`].
+    pub fn reserve(&mut self) -> EndpointId {
+        let index = match self.free_slots.pop() {
+            Some(i) => i,
+            None => {
+                self.slots.push(Slot {
+                    generation: 0,
+                    endpoint: None,
+                    reserved: false,
+                });
+                (self.slots.len() - 1) as u32
+            }
+        };
+        let slot = &mut self.slots[index as usize];
+        slot.reserved = true;
+        EndpointId {
+            index,
+            generation: slot.generation,
+        }
+    }
+
+    /// Installs `endpoint` in the reserved slot `id`; its `start` runs at `start_at` (not before
+    /// now).
+    ///
+    /// # Panics
+    /// If `id` was not returned by [`World::reserve`] or was already installed: a bug in the
+    /// caller's code, not a user input.
+    pub fn install(&mut self, id: EndpointId, endpoint: Box<dyn Endpoint>, start_at: SimTime) {
+        let slot = &mut self.slots[id.index as usize];
+        assert!(
+            slot.reserved && slot.generation == id.generation && slot.endpoint.is_none(),
+            "install into a slot that was not reserved for {id:?}"
+        );
+        slot.endpoint = Some(endpoint);
+        let at = start_at.max(self.now);
+        self.schedule(at, Event::Start(id));
+    }
+
+    /// Reserves a slot and installs `endpoint` in it.
+    pub fn spawn(&mut self, endpoint: Box<dyn Endpoint>, start_at: SimTime) -> EndpointId {
+        let id = self.reserve();
+        self.install(id, endpoint, start_at);
+        id
+    }
+
+    /// The live endpoint `id`, if any (for inspection; downcast with `as &dyn Any`).
+    pub fn endpoint(&self, id: EndpointId) -> Option<&dyn Endpoint> {
+        let slot = self.slots.get(id.index as usize)?;
+        if slot.generation != id.generation {
+            return None;
+        }
+        slot.endpoint.as_deref()
+    }
+
+    /// Calls the endpoint's [`Endpoint::stop`] at `at`.
+    pub fn schedule_stop(&mut self, id: EndpointId, at: SimTime) {
+        self.schedule(at.max(self.now), Event::Stop(id));
+    }
+
+    /// Applies `change` to `link` at `at`.
+    pub fn schedule_link_change(&mut self, at: SimTime, link: LinkId, change: LinkChange) {
+        let i = self.link_changes.len() as u32;
+        self.link_changes.push((link, change));
+        self.schedule(at.max(self.now), Event::LinkChange(i));
+    }
+
+    /// Starts folding every processed event into a hash (see [`World::trace_hash`]).
+    pub fn enable_trace_hash(&mut self) {
+        self.trace = Some(0x6a09_e667_f3bc_c908);
+    }
+
+    /// The hash of every event processed so far, with its time, if tracing is on: two runs with
+    /// the same hash processed the same events at the same times in the same order.
+    pub fn trace_hash(&self) -> Option<u64> {
+        self.trace
+    }
+
+    // ----- running ------------------------------------------------------------------------
+
+    /// The current simulated time.
+    #[inline]
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// Counters of the run so far.
+    pub fn stats(&self) -> WorldStats {
+        self.stats
+    }
+
+    /// The packet pool (for its occupancy figures).
+    pub fn pool(&self) -> &PacketPool {
+        &self.pool
+    }
+
+    /// Pending events.
+    pub fn pending_events(&self) -> usize {
+        self.events.len()
+    }
+
+    /// The conservation identity at this instant.
+    pub fn conservation(&self) -> Conservation {
+        Conservation {
+            sent: self.stats.packets_sent,
+            delivered: self.stats.packets_delivered,
+            dropped: self.stats.packets_dropped,
+            lost: self.stats.packets_lost_link_down,
+            in_flight: self.pool.live() as u64,
+        }
+    }
+
+    /// Records of flows that completed so far.
+    pub fn records(&self) -> &[FlowRecord] {
+        &self.records
+    }
+
+    /// Takes the records of completed flows out of the world.
+    pub fn take_records(&mut self) -> Vec<FlowRecord> {
+        std::mem::take(&mut self.records)
+    }
+
+    /// Snapshots of the flows whose senders are still open (long flows, unfinished flows).
+    pub fn open_flow_records(&self) -> Vec<FlowRecord> {
+        self.slots
+            .iter()
+            .filter_map(|s| s.endpoint.as_ref()?.flow_record(self.now))
+            .collect()
+    }
+
+    /// Processes events until none is left.
+    pub fn run(&mut self) {
+        while self.step() {}
+    }
+
+    /// Processes every event due at or before `until`, then sets the clock to `until`.
+    pub fn run_until(&mut self, until: SimTime) {
+        while let Some(t) = self.events.peek_time() {
+            if t > until {
+                break;
+            }
+            self.step();
+        }
+        if until > self.now && until != SimTime::MAX {
+            self.now = until;
+        }
+    }
+
+    /// Processes one event; returns `false` when there is none.
+    pub fn step(&mut self) -> bool {
+        let Some((t, ev)) = self.events.pop() else {
+            return false;
+        };
+        self.now = t;
+        self.stats.events += 1;
+        if let Some(h) = &mut self.trace {
+            *h = mix64(*h ^ t.0).wrapping_add(ev.digest());
+        }
+        match ev {
+            Event::TxDone { link, epoch } => self.tx_done(link, epoch),
+            Event::Arrive { link, epoch } => self.arrive(link, epoch),
+            Event::Timer {
+                ep,
+                key,
+                generation,
+            } => {
+                self.with_endpoint(ep, |e, ctx| e.on_timer(TimerFired { key, generation }, ctx));
+            }
+            Event::Start(ep) => {
+                self.with_endpoint(ep, |e, ctx| e.start(ctx));
+            }
+            Event::Stop(ep) => {
+                self.with_endpoint(ep, |e, ctx| e.stop(ctx));
+            }
+            Event::LinkChange(i) => self.apply_link_change(i),
+            Event::Deliver(id) => self.deliver(id),
+        }
+        true
+    }
+
+    #[inline]
+    fn schedule(&mut self, at: SimTime, ev: Event) {
+        self.events.schedule(at, ev);
+    }
+
+    pub(crate) fn schedule_timer(
+        &mut self,
+        ep: EndpointId,
+        key: u32,
+        generation: u32,
+        at: SimTime,
+    ) {
+        self.schedule(
+            at,
+            Event::Timer {
+                ep,
+                key,
+                generation,
+            },
+        );
+    }
+
+    pub(crate) fn record_flow(&mut self, record: FlowRecord) {
+        self.records.push(record);
+    }
+
+    // ----- the packet path ----------------------------------------------------------------
+
+    /// Hands `packet` to the first link of its route now.
+    #[inline]
+    pub fn send(&mut self, mut packet: Packet) {
+        packet.hop = 0;
+        self.stats.packets_sent += 1;
+        let route = packet.route;
+        let id = self.pool.alloc(packet);
+        match self.routes.hop(route, 0) {
+            Some(link) => self.enqueue(link, id),
+            None => self.schedule(self.now, Event::Deliver(id)),
+        }
+    }
+
+    #[inline]
+    fn enqueue(&mut self, link_id: LinkId, id: PacketId) {
+        let now = self.now;
+        let link = &mut self.links[link_id.0 as usize];
+        let packet = self.pool.get_mut(id);
+        let size = packet.size_bytes;
+        if !link.is_up() {
+            link.queue.count_drop(size as u64);
+            self.stats.packets_dropped += 1;
+            self.pool.release(id);
+            return;
+        }
+        match link.queue.admit(packet, now) {
+            Admission::Drop => {
+                self.stats.packets_dropped += 1;
+                self.pool.release(id);
+            }
+            Admission::Enqueue => {
+                if link.queue.in_service().is_none() {
+                    self.start_service(link_id, id, size);
+                } else {
+                    link.queue.push(id, size);
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn start_service(&mut self, link_id: LinkId, id: PacketId, size_bytes: u32) {
+        let link = &mut self.links[link_id.0 as usize];
+        link.queue.set_in_service(Some(id));
+        let tx = link.rate().serialisation_time(size_bytes as u64);
+        link.queue.counters.busy_time += tx;
+        let epoch = link.epoch;
+        let at = self.now.saturating_add(tx);
+        self.schedule(
+            at,
+            Event::TxDone {
+                link: link_id.0,
+                epoch,
+            },
+        );
+    }
+
+    #[inline]
+    fn tx_done(&mut self, link_idx: u32, epoch: u32) {
+        let now = self.now;
+        let link = &mut self.links[link_idx as usize];
+        if link.epoch != epoch {
+            return; // the link went down after this packet started service
+        }
+        let Some(id) = link.queue.in_service() else {
+            return;
+        };
+        let size = self.pool.get(id).size_bytes;
+        link.queue.counters.packets_departed += 1;
+        link.queue.counters.bytes_departed += size as u64;
+        if let Some(at) = link.launch(now, id) {
+            self.schedule(
+                at,
+                Event::Arrive {
+                    link: link_idx,
+                    epoch,
+                },
+            );
+        }
+        let link = &mut self.links[link_idx as usize];
+        match link.queue.pop() {
+            Some(next) => {
+                let size = self.pool.get(next).size_bytes;
+                self.start_service(LinkId(link_idx), next, size);
+            }
+            None => link.queue.set_in_service(None),
+        }
+    }
+
+    #[inline]
+    fn arrive(&mut self, link_idx: u32, epoch: u32) {
+        let link = &mut self.links[link_idx as usize];
+        if link.epoch != epoch {
+            return;
+        }
+        let Some((id, next)) = link.land() else {
+            return;
+        };
+        if let Some(at) = next {
+            self.schedule(
+                at,
+                Event::Arrive {
+                    link: link_idx,
+                    epoch,
+                },
+            );
+        }
+        let packet = self.pool.get_mut(id);
+        packet.hop += 1;
+        match self.routes.hop(packet.route, packet.hop) {
+            Some(next_link) => self.enqueue(next_link, id),
+            None => self.deliver(id),
+        }
+    }
+
+    fn deliver(&mut self, id: PacketId) {
+        let packet = self.pool.release(id);
+        self.stats.packets_delivered += 1;
+        if packet.kind == PacketKind::Data {
+            self.stats.data_packets_delivered += 1;
+        }
+        if !self.with_endpoint(packet.dst, |e, ctx| e.on_packet(&packet, ctx)) {
+            self.stats.packets_discarded += 1;
+        }
+    }
+
+    /// Calls `f` on the live endpoint `ep` with a context; returns whether it was live.
+    #[inline]
+    fn with_endpoint(
+        &mut self,
+        ep: EndpointId,
+        f: impl FnOnce(&mut dyn Endpoint, &mut Ctx<'_>),
+    ) -> bool {
+        let Some(slot) = self.slots.get_mut(ep.index as usize) else {
+            return false;
+        };
+        if slot.generation != ep.generation {
+            return false;
+        }
+        let Some(mut endpoint) = slot.endpoint.take() else {
+            return false;
+        };
+        let mut ctx = Ctx {
+            world: self,
+            me: ep,
+            close: false,
+        };
+        f(endpoint.as_mut(), &mut ctx);
+        let close = ctx.close;
+        let slot = &mut self.slots[ep.index as usize];
+        if close {
+            slot.generation = slot.generation.wrapping_add(1);
+            slot.reserved = false;
+            self.free_slots.push(ep.index);
+        } else {
+            slot.endpoint = Some(endpoint);
+        }
+        true
+    }
+
+    fn apply_link_change(&mut self, i: u32) {
+        let (link_id, change) = self.link_changes[i as usize];
+        let link = &mut self.links[link_id.0 as usize];
+        match change {
+            LinkChange::Rate(rate) => link.set_rate(rate),
+            LinkChange::Limit(limit) => link.queue.set_limit(limit),
+            LinkChange::Up => link.go_up(),
+            LinkChange::Down => {
+                if !link.is_up() {
+                    return;
+                }
+                let lost = link.go_down();
+                link.queue.counters.packets_lost_link_down += lost.len() as u64;
+                self.stats.packets_lost_link_down += lost.len() as u64;
+                for id in lost {
+                    self.pool.release(id);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,490 @@
+//! Engine behaviour with exact numbers: delivery times, drops, ECN marks, link changes,
+//! conservation, determinism and the packet pool's steady state.
+
+use htsim_core::endpoint::{Ctx, Endpoint};
+use htsim_core::ids::{EndpointId, HostId, LinkId, RouteId};
+use htsim_core::link::LinkChange;
+use htsim_core::packet::{flags, Packet, PacketKind};
+use htsim_core::queue::{Discipline, Queue};
+use htsim_core::routing::{FlowKey, PathSource, RoutingMode};
+use htsim_core::source::{CbrSource, Sink, SourceSpec, WindowSource};
+use htsim_core::timer::{Timer, TimerFired};
+use htsim_core::units::BufferSize;
+use htsim_core::world::World;
+use htsim_core::{Rate, SimTime};
+
+fn droptail(pkts: u64) -> Queue {
+    Queue::new(BufferSize::Packets(pkts), Discipline::DropTail)
+}
+
+/// A chain of `n` links of the same rate and delay; returns the route over all of them.
+fn chain(w: &mut World, n: usize, rate: Rate, delay: SimTime, buf: u64) -> (Vec<LinkId>, RouteId) {
+    let links: Vec<LinkId> = (0..n)
+        .map(|_| w.add_link(rate, delay, droptail(buf)))
+        .collect();
+    let route = w.routes_mut().intern(&links);
+    (links, route)
+}
+
+/// Sends a fixed list of packets at start.
+struct Burst {
+    packets: Vec<Packet>,
+}
+impl Endpoint for Burst {
+    fn start(&mut self, ctx: &mut Ctx<'_>) {
+        for p in self.packets.drain(..) {
+            ctx.send(p);
+        }
+    }
+    fn on_packet(&mut self, _packet: &Packet, _ctx: &mut Ctx<'_>) {}
+}
+
+/// Remembers every packet it receives, with its arrival time.
+#[derive(Default)]
+struct Recorder {
+    got: Vec<(SimTime, Packet)>,
+}
+impl Endpoint for Recorder {
+    fn on_packet(&mut self, packet: &Packet, ctx: &mut Ctx<'_>) {
+        self.got.push((ctx.now(), *packet));
+    }
+}
+
+fn data(dst: EndpointId, route: RouteId, size: u32, seq: u64) -> Packet {
+    Packet {
+        seq,
+        dst,
+        route,
+        size_bytes: size,
+        payload_bytes: size,
+        kind: PacketKind::Data,
+        ..Packet::default()
+    }
+}
+
+fn recorder(w: &World, id: EndpointId) -> &Recorder {
+    let e: &dyn std::any::Any = w.endpoint(id).expect("recorder alive");
+    e.downcast_ref::<Recorder>().expect("a Recorder")
+}
+
+fn assert_conserved(w: &World) {
+    let c = w.conservation();
+    assert!(c.holds(), "conservation broken: {c:?}");
+}
+
+#[test]
+fn one_packet_over_three_hops_arrives_exactly_on_time() {
+    let mut w = World::new(1);
+    let rate = Rate::mbps(100);
+    let delay = SimTime::from_us(20);
+    let (_, route) = chain(&mut w, 3, rate, delay, 100);
+    let rx = w.spawn(Box::new(Recorder::default()), SimTime::ZERO);
+    w.spawn(
+        Box::new(Burst {
+            packets: vec![data(rx, route, 1462, 0)],
+        }),
+        SimTime::from_us(5),
+    );
+    w.run();
+    // Store-and-forward: 3 x (116.96 us serialisation + 20 us propagation) after the 5 us start.
+    let expected = SimTime::from_us(5) + SimTime::from_ns(3 * (116_960 + 20_000));
+    let got = &recorder(&w, rx).got;
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].0, expected);
+    assert_eq!(got[0].1.hop, 3);
+    assert_conserved(&w);
+    assert_eq!(w.conservation().in_flight, 0);
+}
+
+#[test]
+fn burst_into_droptail_drops_exactly_the_overflow() {
+    let mut w = World::new(1);
+    // Fast first link feeding a slow second one with a 10-packet buffer.
+    let fast = w.add_link(Rate::gbps(10), SimTime::ZERO, droptail(1000));
+    let slow = w.add_link(Rate::mbps(100), SimTime::ZERO, droptail(10));
+    let route = w.routes_mut().intern(&[fast, slow]);
+    let rx = w.spawn(Box::new(Recorder::default()), SimTime::ZERO);
+    let burst: Vec<Packet> = (0..50).map(|i| data(rx, route, 1500, i)).collect();
+    w.spawn(Box::new(Burst { packets: burst }), SimTime::ZERO);
+    w.run();
+    // The slow link serialises one packet per 120 us; the fast link delivers one per 1.2 us, so
+    // the whole burst reaches the slow queue while its first packet is in service: 1 in service
+    // + 10 waiting are accepted, 39 dropped.
+    let q = &w.link(slow).queue.counters;
+    assert_eq!(q.packets_enqueued, 11);
+    assert_eq!(q.packets_dropped, 39);
+    assert_eq!(q.bytes_dropped, 39 * 1500);
+    assert_eq!(q.packets_departed, 11);
+    let got: Vec<u64> = recorder(&w, rx).got.iter().map(|(_, p)| p.seq).collect();
+    assert_eq!(
+        got,
+        (0..11).collect::<Vec<_>>(),
+        "FIFO order, the head of the burst"
+    );
+    assert_eq!(w.stats().packets_dropped, 39);
+    assert_conserved(&w);
+}
+
+#[test]
+fn ecn_marks_exactly_the_arrivals_above_k() {
+    let mut w = World::new(1);
+    let fast = w.add_link(Rate::gbps(10), SimTime::ZERO, droptail(1000));
+    let k = 5;
+    let slow = w.add_link(
+        Rate::mbps(100),
+        SimTime::ZERO,
+        Queue::new(
+            BufferSize::Packets(100),
+            Discipline::Ecn {
+                threshold: BufferSize::Packets(k),
+            },
+        ),
+    );
+    let route = w.routes_mut().intern(&[fast, slow]);
+    let rx = w.spawn(Box::new(Recorder::default()), SimTime::ZERO);
+    let burst: Vec<Packet> = (0..20)
+        .map(|i| {
+            let mut p = data(rx, route, 1500, i);
+            if i % 2 == 0 {
+                p.set(flags::ECT);
+            }
+            p
+        })
+        .collect();
+    w.spawn(Box::new(Burst { packets: burst }), SimTime::ZERO);
+    w.run();
+    // Packet i (i >= 1) finds i - 1 packets waiting (packet 0 is in service). Marked: ECT packets
+    // that find more than K = 5 waiting, i.e. even i with i - 1 > 5: 8, 10, ..., 18.
+    let marked: Vec<u64> = recorder(&w, rx)
+        .got
+        .iter()
+        .filter(|(_, p)| p.has(flags::CE))
+        .map(|(_, p)| p.seq)
+        .collect();
+    assert_eq!(marked, vec![8, 10, 12, 14, 16, 18]);
+    assert_eq!(w.link(slow).queue.counters.packets_marked, 6);
+    assert_eq!(w.link(slow).queue.counters.packets_dropped, 0);
+    assert_conserved(&w);
+}
+
+#[test]
+fn rate_change_applies_from_the_next_packet_served() {
+    let mut w = World::new(1);
+    let link = w.add_link(Rate::mbps(100), SimTime::ZERO, droptail(100));
+    let route = w.routes_mut().intern(&[link]);
+    let rx = w.spawn(Box::new(Recorder::default()), SimTime::ZERO);
+    let burst: Vec<Packet> = (0..3).map(|i| data(rx, route, 1250, i)).collect();
+    w.spawn(Box::new(Burst { packets: burst }), SimTime::ZERO);
+    // 1250 B at 100 Mb/s = 100 us. Halve the rate at 50 us, in the middle of packet 0.
+    w.schedule_link_change(SimTime::from_us(50), link, LinkChange::Rate(Rate::mbps(50)));
+    w.run();
+    let times: Vec<SimTime> = recorder(&w, rx).got.iter().map(|(t, _)| *t).collect();
+    assert_eq!(
+        times,
+        vec![
+            SimTime::from_us(100), // served at the old rate
+            SimTime::from_us(300), // 200 us at 50 Mb/s
+            SimTime::from_us(500),
+        ]
+    );
+    assert_eq!(w.link(link).queue.counters.busy_time, SimTime::from_us(500));
+    assert_conserved(&w);
+}
+
+#[test]
+fn buffer_change_applies_to_new_arrivals() {
+    let mut w = World::new(1);
+    let fast = w.add_link(Rate::gbps(10), SimTime::ZERO, droptail(1000));
+    let slow = w.add_link(Rate::mbps(100), SimTime::ZERO, droptail(100));
+    let route = w.routes_mut().intern(&[fast, slow]);
+    w.schedule_link_change(
+        SimTime::ZERO,
+        slow,
+        LinkChange::Limit(BufferSize::Packets(3)),
+    );
+    let rx = w.spawn(Box::new(Recorder::default()), SimTime::ZERO);
+    let burst: Vec<Packet> = (0..10).map(|i| data(rx, route, 1500, i)).collect();
+    w.spawn(Box::new(Burst { packets: burst }), SimTime::from_us(1));
+    w.run();
+    assert_eq!(w.link(slow).queue.counters.packets_enqueued, 4);
+    assert_eq!(w.link(slow).queue.counters.packets_dropped, 6);
+    assert_conserved(&w);
+}
+
+#[test]
+fn link_down_loses_what_is_on_it_and_up_restores_service() {
+    let mut w = World::new(1);
+    let link = w.add_link(Rate::mbps(100), SimTime::from_us(50), droptail(100));
+    let route = w.routes_mut().intern(&[link]);
+    let rx = w.spawn(Box::new(Recorder::default()), SimTime::ZERO);
+    let burst: Vec<Packet> = (0..5).map(|i| data(rx, route, 1250, i)).collect();
+    w.spawn(Box::new(Burst { packets: burst }), SimTime::ZERO);
+    // 1250 B at 100 Mb/s take 100 us. Packet 0 is served 0-100 us and lands at 150 us; at
+    // 160 us packet 1 is in service (100-200 us) and 2..4 wait: going down then loses 1..4.
+    // Packets 5 and 6 arrive at 500 us while the link is down; packet 7 after it is up again.
+    w.schedule_link_change(SimTime::from_us(160), link, LinkChange::Down);
+    w.schedule_link_change(SimTime::from_us(1000), link, LinkChange::Up);
+    let late = (5..7).map(|i| data(rx, route, 1250, i)).collect();
+    w.spawn(Box::new(Burst { packets: late }), SimTime::from_us(500));
+    let after = (7..8).map(|i| data(rx, route, 1250, i)).collect();
+    w.spawn(Box::new(Burst { packets: after }), SimTime::from_us(2000));
+    w.run();
+    let got: Vec<(SimTime, u64)> = recorder(&w, rx)
+        .got
+        .iter()
+        .map(|(t, p)| (*t, p.seq))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (SimTime::from_us(150), 0),
+            (SimTime::from_us(2150), 7) // 100 us serialisation + 50 us propagation
+        ]
+    );
+    let c = w.link(link).queue.counters;
+    assert_eq!(c.packets_lost_link_down, 4);
+    assert_eq!(c.packets_dropped, 2, "arrivals while down are dropped");
+    assert_eq!(w.stats().packets_lost_link_down, 4);
+    assert_conserved(&w);
+    assert_eq!(w.conservation().in_flight, 0);
+}
+
+#[test]
+fn window_source_fills_the_bottleneck_and_the_pool_stops_growing() {
+    let mut w = World::new(1);
+    let rate = Rate::gbps(1);
+    let (_, fwd) = chain(&mut w, 3, rate, SimTime::from_us(10), 1000);
+    let (_, back) = chain(&mut w, 3, rate, SimTime::from_us(10), 1000);
+    let src = w.reserve();
+    let sink = w.spawn(Box::new(Sink::acking(src, back, 40)), SimTime::ZERO);
+    let spec = SourceSpec {
+        flow_id: 1,
+        src: HostId(0),
+        dst: HostId(1),
+        sink,
+        route: fwd,
+        packet_bytes: 1500,
+        packets: None,
+    };
+    // RTT ~ 3*(12 us + 10 us) + 3*(0.32 us + 10 us) = 97 us; BDP ~ 8 packets: 20 fill the pipe.
+    w.install(src, Box::new(WindowSource::new(spec, 20)), SimTime::ZERO);
+    w.run_until(SimTime::from_ms(10));
+    let slots_warm = w.pool().capacity_slots();
+    let sent_warm = w.stats().packets_sent;
+    w.run_until(SimTime::from_ms(100));
+    assert_eq!(
+        w.pool().capacity_slots(),
+        slots_warm,
+        "no pool growth in steady state"
+    );
+    assert!(w.stats().packets_sent > sent_warm + 10_000);
+    assert!(w.pool().peak_live() <= 40, "window 20 + their ACKs");
+    // Goodput over 100 ms at the 1 Gb/s bottleneck: ~8333 packets; the window keeps it full.
+    let sink_ep: &dyn std::any::Any = w.endpoint(sink).unwrap();
+    let rx = sink_ep.downcast_ref::<Sink>().unwrap().received_packets();
+    let line = 100_000_000_000u64 / (1500 * 8 * 1000); // packets in 100 ms
+    assert!(
+        rx >= line * 98 / 100 && rx <= line + 1,
+        "rx {rx} vs line {line}"
+    );
+    assert_conserved(&w);
+}
+
+#[test]
+fn cbr_source_sends_at_its_rate_and_records_its_flow() {
+    let mut w = World::new(1);
+    let (_, route) = chain(&mut w, 1, Rate::gbps(10), SimTime::from_us(1), 100);
+    let sink = w.spawn(Box::new(Sink::new()), SimTime::ZERO);
+    let spec = SourceSpec {
+        flow_id: 9,
+        src: HostId(0),
+        dst: HostId(1),
+        sink,
+        route,
+        packet_bytes: 1000,
+        packets: Some(100),
+    };
+    w.spawn(
+        Box::new(CbrSource::new(spec, Rate::mbps(80))),
+        SimTime::ZERO,
+    );
+    w.run();
+    // 1000 B at 80 Mb/s = 100 us per packet: the 100th leaves at 9.9 ms.
+    let rec = &w.records()[0];
+    assert_eq!(rec.flow_id, 9);
+    assert_eq!(rec.packets_sent, 100);
+    assert_eq!(rec.end, Some(SimTime::from_us(9_900)));
+    let sink_ep: &dyn std::any::Any = w.endpoint(sink).unwrap();
+    assert_eq!(
+        sink_ep.downcast_ref::<Sink>().unwrap().received_packets(),
+        100
+    );
+    assert_conserved(&w);
+}
+
+/// Two parallel two-hop paths between host 0 and host 1.
+struct Diamond {
+    paths: [[LinkId; 2]; 4],
+}
+impl PathSource for Diamond {
+    fn path_count(&self, src: HostId, dst: HostId) -> u32 {
+        if src == dst {
+            0
+        } else {
+            4
+        }
+    }
+    fn path(&self, _src: HostId, _dst: HostId, index: u32, out: &mut Vec<LinkId>) {
+        out.extend_from_slice(&self.paths[index as usize]);
+    }
+}
+
+/// Sends `n` packets, each on the route its routing mode chooses for a fresh source port.
+struct Sprayer {
+    dst: EndpointId,
+    n: u16,
+}
+impl Endpoint for Sprayer {
+    fn start(&mut self, ctx: &mut Ctx<'_>) {
+        let ps = ctx.path_set(HostId(0), HostId(1)).unwrap();
+        for port in 0..self.n {
+            let key = FlowKey {
+                src_port: port,
+                dst_port: 80,
+                protocol: 6,
+            };
+            let route = ctx.choose_route(ps, key);
+            ctx.send(data(self.dst, route, 1500, port as u64));
+        }
+    }
+    fn on_packet(&mut self, _packet: &Packet, _ctx: &mut Ctx<'_>) {}
+}
+
+fn diamond_world(seed: u64, mode: RoutingMode) -> World {
+    let mut w = World::new(seed);
+    let mut paths = [[LinkId(0); 2]; 4];
+    for p in &mut paths {
+        for l in p.iter_mut() {
+            *l = w.add_link(Rate::gbps(1), SimTime::from_us(5), droptail(20));
+        }
+    }
+    w.set_path_source(Box::new(Diamond { paths }));
+    w.set_routing_mode(mode);
+    w.enable_trace_hash();
+    let rx = w.spawn(Box::new(Recorder::default()), SimTime::ZERO);
+    w.spawn(Box::new(Sprayer { dst: rx, n: 200 }), SimTime::ZERO);
+    w.run();
+    assert_conserved(&w);
+    w
+}
+
+#[test]
+fn same_seed_gives_the_same_event_trace() {
+    for mode in [RoutingMode::Ecmp, RoutingMode::Spray] {
+        let a = diamond_world(5, mode).trace_hash();
+        let b = diamond_world(5, mode).trace_hash();
+        assert!(a.is_some());
+        assert_eq!(a, b, "{mode:?}");
+        let c = diamond_world(6, mode).trace_hash();
+        assert_ne!(
+            a, c,
+            "another seed, another ECMP salt and spray draws ({mode:?})"
+        );
+    }
+}
+
+#[test]
+fn single_mode_uses_one_path_and_spray_uses_all() {
+    let used = |w: &World| {
+        (0..8)
+            .filter(|&l| w.link(LinkId(l)).queue.counters.packets_enqueued > 0)
+            .count()
+    };
+    assert_eq!(used(&diamond_world(3, RoutingMode::Single)), 2);
+    assert_eq!(used(&diamond_world(3, RoutingMode::Spray)), 8);
+    assert_eq!(used(&diamond_world(3, RoutingMode::Ecmp)), 8);
+}
+
+/// Re-arms one timer on every tick of another, always later: only one event per expiry.
+struct LazyTimers {
+    tick: Timer,
+    rto: Timer,
+    ticks: u32,
+    fired_at: Vec<SimTime>,
+}
+impl Endpoint for LazyTimers {
+    fn start(&mut self, ctx: &mut Ctx<'_>) {
+        let t = ctx.now() + SimTime::from_us(1);
+        self.tick.set(ctx, t);
+        let r = ctx.now() + SimTime::from_ms(1);
+        self.rto.set(ctx, r);
+    }
+    fn on_packet(&mut self, _packet: &Packet, _ctx: &mut Ctx<'_>) {}
+    fn on_timer(&mut self, fired: TimerFired, ctx: &mut Ctx<'_>) {
+        if fired.key == self.tick.key() && self.tick.fire(ctx, fired) {
+            self.ticks += 1;
+            if self.ticks < 100 {
+                let t = ctx.now() + SimTime::from_us(1);
+                self.tick.set(ctx, t);
+                let r = ctx.now() + SimTime::from_ms(1); // restart, like an RTO on each ACK
+                self.rto.set(ctx, r);
+            } else if self.ticks == 100 {
+                // Re-arm earlier than the pending event: a new event; the old one goes stale.
+                let r = ctx.now() + SimTime::from_us(10);
+                self.rto.set(ctx, r);
+            }
+        } else if fired.key == self.rto.key() && self.rto.fire(ctx, fired) {
+            self.fired_at.push(ctx.now());
+        }
+    }
+}
+
+#[test]
+fn timers_restart_lazily_and_fire_once_at_their_deadline() {
+    let mut w = World::new(1);
+    let id = w.spawn(
+        Box::new(LazyTimers {
+            tick: Timer::new(0),
+            rto: Timer::new(1),
+            ticks: 0,
+            fired_at: Vec::new(),
+        }),
+        SimTime::ZERO,
+    );
+    w.run();
+    let e: &dyn std::any::Any = w.endpoint(id).unwrap();
+    let e = e.downcast_ref::<LazyTimers>().unwrap();
+    assert_eq!(e.ticks, 100);
+    assert_eq!(e.fired_at, vec![SimTime::from_us(110)]);
+    // Events: start, 100 ticks, the first RTO event (1 ms, stale by generation), the re-armed
+    // RTO at 110 us. Without lazy restarts there would be ~100 RTO events.
+    assert_eq!(w.stats().events, 1 + 100 + 2);
+}
+
+/// Closes itself on the first packet; later packets must be discarded, not delivered.
+struct CloseOnFirst {
+    got: u32,
+}
+impl Endpoint for CloseOnFirst {
+    fn on_packet(&mut self, _packet: &Packet, ctx: &mut Ctx<'_>) {
+        self.got += 1;
+        ctx.close();
+    }
+}
+
+#[test]
+fn packets_for_a_closed_endpoint_are_discarded_and_slots_are_reused() {
+    let mut w = World::new(1);
+    let (_, route) = chain(&mut w, 1, Rate::gbps(1), SimTime::from_us(1), 100);
+    let rx = w.spawn(Box::new(CloseOnFirst { got: 0 }), SimTime::ZERO);
+    let burst = (0..3).map(|i| data(rx, route, 1500, i)).collect();
+    w.spawn(Box::new(Burst { packets: burst }), SimTime::ZERO);
+    w.run();
+    assert!(w.endpoint(rx).is_none());
+    assert_eq!(w.stats().packets_delivered, 3);
+    assert_eq!(w.stats().packets_discarded, 2);
+    let again = w.reserve();
+    assert_eq!(again.index, rx.index, "the freed slot is reused");
+    assert_ne!(again, rx, "a reused slot has a new generation");
+    assert_conserved(&w);
+}
