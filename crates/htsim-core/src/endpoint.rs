@@ -27,6 +27,9 @@ pub trait Endpoint: Any + Send {
     fn on_timer(&mut self, _fired: TimerFired, _ctx: &mut Ctx<'_>) {}
     /// The application stops (e.g. a long flow at the end of the measured duration).
     fn stop(&mut self, _ctx: &mut Ctx<'_>) {}
+    /// Another endpoint sent this one a notification with [`Ctx::notify`] (e.g. "flow `token`
+    /// completed", for closed-loop generators and partition/aggregate jobs).
+    fn on_notify(&mut self, _token: u32, _ctx: &mut Ctx<'_>) {}
     /// A snapshot of the flow this endpoint sends, if it is a sender (used for flows still open
     /// when a run ends).
     fn flow_record(&self, _now: SimTime) -> Option<FlowRecord> {
@@ -111,6 +114,12 @@ impl<'a> Ctx<'a> {
     /// are discarded.
     pub fn close(&mut self) {
         self.close = true;
+    }
+
+    /// Delivers `token` to `target`'s [`Endpoint::on_notify`] at the current time, after the
+    /// current callback (nothing happens if `target` has closed by then).
+    pub fn notify(&mut self, target: EndpointId, token: u32) {
+        self.world.notify(target, token);
     }
 
     /// Stores the record of a finished flow in the run's results.

@@ -41,6 +41,8 @@ enum Event {
     LinkChange(u32),
     /// Delivery of a packet whose route has no links (sender and receiver on one host).
     Deliver(PacketId),
+    /// A notification from one endpoint to another.
+    Notify { ep: EndpointId, token: u32 },
 }
 
 impl Event {
@@ -62,6 +64,11 @@ impl Event {
             Event::Stop(ep) => (5, ep.index as u64, ep.generation as u64),
             Event::LinkChange(i) => (6, i as u64, 0),
             Event::Deliver(p) => (7, p.0 as u64, 0),
+            Event::Notify { ep, token } => (
+                8,
+                ((ep.index as u64) << 32) | ep.generation as u64,
+                token as u64,
+            ),
         };
         mix64(tag ^ mix64(a ^ mix64(b)))
     }
@@ -401,6 +408,9 @@ impl World {
             }
             Event::LinkChange(i) => self.apply_link_change(i),
             Event::Deliver(id) => self.deliver(id),
+            Event::Notify { ep, token } => {
+                self.with_endpoint(ep, |e, ctx| e.on_notify(token, ctx));
+            }
         }
         true
     }
@@ -425,6 +435,10 @@ impl World {
                 generation,
             },
         );
+    }
+
+    pub(crate) fn notify(&mut self, ep: EndpointId, token: u32) {
+        self.schedule(self.now, Event::Notify { ep, token });
     }
 
     pub(crate) fn record_flow(&mut self, record: FlowRecord) {

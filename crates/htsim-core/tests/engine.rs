@@ -488,3 +488,40 @@ fn packets_for_a_closed_endpoint_are_discarded_and_slots_are_reused() {
     assert_ne!(again, rx, "a reused slot has a new generation");
     assert_conserved(&w);
 }
+
+/// Counts notifications; the notifier sends three and closes.
+#[derive(Default)]
+struct Listener {
+    tokens: Vec<(SimTime, u32)>,
+}
+impl Endpoint for Listener {
+    fn on_packet(&mut self, _packet: &Packet, _ctx: &mut Ctx<'_>) {}
+    fn on_notify(&mut self, token: u32, ctx: &mut Ctx<'_>) {
+        self.tokens.push((ctx.now(), token));
+    }
+}
+struct Notifier {
+    target: EndpointId,
+}
+impl Endpoint for Notifier {
+    fn start(&mut self, ctx: &mut Ctx<'_>) {
+        for t in [3, 1, 2] {
+            ctx.notify(self.target, t);
+        }
+        ctx.notify(EndpointId::NONE, 9); // to nobody: ignored
+        ctx.close();
+    }
+    fn on_packet(&mut self, _packet: &Packet, _ctx: &mut Ctx<'_>) {}
+}
+
+#[test]
+fn notifications_arrive_in_order_at_the_same_instant() {
+    let mut w = World::new(1);
+    let l = w.spawn(Box::new(Listener::default()), SimTime::ZERO);
+    w.spawn(Box::new(Notifier { target: l }), SimTime::from_us(7));
+    w.run();
+    let e: &dyn std::any::Any = w.endpoint(l).unwrap();
+    let got = &e.downcast_ref::<Listener>().unwrap().tokens;
+    let t = SimTime::from_us(7);
+    assert_eq!(got, &vec![(t, 3), (t, 1), (t, 2)]);
+}
