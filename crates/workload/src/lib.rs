@@ -1,1 +1,24 @@
-//! Workloads.
+//! Workloads for htsim: who sends to whom, how much, and when.
+//!
+//! This crate turns the `[[flows]]` part of a scenario (scenario-format.md) into concrete,
+//! seeded choices; it simulates nothing itself. It holds:
+//!
+//! - [`layout`]: the rack (ToR) and pod of every host ([`HostLayout`]).
+//! - [`matrix`]: traffic matrices, permutation, stride, random, incast, many-to-one and
+//!   rack-locality (transports.md 9.2; experiments.md p2-fig8, p2-fig15).
+//! - [`senders`]: which hosts or matrix connections a flow class takes (`"33%"`, `12`, `"all"`,
+//!   `"rest"`), and the long/short split of transports.md 9.3.
+//!
+//! Hosts are `usize` indices `0..N`, as `host<i>` in outputs. Every random choice takes a
+//! caller-supplied `&mut R` with `R: rand::Rng + ?Sized`, so the caller decides which named
+//! seeded stream each draw comes from. Invalid requests are errors, never panics.
+
+#![warn(missing_docs)]
+
+pub mod layout;
+pub mod matrix;
+pub mod senders;
+
+pub use layout::{HostLayout, LayoutError};
+pub use matrix::{Connection, LocalityBase, MatrixError, TrafficMatrix};
+pub use senders::{pick_senders, split_connections, Senders, SendersError};
