@@ -8,6 +8,10 @@
 //!   rack-locality (transports.md 9.2; experiments.md p2-fig8, p2-fig15).
 //! - [`senders`]: which hosts or matrix connections a flow class takes (`"33%"`, `12`, `"all"`,
 //!   `"rest"`), and the long/short split of transports.md 9.3.
+//! - [`size`]: flow-size distributions (fixed, infinite, uniform, capped Pareto, empirical CDF)
+//!   with their means in bytes.
+//! - [`cdf`]: empirical CDF files in both dialects, and the built-in production workloads
+//!   (`websearch`, `datamining`, `fb_hadoop`, `benson_imc10`) embedded in the crate.
 //!
 //! Hosts are `usize` indices `0..N`, as `host<i>` in outputs. Every random choice takes a
 //! caller-supplied `&mut R` with `R: rand::Rng + ?Sized`, so the caller decides which named
@@ -15,10 +19,14 @@
 
 #![warn(missing_docs)]
 
+pub mod cdf;
 pub mod layout;
 pub mod matrix;
 pub mod senders;
+pub mod size;
 
+pub use cdf::{CdfError, EmpiricalCdf, BUILTIN_NAMES};
 pub use layout::{HostLayout, LayoutError};
 pub use matrix::{Connection, LocalityBase, MatrixError, TrafficMatrix};
 pub use senders::{pick_senders, split_connections, Senders, SendersError};
+pub use size::{FlowSize, Pareto, SizeDist, SizeError, UniformSize};
