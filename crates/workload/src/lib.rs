@@ -12,6 +12,9 @@
 //!   with their means in bytes.
 //! - [`cdf`]: empirical CDF files in both dialects, and the built-in production workloads
 //!   (`websearch`, `datamining`, `fb_hadoop`, `benson_imc10`) embedded in the crate.
+//! - [`arrivals`]: Poisson arrivals from a central scheduler, synchronised rounds, closed loop
+//!   and once (transports.md 9.3, 9.5), in [`htsim_core::SimTime`].
+//! - [`jobs`]: partition/aggregate jobs (transports.md 7.6).
 //!
 //! Hosts are `usize` indices `0..N`, as `host<i>` in outputs. Every random choice takes a
 //! caller-supplied `&mut R` with `R: rand::Rng + ?Sized`, so the caller decides which named
@@ -19,13 +22,17 @@
 
 #![warn(missing_docs)]
 
+pub mod arrivals;
 pub mod cdf;
+pub mod jobs;
 pub mod layout;
 pub mod matrix;
 pub mod senders;
 pub mod size;
 
+pub use arrivals::{rate_for_load, round_times, ArrivalError, Arrivals, PoissonArrivals, Rounds};
 pub use cdf::{CdfError, EmpiricalCdf, BUILTIN_NAMES};
+pub use jobs::{Job, JobError, PartitionAggregate};
 pub use layout::{HostLayout, LayoutError};
 pub use matrix::{Connection, LocalityBase, MatrixError, TrafficMatrix};
 pub use senders::{pick_senders, split_connections, Senders, SendersError};

@@ -194,7 +194,7 @@ impl SizeDist {
     }
 
     /// The mean flow size in bytes (analytic), or `None` for infinite flows. Divide an offered
-    /// load by it to get an arrival rate (`arrivals::rate_for_load`).
+    /// load by it to get an arrival rate ([`crate::arrivals::rate_for_load`]).
     pub fn mean(&self) -> Option<f64> {
         match self {
             SizeDist::Fixed(bytes) => Some(*bytes as f64),
