@@ -113,31 +113,27 @@ impl SubAssign for SimTime {
 }
 
 impl fmt::Display for SimTime {
-    /// Prints the time in the largest unit that keeps it exact, e.g. `20us`, `1.5ms`.
+    /// Prints the time exactly, in the largest unit it reaches, without trailing zeros:
+    /// `20us`, `1.5ms`, `1.000000001s`, `7ps`. `units::parse_duration` reads it back.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let ps = self.0;
-        for (unit, scale) in [
-            ("s", PS_PER_S),
-            ("ms", PS_PER_MS),
-            ("us", PS_PER_US),
-            ("ns", PS_PER_NS),
+        for (unit, scale, digits) in [
+            ("s", PS_PER_S, 12),
+            ("ms", PS_PER_MS, 9),
+            ("us", PS_PER_US, 6),
+            ("ns", PS_PER_NS, 3),
         ] {
             if ps >= scale {
-                return if ps % scale == 0 {
-                    write!(f, "{}{unit}", ps / scale)
-                } else {
-                    write!(f, "{}{unit}", trim_float(ps as f64 / scale as f64))
-                };
+                let (whole, frac) = (ps / scale, ps % scale);
+                if frac == 0 {
+                    return write!(f, "{whole}{unit}");
+                }
+                let frac = format!("{frac:0digits$}");
+                return write!(f, "{whole}.{}{unit}", frac.trim_end_matches('0'));
             }
         }
         write!(f, "{ps}ps")
     }
-}
-
-/// Formats a float without trailing zeros (at most 6 decimals).
-fn trim_float(x: f64) -> String {
-    let s = format!("{x:.6}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// A link or sending rate in bits per second.
@@ -224,6 +220,8 @@ mod tests {
         assert_eq!(SimTime::from_us(1500).to_string(), "1.5ms");
         assert_eq!(SimTime::from_secs(2).to_string(), "2s");
         assert_eq!(SimTime(7).to_string(), "7ps");
+        assert_eq!(SimTime(1_000_000_001_000).to_string(), "1.000000001s");
+        assert_eq!(SimTime(1_000_000_001).to_string(), "1.000000001ms");
         assert_eq!(Rate::mbps(100).to_string(), "100Mbps");
         assert_eq!(Rate::gbps(10).to_string(), "10Gbps");
         assert_eq!(Rate(1_500).to_string(), "1500bps");

@@ -459,27 +459,9 @@ pub fn format_buffer(buffer: &BufferSize) -> String {
 
 /// Writes a duration exactly in the largest unit not above it, with as many decimals as needed:
 /// `"20us"`, `"1.5ms"`, `"1.000000001s"`, `"7ps"`. [`parse_duration`] reads it back unchanged.
-///
-/// Unlike `SimTime`'s `Display`, which rounds to six decimals, this never loses precision.
+/// The same text as `SimTime`'s `Display`; kept beside the other formatters of this module.
 pub fn format_duration(t: SimTime) -> String {
-    let ps = t.as_ps();
-    for (unit, scale, digits) in [
-        ("s", PS_PER_S, 12),
-        ("ms", PS_PER_MS, 9),
-        ("us", PS_PER_US, 6),
-        ("ns", PS_PER_NS, 3),
-    ] {
-        if ps >= scale {
-            let whole = ps / scale;
-            let frac = ps % scale;
-            if frac == 0 {
-                return format!("{whole}{unit}");
-            }
-            let frac = format!("{frac:0digits$}");
-            return format!("{whole}.{}{unit}", frac.trim_end_matches('0'));
-        }
-    }
-    format!("{ps}ps")
+    t.to_string()
 }
 
 #[cfg(test)]
