@@ -1,0 +1,115 @@
+//! Errors of topology builders, file parsing and link selection, and the "did you mean" hint.
+
+use thiserror::Error;
+
+/// Everything that can go wrong building a topology or resolving names in it. Builders check
+/// their parameters before touching the world, so an error leaves the world unchanged.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum TopologyError {
+    /// A builder parameter is out of range (odd k, zero hosts, ...).
+    #[error("{topology}: {message}")]
+    InvalidParameter {
+        /// The topology kind (`fattree`, `bcube`, ...).
+        topology: &'static str,
+        /// What is wrong and what is accepted.
+        message: String,
+    },
+    /// The topology would need more nodes or links than 32-bit ids can number.
+    #[error("{topology}: too large: {what} would exceed {limit}")]
+    TooLarge {
+        /// The topology kind.
+        topology: &'static str,
+        /// What overflows (`hosts`, `links`, ...).
+        what: &'static str,
+        /// The largest count accepted.
+        limit: u64,
+    },
+    /// A per-layer cabling override names a cable layer the topology does not have.
+    #[error("{topology}: no cable layer \"{layer}\" (it has: {known}){hint}")]
+    UnknownCableLayer {
+        /// The topology kind.
+        topology: &'static str,
+        /// The name given.
+        layer: String,
+        /// The cable layers the topology has, comma separated.
+        known: String,
+        /// `" (did you mean \"x\"?)"` or empty.
+        hint: String,
+    },
+    /// A node, link or layer name matches nothing in the topology.
+    #[error("no {what} named \"{name}\"{hint}")]
+    UnknownName {
+        /// `node`, `link` or `layer`.
+        what: &'static str,
+        /// The name given.
+        name: String,
+        /// `" (did you mean \"x\"?)"` or empty.
+        hint: String,
+    },
+    /// A link selector is malformed (a fraction outside 0..=1, a link id outside the topology).
+    #[error("bad link selector: {0}")]
+    BadSelector(String),
+    /// A line of a topology file is wrong.
+    #[error("line {line}: {message}")]
+    File {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong with the line.
+        message: String,
+    },
+}
+
+/// Result of topology operations.
+pub type Result<T, E = TopologyError> = std::result::Result<T, E>;
+
+/// `" (did you mean \"x\"?)"` for the candidate closest to `given` by edit distance, when it is
+/// close (at most a third of the longer name, and at least 1 edit), else the empty string. Of
+/// equally close names, one that extends `given` wins.
+pub(crate) fn did_you_mean<'a>(
+    given: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> String {
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(given, c), c))
+        .filter(|&(d, c)| d > 0 && d * 3 <= given.chars().count().max(c.chars().count()).max(3))
+        .min_by_key(|&(d, c)| (d, !c.starts_with(given)))
+        .map(|(_, c)| format!(" (did you mean \"{c}\"?)"))
+        .unwrap_or_default()
+}
+
+/// Levenshtein distance between two strings, in characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let up = row[j + 1];
+            row[j + 1] = (diag + usize::from(ca != cb)).min(up + 1).min(row[j] + 1);
+            diag = up;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edit_distance_counts_edits() {
+        assert_eq!(edit_distance("core3", "core3"), 0);
+        assert_eq!(edit_distance("core3", "cor3"), 1);
+        assert_eq!(edit_distance("agg1.0", "agg0.1"), 2);
+        assert_eq!(edit_distance("", "abc"), 3);
+    }
+
+    #[test]
+    fn suggestion_only_when_close() {
+        let names = ["core0", "core1", "agg0.0"];
+        assert_eq!(did_you_mean("cor1", names), " (did you mean \"core1\"?)");
+        assert_eq!(did_you_mean("zzzzzzzz", names), "");
+    }
+}
