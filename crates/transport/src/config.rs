@@ -1,0 +1,346 @@
+//! TCP parameters (transports.md 11) and the two compatibility profiles (transports.md 12).
+//!
+//! [`TcpConfig`] holds every parameter of section 11 that applies to a single-path TCP
+//! connection (and to each subflow of the multipath transports built on the same engine). Its
+//! defaults are the [`Profile::Rfc`] profile; [`TcpConfig::ns3_mmptcp`] gives the faithful
+//! ns-3 behaviour of the MMPTCP paper. Every field is public and can be changed after choosing a
+//! profile; [`TcpConfig::validate`] checks the combination before a connection is opened.
+
+use crate::error::TransportError;
+use htsim_core::SimTime;
+
+/// Maximum segment size of the MMPTCP paper, in payload bytes (transports.md 0, 2.1).
+pub const DEFAULT_MSS: u32 = 1400;
+/// Initial slow-start threshold in bytes (transports.md 2.1: 65 535 B).
+pub const DEFAULT_INITIAL_SSTHRESH: u64 = 65_535;
+/// The ns-3 fixed receive window in bytes (transports.md 2.1, 10 #6).
+pub const NS3_RWND: u64 = 65_535;
+
+/// A set of compatibility switches (transports.md 12).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Profile {
+    /// RFC-like ("clean") behaviour, the default: RFC 6298 estimator with a 1 s initial RTO,
+    /// 200 ms minimum RTO, no receive-window cap, 1 s SYN timeout, RFC 3465 ABC (L = 2) in slow
+    /// start, fast-recovery inflation of dupthresh x MSS.
+    #[default]
+    Rfc,
+    /// The faithful quirks of the authors' ns-3 model (transports.md 2 and 12): 1.5 s RTO before
+    /// the first sample, ns-3 mean-deviation estimator (gain 0.1, rttvar0 = sample, ms
+    /// truncation), 65 535 B receive-window cap, SYN timeout 3 s doubling with 6 tries, +1 MSS per
+    /// ACK in slow start, +3 MSS fast-recovery inflation whatever the dupthresh.
+    Ns3Mmptcp,
+}
+
+impl Profile {
+    /// The profile's name as scenario files spell it (`rfc`, `ns3-mmptcp`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Rfc => "rfc",
+            Profile::Ns3Mmptcp => "ns3-mmptcp",
+        }
+    }
+
+    /// Parses a profile name (`rfc` or `ns3-mmptcp`).
+    pub fn from_name(name: &str) -> Result<Profile, TransportError> {
+        match name {
+            "rfc" => Ok(Profile::Rfc),
+            "ns3-mmptcp" => Ok(Profile::Ns3Mmptcp),
+            other => Err(TransportError::UnknownProfile(other.to_string())),
+        }
+    }
+}
+
+/// Sizes on the wire of every packet type, in bytes, headers and the 2-byte PPP header
+/// included (transports.md 1). All transports take their packet sizes from here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PacketSizes {
+    /// Bytes added to a data segment's payload: 40 TCP (20 + 20 DSN option) + 20 IP + 2 PPP = 62.
+    pub data_overhead: u32,
+    /// A pure ACK: 20 TCP + 20 IP + 2 PPP = 42.
+    pub ack: u32,
+    /// A SYN or SYN-ACK with MP_CAPABLE / MP_JOIN: 28 TCP + 20 IP + 2 PPP = 50.
+    pub syn: u32,
+    /// A FIN, FIN+ACK or RST: 42.
+    pub fin: u32,
+}
+
+impl PacketSizes {
+    /// The ns-3 MPTCP wire model of transports.md 1 (a full 1400 B segment is 1462 B).
+    pub const MPTCP_DSN: PacketSizes = PacketSizes {
+        data_overhead: 62,
+        ack: 42,
+        syn: 50,
+        fin: 42,
+    };
+
+    /// No header overhead: a data packet is exactly its payload (the MSS is then the packet size,
+    /// e.g. 4000 B in the htsim-compare scenario) and every control packet is `control_bytes`
+    /// (e.g. 40).
+    pub const fn no_overhead(control_bytes: u32) -> PacketSizes {
+        PacketSizes {
+            data_overhead: 0,
+            ack: control_bytes,
+            syn: control_bytes,
+            fin: control_bytes,
+        }
+    }
+
+    /// Wire size of a data segment carrying `payload` bytes.
+    #[inline]
+    pub fn data(&self, payload: u32) -> u32 {
+        payload + self.data_overhead
+    }
+}
+
+impl Default for PacketSizes {
+    /// [`PacketSizes::MPTCP_DSN`].
+    fn default() -> Self {
+        PacketSizes::MPTCP_DSN
+    }
+}
+
+/// Which RTT estimator computes the RTO (transports.md 2.9, 12 `rtt_estimator`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RttEstimatorKind {
+    /// RFC 6298: gains 1/8 and 1/4, rttvar0 = m/2, RTO = srtt + 4 rttvar.
+    Rfc6298,
+    /// ns-3 `RttMeanDeviation` as used by the MMPTCP model: gains 0.1 and 0.1, rttvar0 = m,
+    /// RTO = trunc_ms(srtt) + 4 trunc_ms(rttvar).
+    Ns3MeanDeviation,
+}
+
+/// The slow-start increase per new ACK (transports.md 2.7, 12 `ss_increase`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SlowStartIncrease {
+    /// +1 MSS per new ACK whatever it covers (ns-3, no ABC).
+    PerAck,
+    /// RFC 3465 appropriate byte counting: + min(bytes acked, `limit` x MSS).
+    Abc {
+        /// L, in segments (RFC 3465 recommends 2).
+        limit: u32,
+    },
+}
+
+/// Window inflation on entering fast recovery (transports.md 2.8, 12 `fr_inflation`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FrInflation {
+    /// cwnd = ssthresh + 3 MSS whatever the dupthresh (ns-3).
+    ThreeMss,
+    /// cwnd = ssthresh + dupthresh x MSS (RFC 5681 with a general dupthresh).
+    Dupthresh,
+}
+
+/// Limited transmit on duplicate ACKs below dupthresh (transports.md 6.6, 12 `lt_mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LimitedTransmit {
+    /// None (TCP, MPTCP, MMPTCP phase 2).
+    Off,
+    /// MMPTCP's variant: one new segment per dup ACK, up to dupthresh - 1, ignoring cwnd.
+    Mmptcp,
+    /// RFC 3042: on the first two dup ACKs, one new segment if flight stays <= cwnd + 2 MSS.
+    Rfc3042,
+}
+
+/// Delayed acknowledgements (transports.md 2.5, 8, 12 `delayed_ack`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DelayedAck {
+    /// m: ACK every m in-order segments (m >= 1).
+    pub segments: u32,
+    /// The delayed-ACK timer (e.g. 40 ms, Linux's minimum).
+    pub timeout: SimTime,
+}
+
+/// ECN marking of a sender's data segments (transports.md 7.4, 8).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct EcnMode {
+    /// Data segments are ECN-capable (ECT(0)).
+    pub ect_data: bool,
+    /// Retransmitted data segments are ECN-capable too (Linux practice; RFC 3168 6.1.5 says no).
+    pub ect_retransmits: bool,
+}
+
+/// Every parameter of one TCP connection or subflow (transports.md 2.1, 11).
+///
+/// Defaults are [`Profile::Rfc`]'s; units are in the field names or docs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpConfig {
+    /// The profile these values started from (informational; the fields are authoritative).
+    pub profile: Profile,
+    /// Maximum segment size in payload bytes (1400).
+    pub mss: u32,
+    /// Sizes on the wire (transports.md 1).
+    pub sizes: PacketSizes,
+    /// Initial congestion window in segments (1; `--iw`).
+    pub initial_cwnd_segments: u32,
+    /// Initial slow-start threshold in bytes (65 535).
+    pub initial_ssthresh: u64,
+    /// Receive-window cap in bytes: the sender's usable window is min(cwnd, rwnd). `None` =
+    /// unlimited (rfc); `Some(65_535)` in ns3-mmptcp (transports.md 2.1, 10 #6).
+    pub rwnd_cap: Option<u64>,
+    /// Data the application has written but not yet sent when it stops a long flow; it still
+    /// drains before the FIN (ns-3 `SndBufSize`, 131 072 B; transports.md 2.1, 2.11).
+    pub send_buffer_bytes: u64,
+    /// Duplicate ACKs that trigger fast retransmit (3).
+    pub dupthresh: u32,
+    /// Window inflation on entering fast recovery.
+    pub fr_inflation: FrInflation,
+    /// Slow-start increase rule.
+    pub ss_increase: SlowStartIncrease,
+    /// Limited transmit (off for TCP).
+    pub limited_transmit: LimitedTransmit,
+    /// RTT estimator.
+    pub rtt_estimator: RttEstimatorKind,
+    /// RTO before the first RTT sample (1 s rfc, 1.5 s ns3-mmptcp).
+    pub initial_rto: SimTime,
+    /// Minimum RTO (200 ms).
+    pub min_rto: SimTime,
+    /// Largest RTO backoff multiplier (64).
+    pub max_rto_backoff: u32,
+    /// First SYN / SYN-ACK retransmission timeout; doubles on each retry (1 s rfc, 3 s ns-3).
+    pub syn_timeout: SimTime,
+    /// SYN / SYN-ACK transmissions before the connection fails (6; ns-3 `ConnCount`). FIN and
+    /// the receiver's FIN+ACK are also given up after this many transmissions (**[PROPOSED]**).
+    pub syn_max_transmissions: u32,
+    /// Delayed ACK at the receiver; `None` = ACK every segment at once (transports.md 2.5).
+    pub delayed_ack: Option<DelayedAck>,
+    /// ECN capability of data segments (off for TCP, on for DCTCP).
+    pub ecn: EcnMode,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig::rfc()
+    }
+}
+
+impl TcpConfig {
+    /// The [`Profile::Rfc`] configuration (the default).
+    pub fn rfc() -> Self {
+        TcpConfig {
+            profile: Profile::Rfc,
+            mss: DEFAULT_MSS,
+            sizes: PacketSizes::MPTCP_DSN,
+            initial_cwnd_segments: 1,
+            initial_ssthresh: DEFAULT_INITIAL_SSTHRESH,
+            rwnd_cap: None,
+            send_buffer_bytes: 131_072,
+            dupthresh: 3,
+            fr_inflation: FrInflation::Dupthresh,
+            ss_increase: SlowStartIncrease::Abc { limit: 2 },
+            limited_transmit: LimitedTransmit::Off,
+            rtt_estimator: RttEstimatorKind::Rfc6298,
+            initial_rto: SimTime::from_secs(1),
+            min_rto: SimTime::from_ms(200),
+            max_rto_backoff: 64,
+            syn_timeout: SimTime::from_secs(1),
+            syn_max_transmissions: 6,
+            delayed_ack: None,
+            ecn: EcnMode::default(),
+        }
+    }
+
+    /// The [`Profile::Ns3Mmptcp`] configuration (transports.md 2, 12 faithful column).
+    pub fn ns3_mmptcp() -> Self {
+        TcpConfig {
+            profile: Profile::Ns3Mmptcp,
+            rwnd_cap: Some(NS3_RWND),
+            fr_inflation: FrInflation::ThreeMss,
+            ss_increase: SlowStartIncrease::PerAck,
+            rtt_estimator: RttEstimatorKind::Ns3MeanDeviation,
+            initial_rto: SimTime::from_ms(1500),
+            syn_timeout: SimTime::from_secs(3),
+            ..TcpConfig::rfc()
+        }
+    }
+
+    /// The configuration of `profile`.
+    pub fn for_profile(profile: Profile) -> Self {
+        match profile {
+            Profile::Rfc => TcpConfig::rfc(),
+            Profile::Ns3Mmptcp => TcpConfig::ns3_mmptcp(),
+        }
+    }
+
+    /// The MSS in bytes as a `u64`, for window arithmetic.
+    #[inline]
+    pub fn mss_bytes(&self) -> u64 {
+        self.mss as u64
+    }
+
+    /// Checks that the values make sense together.
+    pub fn validate(&self) -> Result<(), TransportError> {
+        let bad = |what: &str| Err(TransportError::InvalidConfig(what.to_string()));
+        if self.mss == 0 {
+            return bad("mss must be positive");
+        }
+        if self.initial_cwnd_segments == 0 {
+            return bad("initial cwnd must be at least 1 segment");
+        }
+        if self.dupthresh == 0 {
+            return bad("dupthresh must be at least 1");
+        }
+        if self.max_rto_backoff == 0 {
+            return bad("the RTO backoff cap must be at least 1");
+        }
+        if self.syn_max_transmissions == 0 {
+            return bad("at least one SYN transmission is needed");
+        }
+        if self.syn_timeout == SimTime::ZERO || self.initial_rto == SimTime::ZERO {
+            return bad("SYN timeout and initial RTO must be positive");
+        }
+        if let Some(d) = self.delayed_ack {
+            if d.segments == 0 || d.timeout == SimTime::ZERO {
+                return bad("delayed ACK needs m >= 1 and a positive timeout");
+            }
+        }
+        if let SlowStartIncrease::Abc { limit: 0 } = self.ss_increase {
+            return bad("the ABC limit must be at least 1 segment");
+        }
+        if self.rwnd_cap.is_some_and(|r| r < self.mss as u64) {
+            return bad("the receive window must hold at least one MSS");
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn profiles_differ_exactly_in_the_switches_of_section_12() {
+        let r = TcpConfig::rfc();
+        let n = TcpConfig::ns3_mmptcp();
+        assert_eq!(r.rwnd_cap, None);
+        assert_eq!(n.rwnd_cap, Some(65_535));
+        assert_eq!(r.initial_rto, SimTime::from_secs(1));
+        assert_eq!(n.initial_rto, SimTime::from_ms(1500));
+        assert_eq!(n.syn_timeout, SimTime::from_secs(3));
+        assert_eq!((r.mss, r.dupthresh, r.initial_ssthresh), (1400, 3, 65_535));
+        assert_eq!(r.sizes.data(1400), 1462);
+        assert_eq!(PacketSizes::no_overhead(40).data(4000), 4000);
+        assert!(r.validate().is_ok() && n.validate().is_ok());
+        assert_eq!(
+            Profile::from_name("ns3-mmptcp").ok(),
+            Some(Profile::Ns3Mmptcp)
+        );
+        assert!(Profile::from_name("bogus").is_err());
+    }
+
+    #[test]
+    fn validate_rejects_nonsense() {
+        let c = TcpConfig {
+            mss: 0,
+            ..TcpConfig::rfc()
+        };
+        assert!(c.validate().is_err());
+        let c = TcpConfig {
+            delayed_ack: Some(DelayedAck {
+                segments: 0,
+                timeout: SimTime::from_ms(40),
+            }),
+            ..TcpConfig::rfc()
+        };
+        assert!(c.validate().is_err());
+    }
+}

@@ -1,0 +1,25 @@
+//! Errors of the transport crate.
+
+use htsim_core::ids::HostId;
+
+/// Why a connection could not be opened or a transport could not be configured.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TransportError {
+    /// The topology has no path between the two hosts (or they are the same host).
+    #[error("no path from host {} to host {}", .src.0, .dst.0)]
+    NoPath {
+        /// Source host.
+        src: HostId,
+        /// Destination host.
+        dst: HostId,
+    },
+    /// A parameter is out of range.
+    #[error("invalid transport configuration: {0}")]
+    InvalidConfig(String),
+    /// No transport is registered under this name.
+    #[error("unknown transport `{0}` (known: {known})", known = crate::transport::transport_names().join(", "))]
+    UnknownTransport(String),
+    /// No compatibility profile has this name.
+    #[error("unknown profile `{0}` (known: rfc, ns3-mmptcp)")]
+    UnknownProfile(String),
+}

@@ -1,0 +1,392 @@
+//! The receiver: cumulative ACKs per subflow (transports.md 2.5), optional delayed ACKs, ECN
+//! echo (8), FIN handling (2.11), and the passive side of the handshake (2.2 step 3).
+//!
+//! [`ReceiverSubflow`] is one subflow's receive state and is reused by the multipath receivers;
+//! [`TcpReceiver`] is the endpoint of a single-subflow connection.
+
+use crate::config::{DelayedAck, PacketSizes, TcpConfig};
+use crate::path::PathChoice;
+use crate::subflow::FIRST_SEQ;
+use crate::tcp::{ConnectionReport, ReportSink};
+use htsim_core::endpoint::{Ctx, Endpoint};
+use htsim_core::ids::EndpointId;
+use htsim_core::packet::{flags, Packet, PacketKind};
+use htsim_core::timer::{Timer, TimerFired};
+use htsim_core::SimTime;
+use std::collections::BTreeMap;
+
+/// Counters of a receiver (all subflows of one connection).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReceiverStats {
+    /// Data segments received (duplicates included).
+    pub segments_received: u64,
+    /// Data segments that were old duplicates.
+    pub duplicate_segments: u64,
+    /// Data segments that arrived out of order (above `rcv_nxt`).
+    pub out_of_order_segments: u64,
+    /// Data segments that arrived marked CE.
+    pub ce_segments: u64,
+    /// Pure ACKs (and FIN+ACKs) sent.
+    pub acks_sent: u64,
+    /// Application bytes delivered in order.
+    pub bytes_delivered: u64,
+    /// Delivered segments whose data sequence number was not the next expected one (must stay 0).
+    pub order_errors: u64,
+}
+
+/// The receive side of one subflow: `rcv_nxt`, the out-of-order store, delayed-ACK state and
+/// the DCTCP one-bit CE state (transports.md 2.5, 8).
+#[derive(Debug)]
+pub struct ReceiverSubflow {
+    index: u16,
+    peer: EndpointId,
+    flow: u32,
+    path: PathChoice,
+    sizes: PacketSizes,
+    rcv_nxt: u64,
+    /// Out-of-order segments: subflow seq -> (len, data_seq).
+    store: BTreeMap<u64, (u32, u64)>,
+    delayed: Option<DelayedAck>,
+    pending: u32,
+    dack_timer: Timer,
+    ce_state: bool,
+    fin_seq: Option<u64>,
+}
+
+impl ReceiverSubflow {
+    /// Receive state for subflow `index`, ACKing to `peer` over `path`; the delayed-ACK timer
+    /// uses key `dack_timer_key`.
+    pub fn new(
+        index: u16,
+        peer: EndpointId,
+        flow: u32,
+        path: PathChoice,
+        config: &TcpConfig,
+        dack_timer_key: u32,
+    ) -> Self {
+        ReceiverSubflow {
+            index,
+            peer,
+            flow,
+            path,
+            sizes: config.sizes,
+            rcv_nxt: FIRST_SEQ,
+            store: BTreeMap::new(),
+            delayed: config.delayed_ack,
+            pending: 0,
+            dack_timer: Timer::new(dack_timer_key),
+            ce_state: false,
+            fin_seq: None,
+        }
+    }
+
+    /// The next expected subflow byte.
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    /// Whether every byte up to the FIN has arrived (the FIN is in sequence).
+    pub fn fin_complete(&self) -> bool {
+        self.fin_seq == Some(self.rcv_nxt)
+    }
+
+    /// The route of this subflow's ACKs (for SYN-ACKs sent by the owner).
+    pub fn path_mut(&mut self) -> &mut PathChoice {
+        &mut self.path
+    }
+
+    /// Sends the cumulative ACK now (a FIN+ACK once the FIN is in sequence). ECE carries the
+    /// CE state (transports.md 8: every ACK carries ECE = `ce_state`).
+    pub fn send_ack(&mut self, ctx: &mut Ctx<'_>, stats: &mut ReceiverStats) {
+        self.pending = 0;
+        self.dack_timer.cancel();
+        let route = self.path.control_route(ctx);
+        let fin = self.fin_complete();
+        let mut p = Packet {
+            seq: 0,
+            ack: self.rcv_nxt + fin as u64,
+            sent_at: ctx.now(),
+            dst: self.peer,
+            route,
+            size_bytes: if fin { self.sizes.fin } else { self.sizes.ack },
+            flow: self.flow,
+            subflow: self.index,
+            kind: if fin {
+                PacketKind::Fin
+            } else {
+                PacketKind::Ack
+            },
+            ..Packet::default()
+        };
+        if fin {
+            p.set(flags::FIN);
+        }
+        if self.ce_state {
+            p.set(flags::ECE);
+        }
+        stats.acks_sent += 1;
+        ctx.send(p);
+    }
+
+    /// Handles a data segment; `deliver(data_seq, len)` is called for every segment that
+    /// becomes in order on this subflow, in order.
+    pub fn on_data(
+        &mut self,
+        packet: &Packet,
+        ctx: &mut Ctx<'_>,
+        stats: &mut ReceiverStats,
+        deliver: &mut dyn FnMut(u64, u32),
+    ) {
+        stats.segments_received += 1;
+        let ce = packet.has(flags::CE);
+        if ce {
+            stats.ce_segments += 1;
+        }
+        if ce != self.ce_state {
+            // DCTCP: ACK the data received before this segment with the old CE state first.
+            if self.pending > 0 {
+                self.send_ack(ctx, stats);
+            }
+            self.ce_state = ce;
+        }
+        let s = packet.seq;
+        let len = packet.payload_bytes;
+        let mut ack_now = true;
+        if s == self.rcv_nxt {
+            deliver(packet.data_seq, len);
+            self.rcv_nxt += len as u64;
+            let mut filled = false;
+            while let Some(entry) = self.store.first_entry() {
+                if *entry.key() != self.rcv_nxt {
+                    break;
+                }
+                let (l, d) = entry.remove();
+                deliver(d, l);
+                self.rcv_nxt += l as u64;
+                filled = true;
+            }
+            // In-order data may be delayed; data that filled a hole and the last data before the
+            // FIN are ACKed at once.
+            if let (Some(d), false, false) = (self.delayed, filled, self.fin_complete()) {
+                self.pending += 1;
+                if self.pending < d.segments {
+                    ack_now = false;
+                    if !self.dack_timer.is_armed() {
+                        self.dack_timer
+                            .set(ctx, ctx.now().saturating_add(d.timeout));
+                    }
+                }
+            }
+        } else if s > self.rcv_nxt {
+            stats.out_of_order_segments += 1;
+            self.store.entry(s).or_insert((len, packet.data_seq));
+        } else {
+            stats.duplicate_segments += 1;
+        }
+        if ack_now {
+            self.send_ack(ctx, stats);
+        }
+    }
+
+    /// Handles a FIN (or a retransmitted one): answered by a FIN+ACK when in sequence, else by a
+    /// duplicate ACK until the missing data arrives.
+    pub fn on_fin(&mut self, packet: &Packet, ctx: &mut Ctx<'_>, stats: &mut ReceiverStats) {
+        self.fin_seq = Some(packet.seq);
+        self.send_ack(ctx, stats);
+    }
+
+    /// Handles a timer event; returns `true` if it was this subflow's delayed-ACK timer and an
+    /// ACK went out.
+    pub fn on_timer(
+        &mut self,
+        fired: TimerFired,
+        ctx: &mut Ctx<'_>,
+        stats: &mut ReceiverStats,
+    ) -> bool {
+        if fired.key != self.dack_timer.key() || !self.dack_timer.fire(ctx, fired) {
+            return false;
+        }
+        if self.pending > 0 {
+            self.send_ack(ctx, stats);
+        }
+        true
+    }
+}
+
+/// Handshake state of the passive side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RxState {
+    Listen,
+    SynRcvd { transmissions: u32 },
+    Established,
+    LastAck { transmissions: u32 },
+}
+
+const SYN_TIMER: u32 = 0;
+const DACK_TIMER: u32 = 1;
+
+/// The receiving endpoint of a TCP (or DCTCP) connection.
+pub struct TcpReceiver {
+    flow_id: u64,
+    state: RxState,
+    sub: ReceiverSubflow,
+    syn_timer: Timer,
+    syn_timeout: SimTime,
+    syn_max_transmissions: u32,
+    syn_size: u32,
+    next_data: u64,
+    stats: ReceiverStats,
+    report: Option<ReportSink>,
+}
+
+impl TcpReceiver {
+    /// A listening receiver for flow `flow_id`, answering `peer` over `path` (its ports are
+    /// the reverse of the sender's).
+    pub fn new(
+        flow_id: u64,
+        peer: EndpointId,
+        path: PathChoice,
+        config: &TcpConfig,
+        report: Option<ReportSink>,
+    ) -> Self {
+        TcpReceiver {
+            flow_id,
+            state: RxState::Listen,
+            sub: ReceiverSubflow::new(0, peer, flow_id as u32, path, config, DACK_TIMER),
+            syn_timer: Timer::new(SYN_TIMER),
+            syn_timeout: config.syn_timeout,
+            syn_max_transmissions: config.syn_max_transmissions,
+            syn_size: config.sizes.syn,
+            next_data: FIRST_SEQ,
+            stats: ReceiverStats::default(),
+            report,
+        }
+    }
+
+    /// The receiver's counters.
+    pub fn stats(&self) -> &ReceiverStats {
+        &self.stats
+    }
+
+    fn backoff(&self, transmissions: u32) -> SimTime {
+        let shift = transmissions.saturating_sub(1).min(30);
+        SimTime::from_ps(self.syn_timeout.as_ps().saturating_mul(1u64 << shift))
+    }
+
+    fn send_syn_ack(&mut self, ctx: &mut Ctx<'_>, transmissions: u32) {
+        let route = self.sub.path_mut().control_route(ctx);
+        ctx.send(Packet {
+            ack: 1,
+            sent_at: ctx.now(),
+            dst: self.sub.peer,
+            route,
+            size_bytes: self.syn_size,
+            flow: self.flow_id as u32,
+            kind: PacketKind::SynAck,
+            ..Packet::default()
+        });
+        self.state = RxState::SynRcvd { transmissions };
+        let at = ctx.now().saturating_add(self.backoff(transmissions));
+        self.syn_timer.set(ctx, at);
+    }
+
+    fn establish(&mut self) {
+        if let RxState::SynRcvd { .. } = self.state {
+            self.state = RxState::Established;
+            self.syn_timer.cancel();
+        }
+    }
+
+    fn after_fin_check(&mut self, ctx: &mut Ctx<'_>) {
+        if self.sub.fin_complete() && !matches!(self.state, RxState::LastAck { .. }) {
+            self.state = RxState::LastAck { transmissions: 1 };
+            let at = ctx.now().saturating_add(self.backoff(1));
+            self.syn_timer.set(ctx, at);
+        }
+    }
+
+    fn close(&mut self, ctx: &mut Ctx<'_>) {
+        if let Some(sink) = &self.report {
+            if let Ok(mut v) = sink.lock() {
+                v.push(ConnectionReport::Receiver {
+                    flow_id: self.flow_id,
+                    stats: self.stats,
+                });
+            }
+        }
+        ctx.close();
+    }
+}
+
+impl Endpoint for TcpReceiver {
+    fn on_packet(&mut self, packet: &Packet, ctx: &mut Ctx<'_>) {
+        match packet.kind {
+            PacketKind::Syn => match self.state {
+                RxState::Listen => self.send_syn_ack(ctx, 1),
+                RxState::SynRcvd { transmissions } => self.send_syn_ack(ctx, transmissions + 1),
+                _ => {}
+            },
+            PacketKind::Ack => match self.state {
+                RxState::SynRcvd { .. } => self.establish(),
+                RxState::LastAck { .. } => self.close(ctx),
+                _ => {}
+            },
+            PacketKind::Data => {
+                // Established on the first data segment if the handshake ACK was lost (2.2).
+                self.establish();
+                if self.state == RxState::Listen {
+                    return; // data without a SYN: no connection
+                }
+                let next = &mut self.next_data;
+                let (mut delivered, mut errors) = (0u64, 0u64);
+                self.sub
+                    .on_data(packet, ctx, &mut self.stats, &mut |data_seq, len| {
+                        if data_seq != *next {
+                            errors += 1;
+                        }
+                        *next = data_seq + len as u64;
+                        delivered += len as u64;
+                    });
+                self.stats.bytes_delivered += delivered;
+                self.stats.order_errors += errors;
+                self.after_fin_check(ctx);
+            }
+            PacketKind::Fin => {
+                self.establish();
+                if self.state != RxState::Listen {
+                    self.sub.on_fin(packet, ctx, &mut self.stats);
+                    self.after_fin_check(ctx);
+                }
+            }
+            PacketKind::Rst => self.close(ctx),
+            PacketKind::SynAck => {}
+        }
+    }
+
+    fn on_timer(&mut self, fired: TimerFired, ctx: &mut Ctx<'_>) {
+        if self.sub.on_timer(fired, ctx, &mut self.stats) {
+            return;
+        }
+        if fired.key != SYN_TIMER || !self.syn_timer.fire(ctx, fired) {
+            return;
+        }
+        match self.state {
+            RxState::SynRcvd { transmissions } if transmissions >= self.syn_max_transmissions => {
+                self.close(ctx) // the SYN-ACK was given up: the connection failed
+            }
+            RxState::SynRcvd { transmissions } => self.send_syn_ack(ctx, transmissions + 1),
+            RxState::LastAck { transmissions } if transmissions >= self.syn_max_transmissions => {
+                self.close(ctx) // **[PROPOSED]**: give up waiting for the last ACK
+            }
+            RxState::LastAck { transmissions } => {
+                self.sub.send_ack(ctx, &mut self.stats);
+                self.state = RxState::LastAck {
+                    transmissions: transmissions + 1,
+                };
+                let at = ctx.now().saturating_add(self.backoff(transmissions + 1));
+                self.syn_timer.set(ctx, at);
+            }
+            _ => {}
+        }
+    }
+}

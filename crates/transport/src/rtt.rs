@@ -1,0 +1,171 @@
+//! RTT estimation and the retransmission timeout (transports.md 2.9).
+//!
+//! Sampling follows Karn's rule and is done by the subflow engine (only a never-retransmitted
+//! oldest segment fully covered by an ACK gives a sample, at most one per ACK); this module keeps
+//! the smoothed estimates, the backoff multiplier and computes the RTO.
+
+use crate::config::{RttEstimatorKind, TcpConfig};
+use htsim_core::time::PS_PER_MS;
+use htsim_core::SimTime;
+
+/// Smoothed RTT, RTT variation and RTO backoff of one subflow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RttEstimator {
+    kind: RttEstimatorKind,
+    /// Smoothed RTT in picoseconds, once a sample exists.
+    srtt_ps: Option<u64>,
+    rttvar_ps: u64,
+    last_sample: Option<SimTime>,
+    initial_rto: SimTime,
+    min_rto: SimTime,
+    backoff: u32,
+    max_backoff: u32,
+}
+
+impl RttEstimator {
+    /// A fresh estimator (no sample, multiplier 1) with `config`'s estimator and RTO bounds.
+    pub fn new(config: &TcpConfig) -> Self {
+        RttEstimator {
+            kind: config.rtt_estimator,
+            srtt_ps: None,
+            rttvar_ps: 0,
+            last_sample: None,
+            initial_rto: config.initial_rto,
+            min_rto: config.min_rto,
+            backoff: 1,
+            max_backoff: config.max_rto_backoff,
+        }
+    }
+
+    /// Forgets every sample and the backoff (transports.md 2.2: the estimator is reset at
+    /// establishment; the handshake RTT is not sampled).
+    pub fn reset(&mut self) {
+        self.srtt_ps = None;
+        self.rttvar_ps = 0;
+        self.last_sample = None;
+        self.backoff = 1;
+    }
+
+    /// Feeds one RTT measurement `m` and resets the backoff multiplier to 1 (Karn).
+    pub fn sample(&mut self, m: SimTime) {
+        let m_ps = m.as_ps();
+        self.last_sample = Some(m);
+        self.backoff = 1;
+        let Some(srtt) = self.srtt_ps else {
+            self.srtt_ps = Some(m_ps);
+            self.rttvar_ps = match self.kind {
+                RttEstimatorKind::Rfc6298 => m_ps / 2,
+                RttEstimatorKind::Ns3MeanDeviation => m_ps,
+            };
+            return;
+        };
+        let err = m_ps.abs_diff(srtt);
+        match self.kind {
+            RttEstimatorKind::Rfc6298 => {
+                self.rttvar_ps = (3 * self.rttvar_ps + err) / 4;
+                self.srtt_ps = Some((7 * srtt + m_ps) / 8);
+            }
+            RttEstimatorKind::Ns3MeanDeviation => {
+                // srtt += 0.1 err; rttvar += 0.1 (|err| - rttvar), in signed integer picoseconds.
+                let srtt_new = srtt as i128 + (m_ps as i128 - srtt as i128) / 10;
+                let var_new = self.rttvar_ps as i128 + (err as i128 - self.rttvar_ps as i128) / 10;
+                self.srtt_ps = Some(srtt_new.max(0) as u64);
+                self.rttvar_ps = var_new.max(0) as u64;
+            }
+        }
+    }
+
+    /// Whether at least one sample has been taken.
+    pub fn has_sample(&self) -> bool {
+        self.srtt_ps.is_some()
+    }
+
+    /// The smoothed RTT, or the initial RTO before the first sample (what ns-3 reports, and what
+    /// LIA's alpha uses: transports.md 4.6 "1.5 s before its first sample").
+    pub fn srtt(&self) -> SimTime {
+        self.srtt_ps.map_or(self.initial_rto, SimTime::from_ps)
+    }
+
+    /// The most recent RTT measurement.
+    pub fn last_sample(&self) -> Option<SimTime> {
+        self.last_sample
+    }
+
+    /// The current backoff multiplier (1, 2, 4, ... up to the configured cap).
+    pub fn backoff(&self) -> u32 {
+        self.backoff
+    }
+
+    /// Doubles the backoff multiplier, up to the cap (transports.md 2.10).
+    pub fn back_off(&mut self) {
+        self.backoff = (self.backoff.saturating_mul(2)).min(self.max_backoff);
+    }
+
+    /// The retransmission timeout, backoff included (transports.md 2.9).
+    pub fn rto(&self) -> SimTime {
+        let base_ps = match self.srtt_ps {
+            None => self.initial_rto.as_ps(),
+            Some(srtt) => match self.kind {
+                RttEstimatorKind::Rfc6298 => srtt + 4 * self.rttvar_ps,
+                RttEstimatorKind::Ns3MeanDeviation => {
+                    let t = |x: u64| x / PS_PER_MS * PS_PER_MS;
+                    t(srtt) + 4 * t(self.rttvar_ps)
+                }
+            },
+        };
+        let base = base_ps.max(self.min_rto.as_ps());
+        SimTime::from_ps(base.saturating_mul(self.backoff as u64))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn initial_rto_depends_on_the_profile() {
+        let r = RttEstimator::new(&TcpConfig::rfc());
+        assert_eq!(r.rto(), SimTime::from_secs(1));
+        let n = RttEstimator::new(&TcpConfig::ns3_mmptcp());
+        assert_eq!(n.rto(), SimTime::from_ms(1500));
+        assert_eq!(n.srtt(), SimTime::from_ms(1500));
+    }
+
+    #[test]
+    fn rfc6298_update_and_min_rto() {
+        let mut r = RttEstimator::new(&TcpConfig {
+            min_rto: SimTime::ZERO,
+            ..TcpConfig::rfc()
+        });
+        r.sample(SimTime::from_ms(100));
+        // srtt = 100, rttvar = 50: RTO = 300 ms.
+        assert_eq!(r.rto(), SimTime::from_ms(300));
+        r.sample(SimTime::from_ms(180));
+        // rttvar = (150 + 80)/4 = 57.5; srtt = (700 + 180)/8 = 110: RTO = 340 ms.
+        assert_eq!(r.rto(), SimTime::from_ms(340));
+        let mut m = RttEstimator::new(&TcpConfig::rfc());
+        m.sample(SimTime::from_us(100));
+        assert_eq!(m.rto(), SimTime::from_ms(200), "the 200 ms floor");
+    }
+
+    #[test]
+    fn ns3_update_truncates_to_ms_and_backs_off_to_64() {
+        let mut n = RttEstimator::new(&TcpConfig {
+            min_rto: SimTime::ZERO,
+            ..TcpConfig::ns3_mmptcp()
+        });
+        n.sample(SimTime::from_us(10_700));
+        // srtt = rttvar = 10.7 ms, truncated to 10: RTO = 10 + 40 = 50 ms.
+        assert_eq!(n.rto(), SimTime::from_ms(50));
+        n.sample(SimTime::from_us(20_700));
+        // err = 10 ms: srtt = 11.7, rttvar = 10.7 - 0.07 = 10.63 -> 11 + 40 = 51 ms.
+        assert_eq!(n.rto(), SimTime::from_ms(51));
+        for _ in 0..10 {
+            n.back_off();
+        }
+        assert_eq!(n.backoff(), 64);
+        assert_eq!(n.rto(), SimTime::from_ms(51 * 64));
+        n.sample(SimTime::from_us(20_700));
+        assert_eq!(n.backoff(), 1, "a valid sample resets the backoff");
+    }
+}

@@ -1,0 +1,771 @@
+//! The per-subflow sender engine (transports.md 2): handshake initiation with SYN timers,
+//! sending with go-back-N resends, ACK classification, NewReno fast retransmit and fast
+//! recovery, RTT sampling and the RTO, FIN.
+//!
+//! TCP and DCTCP are connections with one [`Subflow`]; packet scatter, MPTCP, MMPTCP and XMP
+//! reuse it per subflow and change only its hooks: the [`CongestionControl`] passed to each call,
+//! the dupthresh, limited transmit, the [`PathPolicy`](crate::path::PathPolicy) of its data
+//! packets and their ECN capability. The subflow does not own the application data: new bytes
+//! come from a [`DataSource`] (the connection's send buffer and data-sequence counter), so a
+//! multipath connection's scheduler decides which subflow packetises them.
+//!
+//! Sequence numbers are in bytes. The SYN takes subflow sequence number 0, so data starts at 1;
+//! the FIN takes `snd_max`.
+
+use crate::cc::{AckSample, CcState, CongestionControl};
+use crate::config::{EcnMode, FrInflation, LimitedTransmit, PacketSizes, TcpConfig};
+use crate::path::PathChoice;
+use crate::rtt::RttEstimator;
+use htsim_core::endpoint::Ctx;
+use htsim_core::ids::EndpointId;
+use htsim_core::packet::{flags, Packet, PacketKind};
+use htsim_core::timer::{Timer, TimerFired};
+use htsim_core::SimTime;
+use std::collections::VecDeque;
+
+/// The first data byte's subflow sequence number (the SYN takes 0).
+pub const FIRST_SEQ: u64 = 1;
+
+/// Where a subflow's new data comes from: the connection's unsent application bytes.
+pub trait DataSource {
+    /// Application bytes written but not yet packetised (a large number for an unlimited
+    /// application).
+    fn unsent_bytes(&self) -> u64;
+    /// Packetises the next `len` (<= `unsent_bytes()`) bytes and returns the data sequence number
+    /// of the first (transports.md 4.2).
+    fn take(&mut self, len: u32) -> u64;
+}
+
+/// What a subflow call borrows from its connection.
+pub struct SubflowEnv<'e, 'c> {
+    /// The engine context of the current callback.
+    pub ctx: &'e mut Ctx<'c>,
+    /// The congestion controller to apply.
+    pub cc: &'e mut dyn CongestionControl,
+    /// The connection's unsent data.
+    pub source: &'e mut dyn DataSource,
+}
+
+/// A sent, unacknowledged segment of the retransmission queue (transports.md 2.3 `rtxq`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    /// Subflow sequence number of the first byte.
+    pub seq: u64,
+    /// Data sequence number of the first byte (its DSN mapping, kept on retransmission).
+    pub data_seq: u64,
+    /// Payload bytes.
+    pub len: u32,
+    /// When it was last transmitted.
+    pub sent_at: SimTime,
+    /// Whether it was ever retransmitted (Karn: no RTT sample from it).
+    pub retransmitted: bool,
+}
+
+/// Where the subflow is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubflowState {
+    /// Not opened yet.
+    Idle,
+    /// SYN sent, waiting for the SYN-ACK.
+    SynSent,
+    /// Handshake done: data may flow (also after the FIN was sent).
+    Established,
+    /// The SYN was given up after the configured number of transmissions.
+    Failed,
+}
+
+/// Per-subflow counters (transports.md 2.12 plus packet counts).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SubflowCounters {
+    /// Data packets sent, retransmissions included.
+    pub packets_sent: u64,
+    /// Data packets retransmitted (fast, partial-ACK and go-back-N resends).
+    pub retransmits: u64,
+    /// Entries into fast recovery.
+    pub fast_retransmits: u64,
+    /// Data RTO expiries (SYN and FIN timeouts not counted).
+    pub timeouts: u64,
+    /// Partial ACKs in fast recovery.
+    pub partial_acks: u64,
+    /// Full ACKs ending fast recovery.
+    pub full_acks: u64,
+    /// Duplicate ACKs received inside fast recovery.
+    pub fr_dupacks: u64,
+    /// Segments sent by limited transmit.
+    pub limited_transmits: u64,
+    /// New bytes packetised by limited transmit (MMPTCP excludes them from its switching count).
+    pub limited_transmit_bytes: u64,
+    /// Bytes cumulatively acknowledged.
+    pub bytes_acked: u64,
+    /// SYN transmissions.
+    pub syns_sent: u32,
+}
+
+/// How an ACK was classified (transports.md 2.6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckKind {
+    /// It acknowledged new data.
+    New,
+    /// A duplicate ACK.
+    Duplicate,
+    /// Neither (old, or nothing outstanding).
+    Ignored,
+}
+
+/// What a subflow timer did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerOutcome {
+    /// Not this subflow's timer, or a stale event.
+    Nothing,
+    /// A data RTO: go-back-N started (the caller should run its scheduler).
+    Rto,
+    /// The FIN was retransmitted.
+    FinRetransmitted,
+    /// The FIN was given up (no FIN+ACK after the configured transmissions).
+    FinGaveUp,
+    /// The SYN was retransmitted.
+    SynRetransmitted,
+    /// The SYN was given up: the subflow failed.
+    SynFailed,
+}
+
+/// Identity and addressing of a subflow.
+#[derive(Clone, Debug)]
+pub struct SubflowAddr {
+    /// The subflow's index in its connection (carried in [`Packet::subflow`]).
+    pub index: u16,
+    /// The peer endpoint receiving this subflow's packets.
+    pub peer: EndpointId,
+    /// The flow number carried in [`Packet::flow`].
+    pub flow: u32,
+    /// Path set, ports and data-path policy.
+    pub path: PathChoice,
+    /// Key of the RTO timer (unique among the owning endpoint's timers).
+    pub rto_timer_key: u32,
+    /// Key of the SYN timer.
+    pub syn_timer_key: u32,
+}
+
+/// State of the FIN on this subflow (transports.md 2.11).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fin {
+    NotSent,
+    Sent { transmissions: u32 },
+    Acked,
+}
+
+/// The sender side of one subflow.
+#[derive(Debug)]
+pub struct Subflow {
+    addr: SubflowAddr,
+    state: SubflowState,
+    mss: u64,
+    sizes: PacketSizes,
+    ecn: EcnMode,
+    rwnd_cap: Option<u64>,
+    fr_inflation: FrInflation,
+    limited_transmit: LimitedTransmit,
+    dupthresh: u32,
+    syn_timeout: SimTime,
+    syn_max_transmissions: u32,
+    snd_una: u64,
+    snd_nxt: u64,
+    snd_max: u64,
+    cwnd: u64,
+    ssthresh: u64,
+    in_fr: bool,
+    recover: u64,
+    dupacks: u32,
+    rtxq: VecDeque<Segment>,
+    rtt: RttEstimator,
+    rto_timer: Timer,
+    syn_timer: Timer,
+    fin: Fin,
+    established_at: Option<SimTime>,
+    counters: SubflowCounters,
+}
+
+impl Subflow {
+    /// A subflow with `config`'s initial window, thresholds and timers (transports.md 2.1).
+    pub fn new(addr: SubflowAddr, config: &TcpConfig) -> Self {
+        let mss = config.mss_bytes();
+        Subflow {
+            rto_timer: Timer::new(addr.rto_timer_key),
+            syn_timer: Timer::new(addr.syn_timer_key),
+            addr,
+            state: SubflowState::Idle,
+            mss,
+            sizes: config.sizes,
+            ecn: config.ecn,
+            rwnd_cap: config.rwnd_cap,
+            fr_inflation: config.fr_inflation,
+            limited_transmit: config.limited_transmit,
+            dupthresh: config.dupthresh,
+            syn_timeout: config.syn_timeout,
+            syn_max_transmissions: config.syn_max_transmissions,
+            snd_una: FIRST_SEQ,
+            snd_nxt: FIRST_SEQ,
+            snd_max: FIRST_SEQ,
+            cwnd: config.initial_cwnd_segments as u64 * mss,
+            ssthresh: config.initial_ssthresh,
+            in_fr: false,
+            recover: FIRST_SEQ,
+            dupacks: 0,
+            rtxq: VecDeque::new(),
+            rtt: RttEstimator::new(config),
+            fin: Fin::NotSent,
+            established_at: None,
+            counters: SubflowCounters::default(),
+        }
+    }
+
+    // ----- inspection and hooks -----------------------------------------------------------
+
+    /// The subflow's index in its connection.
+    pub fn index(&self) -> u16 {
+        self.addr.index
+    }
+    /// Lifecycle state.
+    pub fn state(&self) -> SubflowState {
+        self.state
+    }
+    /// Whether the handshake completed.
+    pub fn is_established(&self) -> bool {
+        self.state == SubflowState::Established
+    }
+    /// When the SYN-ACK arrived.
+    pub fn established_at(&self) -> Option<SimTime> {
+        self.established_at
+    }
+    /// Congestion window (bytes).
+    pub fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+    /// Slow-start threshold (bytes).
+    pub fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+    /// Sets cwnd (bytes), e.g. MMPTCP's phase-2 initial window (transports.md 6.3).
+    pub fn set_cwnd(&mut self, cwnd: u64) {
+        self.cwnd = cwnd;
+    }
+    /// First unacknowledged byte.
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+    /// Next byte to send.
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+    /// Highest byte sent + 1.
+    pub fn snd_max(&self) -> u64 {
+        self.snd_max
+    }
+    /// In NewReno fast recovery.
+    pub fn in_fast_recovery(&self) -> bool {
+        self.in_fr
+    }
+    /// Fast recovery, or go-back-N resends after an RTO not finished.
+    pub fn in_recovery(&self) -> bool {
+        self.in_fr || self.snd_nxt < self.snd_max
+    }
+    /// The dupthresh (transports.md 2.8, 6.5).
+    pub fn dupthresh(&self) -> u32 {
+        self.dupthresh
+    }
+    /// Changes the dupthresh (e.g. PS / MMPTCP subflow 0: 3 + number of paths).
+    pub fn set_dupthresh(&mut self, dupthresh: u32) {
+        self.dupthresh = dupthresh.max(1);
+    }
+    /// Changes the limited-transmit mode (transports.md 6.6).
+    pub fn set_limited_transmit(&mut self, mode: LimitedTransmit) {
+        self.limited_transmit = mode;
+    }
+    /// The path of this subflow's packets (to change its policy, e.g. to stop scattering).
+    pub fn path_mut(&mut self) -> &mut PathChoice {
+        &mut self.addr.path
+    }
+    /// The RTT estimator.
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+    /// The counters.
+    pub fn counters(&self) -> &SubflowCounters {
+        &self.counters
+    }
+    /// Bytes sent and not yet acknowledged (`snd_max - snd_una`).
+    pub fn flight(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+    /// Whether the FIN was sent.
+    pub fn fin_sent(&self) -> bool {
+        self.fin != Fin::NotSent
+    }
+    /// Whether the peer acknowledged the FIN.
+    pub fn fin_acked(&self) -> bool {
+        self.fin == Fin::Acked
+    }
+    /// Whether a timer event with `key` belongs to this subflow.
+    pub fn owns_timer(&self, key: u32) -> bool {
+        key == self.addr.rto_timer_key || key == self.addr.syn_timer_key
+    }
+
+    /// The window state handed to a congestion controller.
+    pub fn cc_state(&self) -> CcState {
+        CcState {
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
+            mss: self.mss,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            snd_max: self.snd_max,
+            in_recovery: self.in_recovery(),
+            srtt: self.rtt.srtt(),
+            subflow: self.addr.index,
+        }
+    }
+
+    fn apply(&mut self, st: &CcState) {
+        self.cwnd = st.cwnd;
+        self.ssthresh = st.ssthresh;
+    }
+
+    /// The usable window: min(rwnd, cwnd) - (snd_nxt - snd_una), clamped at 0 (transports.md 2.4).
+    pub fn usable_window(&self) -> u64 {
+        let wnd = self.rwnd_cap.map_or(self.cwnd, |r| r.min(self.cwnd));
+        wnd.saturating_sub(self.snd_nxt - self.snd_una)
+    }
+
+    // ----- handshake ----------------------------------------------------------------------
+
+    /// Sends the SYN and arms the SYN timer (transports.md 2.2 step 1-2).
+    pub fn open(&mut self, ctx: &mut Ctx<'_>) {
+        self.state = SubflowState::SynSent;
+        self.send_syn(ctx);
+    }
+
+    fn send_syn(&mut self, ctx: &mut Ctx<'_>) {
+        self.counters.syns_sent += 1;
+        let route = self.addr.path.control_route(ctx);
+        ctx.send(self.control(PacketKind::Syn, route, self.sizes.syn, 0, ctx.now()));
+        // Timeout = syn_timeout x 2^(attempt - 1).
+        let shift = (self.counters.syns_sent - 1).min(30);
+        let wait = SimTime::from_ps(self.syn_timeout.as_ps().saturating_mul(1u64 << shift));
+        self.syn_timer.set(ctx, ctx.now().saturating_add(wait));
+    }
+
+    /// Handles a SYN-ACK: the first establishes the subflow (the estimator is reset, the
+    /// handshake RTT is not sampled) and returns `true`; each is answered with a pure ACK
+    /// (transports.md 2.2 step 4).
+    pub fn on_syn_ack(&mut self, ctx: &mut Ctx<'_>) -> bool {
+        let first = self.state == SubflowState::SynSent;
+        if first {
+            self.state = SubflowState::Established;
+            self.established_at = Some(ctx.now());
+            self.syn_timer.cancel();
+            self.rtt.reset();
+        }
+        if self.state == SubflowState::Established {
+            self.send_ack(ctx, FIRST_SEQ);
+        }
+        first
+    }
+
+    /// Sends a pure ACK acknowledging `ack` (the handshake ACK, the ACK of a FIN+ACK).
+    pub fn send_ack(&mut self, ctx: &mut Ctx<'_>, ack: u64) {
+        let route = self.addr.path.control_route(ctx);
+        let mut p = self.control(
+            PacketKind::Ack,
+            route,
+            self.sizes.ack,
+            self.snd_max,
+            ctx.now(),
+        );
+        p.ack = ack;
+        ctx.send(p);
+    }
+
+    /// Sends a RST (a connection that gives up tells its peer, so the peer closes too).
+    pub fn send_rst(&mut self, ctx: &mut Ctx<'_>) {
+        let route = self.addr.path.control_route(ctx);
+        ctx.send(self.control(
+            PacketKind::Rst,
+            route,
+            self.sizes.fin,
+            self.snd_max,
+            ctx.now(),
+        ));
+    }
+
+    fn control(
+        &self,
+        kind: PacketKind,
+        route: htsim_core::ids::RouteId,
+        size: u32,
+        seq: u64,
+        now: SimTime,
+    ) -> Packet {
+        Packet {
+            seq,
+            sent_at: now,
+            dst: self.addr.peer,
+            route,
+            size_bytes: size,
+            flow: self.addr.flow,
+            subflow: self.addr.index,
+            kind,
+            ..Packet::default()
+        }
+    }
+
+    // ----- sending ------------------------------------------------------------------------
+
+    fn segment_index(&self, seq: u64) -> Option<usize> {
+        self.rtxq.binary_search_by_key(&seq, |s| s.seq).ok()
+    }
+
+    fn arm_rto_if_idle(&mut self, ctx: &mut Ctx<'_>) {
+        if !self.rto_timer.is_armed() {
+            self.rto_timer
+                .set(ctx, ctx.now().saturating_add(self.rtt.rto()));
+        }
+    }
+
+    fn restart_rto(&mut self, ctx: &mut Ctx<'_>) {
+        self.rto_timer
+            .set(ctx, ctx.now().saturating_add(self.rtt.rto()));
+    }
+
+    /// Transmits `rtxq[i]`; a retransmission is marked (Karn) and counted.
+    fn transmit(&mut self, i: usize, ctx: &mut Ctx<'_>, retransmit: bool) {
+        let now = ctx.now();
+        let seg = &mut self.rtxq[i];
+        if retransmit {
+            seg.retransmitted = true;
+            self.counters.retransmits += 1;
+        }
+        seg.sent_at = now;
+        let seg = *seg;
+        self.counters.packets_sent += 1;
+        let (route, scattered) = self.addr.path.data_route(ctx);
+        let mut f = 0;
+        if self.ecn.ect_data && (!retransmit || self.ecn.ect_retransmits) {
+            f |= flags::ECT;
+        }
+        if retransmit {
+            f |= flags::RETRANSMIT;
+        }
+        if scattered {
+            f |= flags::SCATTERED;
+        }
+        ctx.send(Packet {
+            seq: seg.seq,
+            ack: 0,
+            data_seq: seg.data_seq,
+            sent_at: now,
+            dst: self.addr.peer,
+            route,
+            size_bytes: self.sizes.data(seg.len),
+            payload_bytes: seg.len,
+            flow: self.addr.flow,
+            hop: 0,
+            subflow: self.addr.index,
+            kind: PacketKind::Data,
+            flags: f,
+        });
+    }
+
+    /// Packetises and sends `len` new bytes.
+    fn send_new(&mut self, len: u32, env: &mut SubflowEnv<'_, '_>) {
+        let data_seq = env.source.take(len);
+        self.rtxq.push_back(Segment {
+            seq: self.snd_nxt,
+            data_seq,
+            len,
+            sent_at: env.ctx.now(),
+            retransmitted: false,
+        });
+        let i = self.rtxq.len() - 1;
+        self.transmit(i, env.ctx, false);
+        self.snd_nxt += len as u64;
+        self.snd_max = self.snd_max.max(self.snd_nxt);
+        self.arm_rto_if_idle(env.ctx);
+    }
+
+    /// Resends the stored segment at `snd_nxt` (go-back-N); returns false if there is none.
+    fn resend_next(&mut self, ctx: &mut Ctx<'_>) -> bool {
+        let Some(i) = self.segment_index(self.snd_nxt) else {
+            return false;
+        };
+        let len = self.rtxq[i].len as u64;
+        self.transmit(i, ctx, true);
+        self.snd_nxt += len;
+        self.arm_rto_if_idle(ctx);
+        true
+    }
+
+    /// Sends one segment if the window allows: the go-back-N resend at `snd_nxt` first, else
+    /// new data, with no runt segment mid-stream (transports.md 2.4). Returns whether it sent.
+    pub fn send_one(&mut self, env: &mut SubflowEnv<'_, '_>) -> bool {
+        if self.state != SubflowState::Established
+            || (self.fin_sent() && self.snd_nxt == self.snd_max)
+        {
+            return false;
+        }
+        let usable = self.usable_window();
+        if self.snd_nxt < self.snd_max {
+            // A stored segment keeps its length: send it only when it fits (**[PROPOSED]**).
+            let fits = self
+                .segment_index(self.snd_nxt)
+                .is_some_and(|i| self.rtxq[i].len as u64 <= usable);
+            return fits && self.resend_next(env.ctx);
+        }
+        let unsent = env.source.unsent_bytes();
+        if unsent == 0 || usable == 0 || (usable < self.mss && unsent >= self.mss) {
+            return false;
+        }
+        let len = usable.min(self.mss).min(unsent) as u32;
+        self.send_new(len, env);
+        true
+    }
+
+    /// Sends while the window allows (TCP's `try_send`; a multipath scheduler calls
+    /// [`Subflow::send_one`] instead).
+    pub fn try_send(&mut self, env: &mut SubflowEnv<'_, '_>) {
+        while self.send_one(env) {}
+    }
+
+    /// Sends one segment regardless of cwnd (limited transmit, transports.md 6.6).
+    fn send_limited(&mut self, env: &mut SubflowEnv<'_, '_>) {
+        if self.snd_nxt < self.snd_max {
+            if self.resend_next(env.ctx) {
+                self.counters.limited_transmits += 1;
+            }
+            return;
+        }
+        let unsent = env.source.unsent_bytes();
+        if unsent == 0 {
+            return;
+        }
+        let len = unsent.min(self.mss) as u32;
+        self.send_new(len, env);
+        self.counters.limited_transmits += 1;
+        self.counters.limited_transmit_bytes += len as u64;
+    }
+
+    /// Sends the FIN (`seq = snd_max`) once all data has been transmitted (transports.md 2.11).
+    pub fn send_fin(&mut self, ctx: &mut Ctx<'_>) {
+        let transmissions = match self.fin {
+            Fin::NotSent => 1,
+            Fin::Sent { transmissions } => transmissions + 1,
+            Fin::Acked => return,
+        };
+        self.fin = Fin::Sent { transmissions };
+        let route = self.addr.path.control_route(ctx);
+        let mut p = self.control(
+            PacketKind::Fin,
+            route,
+            self.sizes.fin,
+            self.snd_max,
+            ctx.now(),
+        );
+        p.flags = flags::FIN;
+        ctx.send(p);
+        self.arm_rto_if_idle(ctx);
+    }
+
+    /// Records that the peer acknowledged the FIN; stops the RTO timer.
+    pub fn on_fin_acked(&mut self) {
+        self.fin = Fin::Acked;
+        self.rto_timer.cancel();
+    }
+
+    // ----- ACK processing -----------------------------------------------------------------
+
+    /// Processes an ACK (transports.md 2.6-2.9 and the controller's ECN hook). It does not send
+    /// new data: the caller runs its scheduler afterwards ([`Subflow::try_send`] for TCP).
+    /// Fast retransmissions, partial-ACK retransmissions and limited transmit are sent here.
+    pub fn on_ack(&mut self, packet: &Packet, env: &mut SubflowEnv<'_, '_>) -> AckKind {
+        if self.state != SubflowState::Established {
+            return AckKind::Ignored;
+        }
+        let now = env.ctx.now();
+        let a = packet.ack.min(self.snd_max); // a FIN+ACK acknowledges snd_max + 1
+                                              // Karn's sample: the oldest segment, fully covered and never retransmitted (2.9).
+        if let Some(front) = self.rtxq.front() {
+            if a >= front.seq + front.len as u64 && !front.retransmitted {
+                self.rtt.sample(now.saturating_sub(front.sent_at));
+            }
+        }
+        let kind = if a > self.snd_una {
+            AckKind::New
+        } else if a == self.snd_una
+            && self.rtxq.front().is_some_and(|s| s.seq == a)
+            && a < self.snd_nxt
+        {
+            AckKind::Duplicate
+        } else {
+            AckKind::Ignored
+        };
+        let newly = if kind == AckKind::New {
+            a - self.snd_una
+        } else {
+            0
+        };
+        let sample = AckSample {
+            ack: a,
+            snd_una_before: self.snd_una,
+            newly_acked: newly,
+            duplicate: kind == AckKind::Duplicate,
+            ece: packet.has(flags::ECE),
+            cwr: packet.has(flags::CWR),
+        };
+        let mut st = self.cc_state();
+        st.snd_una = a.max(self.snd_una);
+        let suppress_increase = env.cc.on_ack(&mut st, &sample);
+        self.apply(&st);
+        match kind {
+            AckKind::New => {
+                self.new_ack(&sample, suppress_increase, env);
+                self.dupacks = 0;
+                self.counters.bytes_acked += newly;
+            }
+            AckKind::Duplicate => self.dup_ack(env),
+            AckKind::Ignored => {}
+        }
+        kind
+    }
+
+    fn drop_acked(&mut self, a: u64) {
+        while self.rtxq.front().is_some_and(|s| s.seq + s.len as u64 <= a) {
+            self.rtxq.pop_front();
+        }
+    }
+
+    /// new_ack of transports.md 2.8.
+    fn new_ack(&mut self, ack: &AckSample, suppress_increase: bool, env: &mut SubflowEnv<'_, '_>) {
+        let a = ack.ack;
+        let old_una = self.snd_una;
+        if self.in_fr && a < self.recover {
+            // Partial ACK: deflate (saturating, transports.md 10 #8), resend the next hole.
+            self.cwnd = self.cwnd.saturating_sub(ack.newly_acked) + self.mss;
+            self.drop_acked(a);
+            self.snd_una = a;
+            if let Some(i) = self.segment_index(a) {
+                self.transmit(i, env.ctx, true);
+            }
+            self.restart_rto(env.ctx);
+            self.counters.partial_acks += 1;
+            return;
+        }
+        if self.in_fr {
+            // Full ACK: deflate to about ssthresh with the pre-ACK flight.
+            self.cwnd = self.ssthresh.min(self.snd_max - old_una + self.mss);
+            self.in_fr = false;
+            self.counters.full_acks += 1;
+        }
+        self.drop_acked(a);
+        self.snd_una = a;
+        if a > self.snd_nxt {
+            self.snd_nxt = a;
+        }
+        if !suppress_increase {
+            let mut st = self.cc_state();
+            env.cc.increase(&mut st, ack);
+            self.apply(&st);
+        }
+        let fin_outstanding = matches!(self.fin, Fin::Sent { .. });
+        if self.snd_una == self.snd_max && env.source.unsent_bytes() == 0 && !fin_outstanding {
+            self.rto_timer.cancel();
+        } else {
+            self.restart_rto(env.ctx);
+        }
+    }
+
+    /// dup_ack of transports.md 2.8, with limited transmit (6.6).
+    fn dup_ack(&mut self, env: &mut SubflowEnv<'_, '_>) {
+        self.dupacks += 1;
+        if self.dupacks == self.dupthresh && !self.in_fr {
+            let st = self.cc_state();
+            self.ssthresh = env.cc.fast_retransmit_ssthresh(&st);
+            let inflation = match self.fr_inflation {
+                FrInflation::ThreeMss => 3 * self.mss,
+                FrInflation::Dupthresh => self.dupthresh as u64 * self.mss,
+            };
+            self.cwnd = self.ssthresh + inflation;
+            self.recover = self.snd_max;
+            self.in_fr = true;
+            self.transmit(0, env.ctx, true); // the segment at snd_una (a dup ACK implies it exists)
+            self.arm_rto_if_idle(env.ctx); // a running timer is not restarted
+            self.counters.fast_retransmits += 1;
+        } else if self.in_fr {
+            self.cwnd += self.mss;
+            self.counters.fr_dupacks += 1;
+        } else if env.source.unsent_bytes() > 0 || self.snd_nxt < self.snd_max {
+            match self.limited_transmit {
+                LimitedTransmit::Off => {}
+                LimitedTransmit::Mmptcp => {
+                    if self.dupacks < self.dupthresh {
+                        self.send_limited(env);
+                    }
+                }
+                LimitedTransmit::Rfc3042 => {
+                    let next = env.source.unsent_bytes().min(self.mss);
+                    let flight = self.snd_nxt - self.snd_una;
+                    if self.dupacks <= 2 && flight + next <= self.cwnd + 2 * self.mss {
+                        self.send_limited(env);
+                    }
+                }
+            }
+        }
+    }
+
+    // ----- timers -------------------------------------------------------------------------
+
+    /// Handles one of this subflow's timer events (RTO: transports.md 2.10; SYN: 2.2).
+    pub fn on_timer(&mut self, fired: TimerFired, env: &mut SubflowEnv<'_, '_>) -> TimerOutcome {
+        if fired.key == self.syn_timer.key() {
+            if !self.syn_timer.fire(env.ctx, fired) || self.state != SubflowState::SynSent {
+                return TimerOutcome::Nothing;
+            }
+            if self.counters.syns_sent >= self.syn_max_transmissions {
+                self.state = SubflowState::Failed;
+                self.rto_timer.cancel();
+                return TimerOutcome::SynFailed;
+            }
+            self.send_syn(env.ctx);
+            return TimerOutcome::SynRetransmitted;
+        }
+        if fired.key != self.rto_timer.key() || !self.rto_timer.fire(env.ctx, fired) {
+            return TimerOutcome::Nothing;
+        }
+        if self.state != SubflowState::Established {
+            return TimerOutcome::Nothing;
+        }
+        if self.rtxq.is_empty() {
+            // Only the FIN can be outstanding; it is resent with the data RTO (2.11).
+            return match self.fin {
+                Fin::Sent { transmissions } if transmissions >= self.syn_max_transmissions => {
+                    TimerOutcome::FinGaveUp
+                }
+                Fin::Sent { .. } => {
+                    self.rtt.back_off();
+                    self.send_fin(env.ctx);
+                    TimerOutcome::FinRetransmitted
+                }
+                _ => TimerOutcome::Nothing, // stale timer
+            };
+        }
+        self.in_fr = false;
+        self.dupacks = 0;
+        let mut st = self.cc_state();
+        env.cc.on_rto(&mut st);
+        self.apply(&st);
+        self.snd_nxt = self.snd_una;
+        self.rtt.back_off();
+        self.resend_next(env.ctx);
+        self.restart_rto(env.ctx);
+        self.counters.timeouts += 1;
+        TimerOutcome::Rto
+    }
+}

@@ -1,0 +1,296 @@
+//! The TCP sender endpoint: a connection with one [`Subflow`] (transports.md 2), the bulk-send
+//! application, the FIN exchange (2.11), the completion rule (9.6) and the flow record.
+//!
+//! DCTCP is the same endpoint with the [`Dctcp`](crate::dctcp::Dctcp) controller (section 8).
+
+use crate::cc::CongestionControl;
+use crate::config::TcpConfig;
+use crate::receiver::ReceiverStats;
+use crate::subflow::{DataSource, Subflow, SubflowCounters, SubflowEnv, TimerOutcome, FIRST_SEQ};
+use htsim_core::endpoint::{Ctx, Endpoint};
+use htsim_core::flow::FlowRecord;
+use htsim_core::ids::{EndpointId, HostId};
+use htsim_core::packet::{Packet, PacketKind};
+use htsim_core::timer::TimerFired;
+use htsim_core::SimTime;
+use std::sync::{Arc, Mutex};
+
+/// What an endpoint reports when it closes, if the connection was given a [`ReportSink`]
+/// (tests and debugging; results proper go through [`FlowRecord`]s).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ConnectionReport {
+    /// The sender's final state.
+    Sender {
+        /// The flow record at close (also pushed to the world on completion).
+        record: FlowRecord,
+        /// All subflow counters (transports.md 2.12).
+        counters: SubflowCounters,
+        /// The last RTT sample.
+        last_rtt: Option<SimTime>,
+    },
+    /// The receiver's counters at close.
+    Receiver {
+        /// The flow's number.
+        flow_id: u64,
+        /// Its counters.
+        stats: ReceiverStats,
+    },
+}
+
+/// A shared list the endpoints of a connection append their [`ConnectionReport`] to.
+pub type ReportSink = Arc<Mutex<Vec<ConnectionReport>>>;
+
+/// Unsent bytes of an effectively unlimited application (a long flow before it stops).
+const UNLIMITED: u64 = u64::MAX / 4;
+
+/// The bulk-send application's data: a fixed size, or unlimited until the application stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct AppData {
+    /// Total bytes the application writes; `None` while a long flow runs.
+    total: Option<u64>,
+    /// Data sequence number of the next byte to packetise (starts at 1, transports.md 4.2).
+    next_data_seq: u64,
+}
+
+impl AppData {
+    fn packetised(&self) -> u64 {
+        self.next_data_seq - FIRST_SEQ
+    }
+}
+
+impl DataSource for AppData {
+    fn unsent_bytes(&self) -> u64 {
+        self.total
+            .map_or(UNLIMITED, |t| t.saturating_sub(self.packetised()))
+    }
+    fn take(&mut self, len: u32) -> u64 {
+        let d = self.next_data_seq;
+        self.next_data_seq += len as u64;
+        d
+    }
+}
+
+/// Lifecycle of the sender.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Connecting,
+    Open,
+    Completed,
+    Failed,
+}
+
+/// Who the sender is and what it sends.
+#[derive(Clone, Debug)]
+pub struct SenderSpec {
+    /// The flow's number.
+    pub flow_id: u64,
+    /// Sending host.
+    pub src: HostId,
+    /// Receiving host.
+    pub dst: HostId,
+    /// Bytes to send; `None` for a long flow that runs until [`Endpoint::stop`].
+    pub size_bytes: Option<u64>,
+    /// Endpoint (and token) notified when the flow completes or fails.
+    pub notify_on_complete: Option<(EndpointId, u32)>,
+    /// Where to report the final state, if anywhere.
+    pub report: Option<ReportSink>,
+}
+
+/// The sending endpoint of a TCP or DCTCP connection.
+pub struct TcpSender {
+    spec: SenderSpec,
+    send_buffer_bytes: u64,
+    sf: Subflow,
+    cc: Box<dyn CongestionControl>,
+    app: AppData,
+    phase: Phase,
+    arrival: SimTime,
+    end: Option<SimTime>,
+    /// Distinct bytes sent when a long flow's application stopped (the 9.6 goodput numerator).
+    bytes_sent_at_stop: Option<u64>,
+}
+
+impl TcpSender {
+    /// A sender for `spec` over subflow `sf`, growing its window with `cc`.
+    pub fn new(
+        spec: SenderSpec,
+        config: &TcpConfig,
+        sf: Subflow,
+        cc: Box<dyn CongestionControl>,
+    ) -> Self {
+        TcpSender {
+            app: AppData {
+                total: spec.size_bytes,
+                next_data_seq: FIRST_SEQ,
+            },
+            spec,
+            send_buffer_bytes: config.send_buffer_bytes,
+            sf,
+            cc,
+            phase: Phase::Connecting,
+            arrival: SimTime::ZERO,
+            end: None,
+            bytes_sent_at_stop: None,
+        }
+    }
+
+    /// The subflow (window, sequence numbers, counters).
+    pub fn subflow(&self) -> &Subflow {
+        &self.sf
+    }
+
+    /// The congestion controller.
+    pub fn congestion_control(&self) -> &dyn CongestionControl {
+        self.cc.as_ref()
+    }
+
+    /// The flow record as of `now` (transports.md 9.6, 2.12).
+    ///
+    /// For a long flow stopped by its application, `bytes_sent` is frozen at the stop: it is
+    /// the paper's goodput numerator, while the data buffered at the stop still drains.
+    pub fn record(&self) -> FlowRecord {
+        let c = self.sf.counters();
+        FlowRecord {
+            flow_id: self.spec.flow_id,
+            src: self.spec.src,
+            dst: self.spec.dst,
+            size_bytes: self.spec.size_bytes,
+            arrival: self.arrival,
+            start: self.sf.established_at(),
+            end: self.end,
+            bytes_sent: self.bytes_sent_at_stop.unwrap_or(self.app.packetised()),
+            bytes_acked: self.sf.snd_una() - FIRST_SEQ,
+            packets_sent: c.packets_sent,
+            retransmits: c.retransmits,
+            fast_retransmits: c.fast_retransmits,
+            timeouts: c.timeouts,
+            subflows: 1,
+        }
+    }
+
+    fn env<'e, 'c>(
+        cc: &'e mut Box<dyn CongestionControl>,
+        app: &'e mut AppData,
+        ctx: &'e mut Ctx<'c>,
+    ) -> SubflowEnv<'e, 'c> {
+        SubflowEnv {
+            ctx,
+            cc: cc.as_mut(),
+            source: app,
+        }
+    }
+
+    /// Sends what the window allows, then the FIN once every byte has been transmitted.
+    fn pump(&mut self, ctx: &mut Ctx<'_>) {
+        let mut env = Self::env(&mut self.cc, &mut self.app, ctx);
+        self.sf.try_send(&mut env);
+        if self.app.total.is_some() && self.app.unsent_bytes() == 0 && !self.sf.fin_sent() {
+            self.sf.send_fin(ctx);
+        }
+    }
+
+    /// 9.6: complete at the first ACK after the FIN was sent with nothing unacknowledged.
+    fn check_complete(&mut self, ctx: &mut Ctx<'_>) {
+        if self.phase == Phase::Open && self.sf.fin_sent() && self.sf.snd_una() == self.sf.snd_max()
+        {
+            self.phase = Phase::Completed;
+            self.end = Some(ctx.now());
+            ctx.record_flow(self.record());
+            if let Some((target, token)) = self.spec.notify_on_complete {
+                ctx.notify(target, token);
+            }
+        }
+    }
+
+    fn close(&mut self, ctx: &mut Ctx<'_>) {
+        if let Some(sink) = &self.spec.report {
+            if let Ok(mut v) = sink.lock() {
+                v.push(ConnectionReport::Sender {
+                    record: self.record(),
+                    counters: *self.sf.counters(),
+                    last_rtt: self.sf.rtt().last_sample(),
+                });
+            }
+        }
+        ctx.close();
+    }
+
+    fn fail(&mut self, ctx: &mut Ctx<'_>) {
+        self.phase = Phase::Failed;
+        self.sf.send_rst(ctx);
+        if let Some((target, token)) = self.spec.notify_on_complete {
+            ctx.notify(target, token);
+        }
+        self.close(ctx);
+    }
+}
+
+impl Endpoint for TcpSender {
+    fn start(&mut self, ctx: &mut Ctx<'_>) {
+        self.arrival = ctx.now();
+        self.sf.open(ctx);
+    }
+
+    fn on_packet(&mut self, packet: &Packet, ctx: &mut Ctx<'_>) {
+        match packet.kind {
+            PacketKind::SynAck => {
+                if self.sf.on_syn_ack(ctx) {
+                    self.phase = Phase::Open;
+                    self.pump(ctx);
+                }
+            }
+            PacketKind::Ack => {
+                let mut env = Self::env(&mut self.cc, &mut self.app, ctx);
+                self.sf.on_ack(packet, &mut env);
+                self.pump(ctx);
+                self.check_complete(ctx);
+            }
+            PacketKind::Fin => {
+                // FIN+ACK: it acknowledges all data and the FIN; answer and close (TIME_WAIT is
+                // 0 s, transports.md 2.11 [PROPOSED]).
+                let mut env = Self::env(&mut self.cc, &mut self.app, ctx);
+                self.sf.on_ack(packet, &mut env);
+                self.check_complete(ctx);
+                if self.sf.fin_sent() && self.sf.snd_una() == self.sf.snd_max() {
+                    self.sf.on_fin_acked();
+                    self.sf.send_ack(ctx, packet.seq + 1);
+                    self.close(ctx);
+                }
+            }
+            PacketKind::Rst => self.fail(ctx),
+            PacketKind::Data | PacketKind::Syn => {}
+        }
+    }
+
+    fn on_timer(&mut self, fired: TimerFired, ctx: &mut Ctx<'_>) {
+        let mut env = Self::env(&mut self.cc, &mut self.app, ctx);
+        match self.sf.on_timer(fired, &mut env) {
+            TimerOutcome::Rto => self.pump(ctx),
+            TimerOutcome::SynFailed => self.fail(ctx),
+            TimerOutcome::FinGaveUp => self.close(ctx),
+            TimerOutcome::Nothing
+            | TimerOutcome::FinRetransmitted
+            | TimerOutcome::SynRetransmitted => {}
+        }
+    }
+
+    fn stop(&mut self, ctx: &mut Ctx<'_>) {
+        if self.app.total.is_some() {
+            return; // a finite flow's application has already written everything
+        }
+        let sent = self.app.packetised();
+        self.bytes_sent_at_stop = Some(sent);
+        // The application closes; what it had written into the send buffer still drains (2.11).
+        self.app.total = Some(sent + self.send_buffer_bytes);
+        match self.phase {
+            Phase::Open => self.pump(ctx),
+            Phase::Connecting => self.fail(ctx),
+            Phase::Completed | Phase::Failed => {}
+        }
+    }
+
+    fn flow_record(&self, _now: SimTime) -> Option<FlowRecord> {
+        // Completed flows were recorded already; failed flows have no record (9.6).
+        matches!(self.phase, Phase::Connecting | Phase::Open).then(|| self.record())
+    }
+}

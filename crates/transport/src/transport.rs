@@ -1,0 +1,257 @@
+//! Opening connections, and the one place where transports are registered.
+//!
+//! A [`Transport`] opens a [`Connection`] (a sender and a receiver endpoint) described by a
+//! [`ConnectionSpec`], at setup time (`&mut World`) or during a run (`&mut Ctx`, e.g. from a
+//! workload generator), through htsim-core's [`Spawn`]. A new transport is added by writing its
+//! module and one line in [`REGISTRY`].
+
+use crate::cc::CongestionControl;
+use crate::config::{EcnMode, Profile, TcpConfig};
+use crate::dctcp::{Dctcp, DctcpConfig};
+use crate::error::TransportError;
+use crate::newreno::NewReno;
+use crate::path::{PathChoice, PathPolicy};
+use crate::receiver::TcpReceiver;
+use crate::subflow::{Subflow, SubflowAddr};
+use crate::tcp::{ReportSink, SenderSpec, TcpSender};
+use htsim_core::endpoint::Spawn;
+use htsim_core::ids::{EndpointId, HostId};
+use htsim_core::rng::SimRng;
+use htsim_core::SimTime;
+use rand::Rng;
+
+/// The server's port of every connection; the client's port is random, so ECMP spreads flows.
+pub const SERVER_PORT: u16 = 80;
+
+/// The first ephemeral client port drawn (the range is `CLIENT_PORT_MIN..=65535`).
+pub const CLIENT_PORT_MIN: u16 = 1024;
+
+/// What to open: one flow between two hosts.
+#[derive(Debug)]
+pub struct ConnectionSpec {
+    /// The flow's number, unique within a run (its low 32 bits go into [`Packet::flow`](htsim_core::packet::Packet::flow)).
+    pub flow_id: u64,
+    /// Sending host.
+    pub src: HostId,
+    /// Receiving host.
+    pub dst: HostId,
+    /// Bytes to send; `None` for a long flow.
+    pub size_bytes: Option<u64>,
+    /// When the application connects (the flow's arrival time).
+    pub start: SimTime,
+    /// When a long flow's application stops (ignored for finite flows).
+    pub stop: Option<SimTime>,
+    /// The connection's own random stream (ports; per-packet ports when scattering).
+    pub rng: SimRng,
+    /// Endpoint and token to notify when the flow completes or fails.
+    pub notify_on_complete: Option<(EndpointId, u32)>,
+    /// How data packets choose their path (default: ECMP on the connection's ports).
+    pub path: PathPolicy,
+    /// Where both endpoints report their final state when they close (tests, debugging).
+    pub report: Option<ReportSink>,
+}
+
+impl ConnectionSpec {
+    /// A flow of `size_bytes` (`None` = long) from `src` to `dst` starting at `start`, with ECMP
+    /// routing, no stop, no notification and no report.
+    pub fn new(
+        flow_id: u64,
+        src: HostId,
+        dst: HostId,
+        size_bytes: Option<u64>,
+        start: SimTime,
+        rng: SimRng,
+    ) -> Self {
+        ConnectionSpec {
+            flow_id,
+            src,
+            dst,
+            size_bytes,
+            start,
+            stop: None,
+            rng,
+            notify_on_complete: None,
+            path: PathPolicy::Ecmp,
+            report: None,
+        }
+    }
+}
+
+/// The endpoints of an opened connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Connection {
+    /// The sending endpoint (it owns the flow record).
+    pub sender: EndpointId,
+    /// The receiving endpoint.
+    pub receiver: EndpointId,
+}
+
+/// A transport protocol that can open connections.
+pub trait Transport: Send + Sync {
+    /// The name scenario files use (`tcp`, `dctcp`).
+    fn name(&self) -> &str;
+    /// Creates the connection's endpoints; the sender starts at `conn.start` and, for a long
+    /// flow with `conn.stop`, its application stops then.
+    fn open(
+        &self,
+        spawner: &mut dyn Spawn,
+        conn: ConnectionSpec,
+    ) -> Result<Connection, TransportError>;
+}
+
+/// TCP NewReno (transports.md 2).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpTransport {
+    /// Parameters of every connection.
+    pub config: TcpConfig,
+}
+
+impl TcpTransport {
+    /// TCP with `profile`'s parameters.
+    pub fn new(profile: Profile) -> Self {
+        TcpTransport {
+            config: TcpConfig::for_profile(profile),
+        }
+    }
+}
+
+impl Transport for TcpTransport {
+    fn name(&self) -> &str {
+        "tcp"
+    }
+    fn open(
+        &self,
+        spawner: &mut dyn Spawn,
+        conn: ConnectionSpec,
+    ) -> Result<Connection, TransportError> {
+        let cc = NewReno::new(self.config.ss_increase);
+        open_single_path(spawner, conn, &self.config, Box::new(cc))
+    }
+}
+
+/// DCTCP (transports.md 8): TCP whose data is ECN-capable (retransmissions included, Linux
+/// practice) with the DCTCP controller. Delayed ACKs stay as configured (off by default, the
+/// MMPTCP model's setting; 8 proposes m = 2 with 40 ms for DCTCP/XMP reproductions).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DctcpTransport {
+    /// Parameters of every connection.
+    pub config: TcpConfig,
+    /// DCTCP's own parameters.
+    pub dctcp: DctcpConfig,
+}
+
+impl DctcpTransport {
+    /// DCTCP with `profile`'s TCP parameters and ECT on all data.
+    pub fn new(profile: Profile) -> Self {
+        let mut config = TcpConfig::for_profile(profile);
+        config.ecn = EcnMode {
+            ect_data: true,
+            ect_retransmits: true,
+        };
+        DctcpTransport {
+            config,
+            dctcp: DctcpConfig::default(),
+        }
+    }
+}
+
+impl Transport for DctcpTransport {
+    fn name(&self) -> &str {
+        "dctcp"
+    }
+    fn open(
+        &self,
+        spawner: &mut dyn Spawn,
+        conn: ConnectionSpec,
+    ) -> Result<Connection, TransportError> {
+        self.dctcp.validate()?;
+        let cc = Dctcp::new(self.dctcp, self.config.ss_increase);
+        open_single_path(spawner, conn, &self.config, Box::new(cc))
+    }
+}
+
+/// Opens a one-subflow connection (TCP, DCTCP) with controller `cc`.
+pub fn open_single_path(
+    spawner: &mut dyn Spawn,
+    mut conn: ConnectionSpec,
+    config: &TcpConfig,
+    cc: Box<dyn CongestionControl>,
+) -> Result<Connection, TransportError> {
+    config.validate()?;
+    let no_path = TransportError::NoPath {
+        src: conn.src,
+        dst: conn.dst,
+    };
+    let fwd = spawner
+        .path_set(conn.src, conn.dst)
+        .ok_or(no_path.clone())?;
+    let rev = spawner.path_set(conn.dst, conn.src).ok_or(no_path)?;
+    let port = conn.rng.random_range(CLIENT_PORT_MIN..=u16::MAX);
+    let sender = spawner.reserve();
+    let receiver = spawner.reserve();
+    let flow = conn.flow_id as u32;
+    let sf = Subflow::new(
+        SubflowAddr {
+            index: 0,
+            peer: receiver,
+            flow,
+            path: PathChoice {
+                set: fwd,
+                local_port: port,
+                remote_port: SERVER_PORT,
+                policy: conn.path,
+            },
+            rto_timer_key: 0,
+            syn_timer_key: 1,
+        },
+        config,
+    );
+    let rx = TcpReceiver::new(
+        conn.flow_id,
+        sender,
+        PathChoice::ecmp(rev, SERVER_PORT, port),
+        config,
+        conn.report.clone(),
+    );
+    let spec = SenderSpec {
+        flow_id: conn.flow_id,
+        src: conn.src,
+        dst: conn.dst,
+        size_bytes: conn.size_bytes,
+        notify_on_complete: conn.notify_on_complete,
+        report: conn.report,
+    };
+    let tx = TcpSender::new(spec, config, sf, cc);
+    spawner.install(receiver, Box::new(rx), conn.start);
+    spawner.install(sender, Box::new(tx), conn.start);
+    if let (None, Some(stop)) = (conn.size_bytes, conn.stop) {
+        spawner.schedule_stop(sender, stop);
+    }
+    Ok(Connection { sender, receiver })
+}
+
+/// A registered transport: its name and how to build it for a profile.
+pub type TransportCtor = fn(Profile) -> Box<dyn Transport>;
+
+/// Every transport, by name. Adding a transport = its module + one line here.
+pub const REGISTRY: &[(&str, TransportCtor)] = &[
+    ("tcp", |p| Box::new(TcpTransport::new(p))),
+    ("dctcp", |p| Box::new(DctcpTransport::new(p))),
+];
+
+/// The names of the registered transports.
+pub fn transport_names() -> Vec<&'static str> {
+    REGISTRY.iter().map(|(n, _)| *n).collect()
+}
+
+/// The transport called `name`, configured by `profile`.
+pub fn transport_by_name(
+    name: &str,
+    profile: Profile,
+) -> Result<Box<dyn Transport>, TransportError> {
+    REGISTRY
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, ctor)| ctor(profile))
+        .ok_or_else(|| TransportError::UnknownTransport(name.to_string()))
+}

@@ -1,0 +1,302 @@
+//! Small hand-built networks and checks shared by the transport tests.
+#![allow(dead_code)] // each test binary uses a subset
+
+use htsim_core::flow::FlowRecord;
+use htsim_core::ids::{HostId, LinkId};
+use htsim_core::packet::{flags, Packet, PacketKind};
+use htsim_core::queue::{Admission, Discipline, Occupancy, Queue, QueueDiscipline};
+use htsim_core::routing::PathSource;
+use htsim_core::units::BufferSize;
+use htsim_core::world::World;
+use htsim_core::{Rate, SimTime};
+use htsim_transport::tcp::{ConnectionReport, ReportSink};
+use htsim_transport::{Connection, ConnectionSpec, Transport};
+use std::sync::{Arc, Mutex};
+
+/// A data packet seen by a [`TestQueue`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seen {
+    pub at: SimTime,
+    pub flow: u32,
+    pub seq: u64,
+    pub retransmit: bool,
+    pub dropped: bool,
+}
+
+/// Shared log of a [`TestQueue`].
+#[derive(Debug, Default)]
+pub struct QueueLog {
+    pub data: Vec<Seen>,
+    pub data_dropped: u64,
+    pub syns_dropped: u64,
+}
+
+/// Drop-tail (optionally with ECN marking above K) that also drops chosen data packets (the
+/// n-th data arrival, 1-based) and the first `drop_syns` SYNs, and logs every data arrival.
+pub struct TestQueue {
+    pub drop_data: Vec<u64>,
+    pub drop_syns: u64,
+    pub ecn_k: Option<u64>,
+    pub log: Arc<Mutex<QueueLog>>,
+    data_count: u64,
+}
+
+impl TestQueue {
+    pub fn new(drop_data: Vec<u64>) -> (Self, Arc<Mutex<QueueLog>>) {
+        let log = Arc::new(Mutex::new(QueueLog::default()));
+        (
+            TestQueue {
+                drop_data,
+                drop_syns: 0,
+                ecn_k: None,
+                log: log.clone(),
+                data_count: 0,
+            },
+            log,
+        )
+    }
+}
+
+impl QueueDiscipline for TestQueue {
+    fn admit(&mut self, occ: &Occupancy, packet: &mut Packet, now: SimTime) -> Admission {
+        let mut log = self.log.lock().unwrap();
+        if packet.kind == PacketKind::Syn && self.drop_syns > 0 {
+            self.drop_syns -= 1;
+            log.syns_dropped += 1;
+            return Admission::Drop;
+        }
+        let fits = occ.fits(packet.size_bytes as u64);
+        if packet.kind != PacketKind::Data {
+            return if fits {
+                Admission::Enqueue
+            } else {
+                Admission::Drop
+            };
+        }
+        self.data_count += 1;
+        let drop = !fits || self.drop_data.contains(&self.data_count);
+        log.data.push(Seen {
+            at: now,
+            flow: packet.flow,
+            seq: packet.seq,
+            retransmit: packet.has(flags::RETRANSMIT),
+            dropped: drop,
+        });
+        if drop {
+            log.data_dropped += 1;
+            return Admission::Drop;
+        }
+        if let Some(k) = self.ecn_k {
+            if packet.has(flags::ECT) && occ.packets > k {
+                packet.set(flags::CE);
+            }
+        }
+        Admission::Enqueue
+    }
+    fn name(&self) -> &str {
+        "test"
+    }
+}
+
+/// Senders are hosts 0..n, receivers n..2n; sender i and receiver n+i have their own access
+/// links; all share one bottleneck link in each direction.
+pub struct Dumbbell {
+    pub n: u32,
+    pub up: Vec<LinkId>,
+    pub bottleneck: LinkId,
+    pub down: Vec<LinkId>,
+    pub rev_up: Vec<LinkId>,
+    pub rev_bottleneck: LinkId,
+    pub rev_down: Vec<LinkId>,
+}
+
+struct DumbbellPaths {
+    n: u32,
+    up: Vec<LinkId>,
+    bottleneck: LinkId,
+    down: Vec<LinkId>,
+    rev_up: Vec<LinkId>,
+    rev_bottleneck: LinkId,
+    rev_down: Vec<LinkId>,
+}
+
+impl PathSource for DumbbellPaths {
+    fn path_count(&self, src: HostId, dst: HostId) -> u32 {
+        let fwd = src.0 < self.n && dst.0 >= self.n && dst.0 < 2 * self.n;
+        let rev = dst.0 < self.n && src.0 >= self.n && src.0 < 2 * self.n;
+        u32::from(fwd || rev)
+    }
+    fn path(&self, src: HostId, dst: HostId, _index: u32, out: &mut Vec<LinkId>) {
+        if src.0 < self.n {
+            out.extend([
+                self.up[src.0 as usize],
+                self.bottleneck,
+                self.down[(dst.0 - self.n) as usize],
+            ]);
+        } else {
+            out.extend([
+                self.rev_up[(src.0 - self.n) as usize],
+                self.rev_bottleneck,
+                self.rev_down[dst.0 as usize],
+            ]);
+        }
+    }
+}
+
+/// Dumbbell parameters.
+#[derive(Clone, Copy, Debug)]
+pub struct Net {
+    pub pairs: u32,
+    pub access: Rate,
+    pub bottleneck: Rate,
+    pub access_delay: SimTime,
+    pub bottleneck_delay: SimTime,
+}
+
+impl Net {
+    /// 1 Gb/s bottleneck, 10 Gb/s access, 100 us base RTT (20 + 10 + 20 us each way).
+    pub fn gig(pairs: u32) -> Self {
+        Net {
+            pairs,
+            access: Rate::gbps(10),
+            bottleneck: Rate::gbps(1),
+            access_delay: SimTime::from_us(20),
+            bottleneck_delay: SimTime::from_us(10),
+        }
+    }
+}
+
+pub fn droptail(pkts: u64) -> Queue {
+    Queue::new(BufferSize::Packets(pkts), Discipline::DropTail)
+}
+
+/// Builds the dumbbell with `bottleneck_queue` on the forward bottleneck.
+pub fn dumbbell(w: &mut World, net: Net, bottleneck_queue: Queue) -> Dumbbell {
+    let n = net.pairs;
+    let access = |w: &mut World| -> Vec<LinkId> {
+        (0..n)
+            .map(|_| w.add_link(net.access, net.access_delay, droptail(10_000)))
+            .collect()
+    };
+    let up = access(w);
+    let bottleneck = w.add_link(net.bottleneck, net.bottleneck_delay, bottleneck_queue);
+    let down = access(w);
+    let rev_up = access(w);
+    let rev_bottleneck = w.add_link(net.bottleneck, net.bottleneck_delay, droptail(10_000));
+    let rev_down = access(w);
+    let d = Dumbbell {
+        n,
+        up: up.clone(),
+        bottleneck,
+        down: down.clone(),
+        rev_up: rev_up.clone(),
+        rev_bottleneck,
+        rev_down: rev_down.clone(),
+    };
+    w.set_path_source(Box::new(DumbbellPaths {
+        n,
+        up,
+        bottleneck,
+        down,
+        rev_up,
+        rev_bottleneck,
+        rev_down,
+    }));
+    d
+}
+
+/// A bottleneck queue of `pkts` packets that drops the listed data arrivals.
+pub fn test_queue(pkts: u64, drop_data: Vec<u64>) -> (Queue, Arc<Mutex<QueueLog>>) {
+    let (d, log) = TestQueue::new(drop_data);
+    (
+        Queue::new(BufferSize::Packets(pkts), Discipline::Custom(Box::new(d))),
+        log,
+    )
+}
+
+pub fn sink() -> ReportSink {
+    Arc::new(Mutex::new(Vec::new()))
+}
+
+/// Opens flow `i` from sender i to receiver n+i.
+#[allow(clippy::too_many_arguments)]
+pub fn open(
+    w: &mut World,
+    t: &dyn Transport,
+    net: &Net,
+    i: u32,
+    size: Option<u64>,
+    start: SimTime,
+    stop: Option<SimTime>,
+    report: &ReportSink,
+) -> Connection {
+    let mut spec = ConnectionSpec::new(
+        i as u64,
+        HostId(i),
+        HostId(net.pairs + i),
+        size,
+        start,
+        w.streams().substream("conn", i as u64),
+    );
+    spec.stop = stop;
+    spec.report = Some(report.clone());
+    t.open(w, spec).expect("open")
+}
+
+/// The end-of-run checks: conservation, nothing in flight, and for every flow that completed:
+/// the receiver delivered exactly the flow's bytes in order, and sender counters are consistent.
+/// Returns the completed records.
+pub fn check_end(w: &World, report: &ReportSink) -> Vec<FlowRecord> {
+    let c = w.conservation();
+    assert!(c.holds(), "conservation broken: {c:?}");
+    assert_eq!(c.in_flight, 0, "packets left in flight: {c:?}");
+    let reports = report.lock().unwrap();
+    let mut records = Vec::new();
+    for r in w.records() {
+        let size = r.size_bytes;
+        let rx = reports
+            .iter()
+            .find_map(|x| match x {
+                ConnectionReport::Receiver { flow_id, stats } if *flow_id == r.flow_id => {
+                    Some(*stats)
+                }
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("flow {}: receiver did not close", r.flow_id));
+        assert_eq!(
+            rx.order_errors, 0,
+            "flow {}: out-of-order delivery",
+            r.flow_id
+        );
+        let acked = r.bytes_acked;
+        assert_eq!(
+            rx.bytes_delivered, acked,
+            "flow {}: delivered != acked",
+            r.flow_id
+        );
+        if let Some(size) = size {
+            assert_eq!(acked, size, "flow {}", r.flow_id);
+            assert_eq!(r.bytes_sent, size, "flow {}", r.flow_id);
+        }
+        assert!(r.end.is_some() && r.start.is_some() && r.end >= r.start);
+        assert!(r.retransmits >= r.fast_retransmits + r.timeouts);
+        assert!(r.packets_sent >= r.retransmits);
+        let distinct = r.packets_sent - r.retransmits;
+        assert!(
+            distinct >= acked.div_ceil(1400).max(1) && distinct <= acked.div_ceil(1400) + 2,
+            "flow {}: {} distinct data packets for {} bytes",
+            r.flow_id,
+            distinct,
+            acked
+        );
+        records.push(r.clone());
+    }
+    records
+}
+
+/// Jain's fairness index of `x`.
+pub fn jain(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    let s2: f64 = x.iter().map(|v| v * v).sum();
+    s * s / (x.len() as f64 * s2)
+}

@@ -1,0 +1,430 @@
+//! TCP NewReno and DCTCP on small hand-built networks (issue 3): throughput, fairness, loss
+//! recovery, DCTCP queue control, slow-start timing, delivery and counter invariants, and the
+//! ns3-mmptcp profile. Run in release: several tests simulate seconds of 1 Gb/s traffic.
+
+mod common;
+
+use common::*;
+use htsim_core::queue::{Discipline, Queue};
+use htsim_core::units::BufferSize;
+use htsim_core::world::World;
+use htsim_core::{Rate, SimTime};
+use htsim_transport::config::{DelayedAck, TcpConfig};
+use htsim_transport::tcp::ConnectionReport;
+use htsim_transport::{DctcpTransport, Profile, TcpTransport, Transport};
+
+fn tcp() -> TcpTransport {
+    TcpTransport::new(Profile::Rfc)
+}
+
+/// Runs `flows` long flows for `secs` and returns each flow's goodput (acked bytes x 8 over the
+/// time since its handshake) in b/s, then stops them and checks the end-of-run invariants.
+fn long_flows(t: &dyn Transport, flows: u32, secs: u64, buffer: u64) -> Vec<f64> {
+    let mut w = World::new(11);
+    let net = Net::gig(flows);
+    dumbbell(&mut w, net, droptail(buffer));
+    let report = sink();
+    let end = SimTime::from_secs(secs);
+    for i in 0..flows {
+        let start = SimTime::from_us(37 * i as u64);
+        open(&mut w, t, &net, i, None, start, Some(end), &report);
+    }
+    w.run_until(end);
+    let mut open_records = w.open_flow_records();
+    open_records.sort_by_key(|r| r.flow_id);
+    assert_eq!(open_records.len(), flows as usize);
+    let goodputs = open_records
+        .iter()
+        .map(|r| {
+            let t0 = r.start.expect("established");
+            r.bytes_acked as f64 * 8.0 / (end - t0).as_secs_f64()
+        })
+        .collect();
+    w.run(); // drain, FIN, close
+    let done = check_end(&w, &report);
+    assert_eq!(
+        done.len(),
+        flows as usize,
+        "every long flow completes after its stop"
+    );
+    goodputs
+}
+
+#[test]
+fn one_flow_fills_a_gigabit_dumbbell() {
+    let g = long_flows(&tcp(), 1, 1, 100);
+    println!("goodput {:.4} Gb/s", g[0] / 1e9);
+    assert!(g[0] >= 0.95e9, "goodput {} b/s", g[0]);
+}
+
+#[test]
+fn equal_rtt_flows_share_fairly() {
+    for n in [2u32, 4, 8] {
+        let g = long_flows(&tcp(), n, 2, 100);
+        let j = jain(&g);
+        let total: f64 = g.iter().sum();
+        println!("{n} flows: Jain {j:.4}, total {:.4} Gb/s", total / 1e9);
+        assert!(j >= 0.95, "{n} flows: Jain {j} for {g:?}");
+        assert!(total >= 0.93e9, "{n} flows: total goodput {total}");
+    }
+}
+
+/// One finite flow over the gigabit dumbbell whose bottleneck drops the listed data arrivals;
+/// returns the completed record, the sender's counters and the queue log.
+fn lossy_flow(
+    config: TcpConfig,
+    size: u64,
+    drops: Vec<u64>,
+) -> (
+    htsim_core::flow::FlowRecord,
+    htsim_transport::subflow::SubflowCounters,
+    QueueLog,
+) {
+    let mut w = World::new(3);
+    let net = Net::gig(1);
+    let (q, log) = test_queue(100, drops);
+    dumbbell(&mut w, net, q);
+    let report = sink();
+    let t = TcpTransport { config };
+    open(
+        &mut w,
+        &t,
+        &net,
+        0,
+        Some(size),
+        SimTime::ZERO,
+        None,
+        &report,
+    );
+    w.run();
+    let recs = check_end(&w, &report);
+    assert_eq!(recs.len(), 1, "the flow completes");
+    let counters = report
+        .lock()
+        .unwrap()
+        .iter()
+        .find_map(|r| match r {
+            ConnectionReport::Sender { counters, .. } => Some(*counters),
+            _ => None,
+        })
+        .expect("sender report");
+    let log = std::mem::take(&mut *log.lock().unwrap());
+    (recs[0].clone(), counters, log)
+}
+
+#[test]
+fn single_loss_is_repaired_by_fast_retransmit() {
+    for config in [TcpConfig::rfc(), TcpConfig::ns3_mmptcp()] {
+        let (r, c, log) = lossy_flow(config, 500_000, vec![30]);
+        let lost = log.data[29];
+        assert!(lost.dropped && !lost.retransmit);
+        let rtx: Vec<_> = log.data.iter().filter(|s| s.retransmit).collect();
+        assert_eq!(rtx.len(), 1, "exactly one retransmission: {rtx:?}");
+        assert_eq!(rtx[0].seq, lost.seq, "of the lost segment");
+        assert_eq!((r.fast_retransmits, r.timeouts, r.retransmits), (1, 0, 1));
+        assert_eq!(c.full_acks, 1, "one loss: recovery ends with a full ACK");
+        assert_eq!(c.partial_acks, 0);
+        assert!(c.fr_dupacks > 0);
+        // Repaired within a few RTTs, far below any RTO.
+        assert!(
+            rtx[0].at - lost.at < SimTime::from_ms(2),
+            "{:?}",
+            rtx[0].at - lost.at
+        );
+    }
+}
+
+#[test]
+fn lost_last_packet_is_repaired_by_a_timeout_no_earlier_than_min_rto() {
+    // 70 000 B = 50 full segments; the 50th is dropped, so no duplicate ACK can follow.
+    for config in [TcpConfig::rfc(), TcpConfig::ns3_mmptcp()] {
+        let min_rto = config.min_rto;
+        let (r, c, log) = lossy_flow(config, 70_000, vec![50]);
+        let lost = log.data[49];
+        assert!(lost.dropped);
+        let rtx: Vec<_> = log.data.iter().filter(|s| s.retransmit).collect();
+        assert_eq!(rtx.len(), 1);
+        assert_eq!(rtx[0].seq, lost.seq);
+        assert_eq!((r.timeouts, r.fast_retransmits), (1, 0));
+        assert_eq!(c.timeouts, 1);
+        let wait = rtx[0].at - lost.at;
+        println!("RTO repair after {wait}");
+        assert!(wait >= min_rto, "retransmitted after {wait}");
+        assert!(
+            wait < min_rto + SimTime::from_ms(1),
+            "retransmitted after {wait}"
+        );
+        assert!(r.fct().expect("completed") >= min_rto);
+    }
+}
+
+/// Two long flows through a 1 Gb/s bottleneck with a 100-packet buffer that marks ECN-capable
+/// arrivals above K = 20; returns (time-averaged queue in packets, utilisation, max queue).
+fn queue_under(t: &dyn Transport) -> (f64, f64, usize) {
+    let mut w = World::new(5);
+    let net = Net::gig(2);
+    let q = Queue::new(
+        BufferSize::Packets(100),
+        Discipline::Ecn {
+            threshold: BufferSize::Packets(20),
+        },
+    );
+    let d = dumbbell(&mut w, net, q);
+    let report = sink();
+    let end = SimTime::from_secs(1);
+    for i in 0..2 {
+        open(
+            &mut w,
+            t,
+            &net,
+            i,
+            None,
+            SimTime::from_us(50 * i as u64),
+            Some(end),
+            &report,
+        );
+    }
+    let warm = SimTime::from_ms(100);
+    w.run_until(warm);
+    let departed0 = w.link(d.bottleneck).queue.counters.bytes_departed;
+    let step = SimTime::from_us(5);
+    let (mut sum, mut samples, mut max) = (0u64, 0u64, 0usize);
+    let mut t_now = warm;
+    while t_now < end {
+        t_now += step;
+        w.run_until(t_now);
+        let len = w.link(d.bottleneck).queue.len_packets();
+        sum += len as u64;
+        samples += 1;
+        max = max.max(len);
+    }
+    let bytes = w.link(d.bottleneck).queue.counters.bytes_departed - departed0;
+    let util = bytes as f64 * 8.0 / (1e9 * (end - warm).as_secs_f64());
+    w.run();
+    check_end(&w, &report);
+    (sum as f64 / samples as f64, util, max)
+}
+
+#[test]
+fn dctcp_holds_the_queue_near_k_while_tcp_fills_it() {
+    let (q, u, max) = queue_under(&DctcpTransport::new(Profile::Rfc));
+    println!("DCTCP: mean queue {q:.2} pkts, max {max}, utilisation {u:.4}");
+    assert!(q <= 25.0, "DCTCP mean queue {q}");
+    assert!(u >= 0.95, "DCTCP utilisation {u}");
+
+    let mut delayed = DctcpTransport::new(Profile::Rfc);
+    delayed.config.delayed_ack = Some(DelayedAck {
+        segments: 2,
+        timeout: SimTime::from_ms(40),
+    });
+    let (qd, ud, maxd) = queue_under(&delayed);
+    println!("DCTCP, delayed ACK m=2: mean queue {qd:.2} pkts, max {maxd}, utilisation {ud:.4}");
+    assert!(qd <= 25.0, "DCTCP (delayed ACK) mean queue {qd}");
+    assert!(ud >= 0.95, "DCTCP (delayed ACK) utilisation {ud}");
+
+    let (qt, ut, maxt) = queue_under(&tcp());
+    println!("TCP: mean queue {qt:.2} pkts, max {maxt}, utilisation {ut:.4}");
+    assert!(
+        qt >= 60.0,
+        "TCP mean queue {qt}: it should keep the buffer nearly full"
+    );
+    assert_eq!(maxt, 100, "TCP fills the buffer");
+    assert!(ut >= 0.95);
+}
+
+#[test]
+fn short_flow_completes_in_the_slow_start_time() {
+    // Idle 10 Gb/s path, 3 hops each way with 20 us each: rounds never overlap.
+    let rate = Rate::gbps(10);
+    let net = Net {
+        pairs: 1,
+        access: rate,
+        bottleneck: rate,
+        access_delay: SimTime::from_us(20),
+        bottleneck_delay: SimTime::from_us(20),
+    };
+    let s = rate.serialisation_time(1462);
+    let s_ack = rate.serialisation_time(42);
+    let hops = 3;
+    let prop = SimTime::from_us(60);
+    // The ACK of packet j of a round returns (j - 1) s after that of its first packet, which
+    // itself returns one round trip h (s + s_ack) + 2 D after the round started; the data starts
+    // s_ack after the SYN-ACK, behind the handshake ACK on the NIC.
+    let rtt1 = SimTime::from_ps(hops * (s.as_ps() + s_ack.as_ps())) + prop + prop;
+    // 70 000 B = 50 segments. IW 1: rounds 1, 2, 4, 8, 16, then 19. IW 10: 10, 20, then 20.
+    for (iw, rounds, last) in [(1u32, 6u64, 19u64), (10, 3, 20)] {
+        for profile in [Profile::Rfc, Profile::Ns3Mmptcp] {
+            let mut w = World::new(1);
+            dumbbell(&mut w, net, droptail(100));
+            let report = sink();
+            let mut t = TcpTransport::new(profile);
+            t.config.initial_cwnd_segments = iw;
+            open(
+                &mut w,
+                &t,
+                &net,
+                0,
+                Some(70_000),
+                SimTime::ZERO,
+                None,
+                &report,
+            );
+            w.run();
+            let r = &check_end(&w, &report)[0];
+            let fct = r.fct().expect("completed");
+            let predicted =
+                s_ack + SimTime::from_ps(rounds * rtt1.as_ps() + (last - 1) * s.as_ps());
+            println!("IW {iw} {profile:?}: FCT {fct}, predicted {predicted}");
+            assert!(
+                fct.as_ps().abs_diff(predicted.as_ps()) <= s.as_ps(),
+                "IW {iw}: FCT {fct} vs predicted {predicted}"
+            );
+            assert_eq!(r.retransmits, 0);
+        }
+    }
+}
+
+#[test]
+fn delivered_bytes_equal_sent_bytes_and_counters_add_up() {
+    // Many flows of awkward sizes through a tiny buffer: drops, fast recoveries and RTOs.
+    for config in [TcpConfig::rfc(), TcpConfig::ns3_mmptcp()] {
+        let mut w = World::new(9);
+        let net = Net::gig(12);
+        let (q, log) = test_queue(8, vec![]);
+        dumbbell(&mut w, net, q);
+        let report = sink();
+        let t = TcpTransport { config };
+        let sizes = [1u64, 1399, 1400, 1401, 70_000, 99_999, 250_000, 1_000_001];
+        for i in 0..net.pairs {
+            let size = sizes[i as usize % sizes.len()];
+            let start = SimTime::from_us(13 * i as u64);
+            open(&mut w, &t, &net, i, Some(size), start, None, &report);
+        }
+        w.run();
+        let recs = check_end(&w, &report);
+        assert_eq!(recs.len(), net.pairs as usize, "every flow completes");
+        let sent: u64 = recs.iter().map(|r| r.packets_sent).sum();
+        let log = log.lock().unwrap();
+        assert_eq!(
+            sent,
+            w.stats().data_packets_delivered + log.data_dropped,
+            "every data packet sent was delivered or dropped"
+        );
+        let rtx: u64 = recs.iter().map(|r| r.retransmits).sum();
+        assert!(log.data_dropped > 0, "the test should exercise losses");
+        assert!(rtx >= log.data_dropped, "every drop was retransmitted");
+        let fr: u64 = recs.iter().map(|r| r.fast_retransmits).sum();
+        let to: u64 = recs.iter().map(|r| r.timeouts).sum();
+        println!(
+            "{:?}: {} drops, {rtx} retransmits, {fr} fast retransmits, {to} timeouts",
+            t.config.profile, log.data_dropped
+        );
+    }
+}
+
+#[test]
+fn ns3_profile_caps_a_flow_at_the_receive_window() {
+    // 10 Gb/s, 1 ms base RTT: the BDP (1.25 MB) dwarfs the 65 535 B window.
+    let rate = Rate::gbps(10);
+    let net = Net {
+        pairs: 1,
+        access: rate,
+        bottleneck: rate,
+        access_delay: SimTime::from_us(200),
+        bottleneck_delay: SimTime::from_us(100),
+    };
+    let end = SimTime::from_ms(500);
+    let mut rates = Vec::new();
+    for profile in [Profile::Ns3Mmptcp, Profile::Rfc] {
+        let mut w = World::new(2);
+        dumbbell(&mut w, net, droptail(1000));
+        let report = sink();
+        open(
+            &mut w,
+            &TcpTransport::new(profile),
+            &net,
+            0,
+            None,
+            SimTime::ZERO,
+            Some(end),
+            &report,
+        );
+        w.run_until(end);
+        let r = w.open_flow_records().pop().expect("open flow");
+        let per_rtt = r.bytes_acked as f64 / ((end - r.start.unwrap()).as_secs_f64() / 1e-3);
+        println!("{profile:?}: {per_rtt:.0} B per 1 ms RTT");
+        rates.push(per_rtt);
+        w.run();
+        check_end(&w, &report);
+    }
+    // 46 full segments (64 400 B) fit in 65 535 B; the RTT is 1 ms plus serialisation.
+    assert!(rates[0] <= 65_535.0, "ns3-mmptcp: {} B per RTT", rates[0]);
+    assert!(
+        rates[0] >= 0.93 * 65_535.0,
+        "ns3-mmptcp: {} B per RTT",
+        rates[0]
+    );
+    assert!(
+        rates[1] > 5.0 * 65_535.0,
+        "rfc has no cap: {} B per RTT",
+        rates[1]
+    );
+}
+
+#[test]
+fn first_rto_before_any_sample_depends_on_the_profile() {
+    for (config, initial) in [
+        (TcpConfig::ns3_mmptcp(), SimTime::from_ms(1500)),
+        (TcpConfig::rfc(), SimTime::from_secs(1)),
+    ] {
+        // The first data packet is lost: no RTT sample exists when its RTO fires.
+        let (r, _, log) = lossy_flow(config, 20_000, vec![1]);
+        assert!(log.data[0].dropped);
+        let rtx = log
+            .data
+            .iter()
+            .find(|s| s.retransmit)
+            .expect("retransmitted");
+        assert_eq!(rtx.seq, log.data[0].seq);
+        // The first transmission left the NIC behind the handshake ACK (42 B at 10 Gb/s).
+        let behind_ack = Rate::gbps(10).serialisation_time(42);
+        assert_eq!(rtx.at - log.data[0].at, initial - behind_ack, "first RTO");
+        assert_eq!(r.timeouts, 1);
+    }
+}
+
+#[test]
+fn lost_syn_is_retransmitted_after_the_syn_timeout() {
+    for (profile, timeout) in [
+        (Profile::Ns3Mmptcp, SimTime::from_secs(3)),
+        (Profile::Rfc, SimTime::from_secs(1)),
+    ] {
+        let mut w = World::new(4);
+        let net = Net::gig(1);
+        let (mut d, _log) = TestQueue::new(vec![]);
+        d.drop_syns = 2;
+        let q = Queue::new(BufferSize::Packets(100), Discipline::Custom(Box::new(d)));
+        dumbbell(&mut w, net, q);
+        let report = sink();
+        open(
+            &mut w,
+            &TcpTransport::new(profile),
+            &net,
+            0,
+            Some(10_000),
+            SimTime::ZERO,
+            None,
+            &report,
+        );
+        w.run();
+        let r = &check_end(&w, &report)[0];
+        // Two SYNs lost: the third leaves at timeout x (1 + 2); FCT starts at the SYN-ACK.
+        let start = r.start.unwrap() - r.arrival;
+        let three = SimTime::from_ps(3 * timeout.as_ps());
+        assert!(
+            start > three && start < three + SimTime::from_ms(1),
+            "{start}"
+        );
+        assert_eq!(r.timeouts, 0, "SYN timeouts are not data timeouts");
+    }
+}
