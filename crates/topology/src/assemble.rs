@@ -2,11 +2,12 @@
 //! two directed links with the cabling's rate and delay and the factory's queues, then the
 //! finished [`Topology`] with its path source installed in the world.
 
-use crate::cabling::{Cabling, QueueFactory, QueueSite};
+use crate::cabling::{Cable, Cabling, QueueFactory, QueueSite};
 use crate::error::{Result, TopologyError};
 use crate::paths::{csr, Paths, ShortestPaths};
 use crate::topology::{HostInfo, LayerId, LinkInfo, Node, NodeId, NodeKind, Topology};
 use htsim_core::ids::LinkId;
+use htsim_core::units::BufferSize;
 use htsim_core::world::World;
 use std::collections::HashMap;
 
@@ -137,24 +138,29 @@ impl<'w, 'q> Assembler<'w, 'q> {
     /// rate and delay for that layer and a queue from the factory.
     pub(crate) fn link(&mut self, from: NodeId, to: NodeId, cable: LayerId) -> LinkId {
         let spec = self.cabling.cable(&self.layers[cable.0 as usize]);
-        self.link_with(from, to, cable, spec.rate, spec.delay)
+        self.link_with(from, to, cable, spec, None)
     }
 
-    /// Adds the directed link `from -> to` with an explicit rate and delay.
+    /// Adds the directed link `from -> to` with an explicit rate and delay, and a buffer limit
+    /// replacing the factory queue's when given.
     pub(crate) fn link_with(
         &mut self,
         from: NodeId,
         to: NodeId,
         cable: LayerId,
-        rate: htsim_core::Rate,
-        delay: htsim_core::SimTime,
+        spec: Cable,
+        limit: Option<BufferSize>,
     ) -> LinkId {
+        let Cable { rate, delay } = spec;
         let layer = self.nodes[from.0 as usize].layer;
-        let queue = (self.queues)(QueueSite {
+        let mut queue = (self.queues)(QueueSite {
             layer: &self.layers[layer.0 as usize],
             cable: &self.layers[cable.0 as usize],
             rate,
         });
+        if let Some(limit) = limit {
+            queue.set_limit(limit);
+        }
         let id = self.world.add_link(rate, delay, queue);
         self.links.push(LinkInfo {
             id,
@@ -166,9 +172,9 @@ impl<'w, 'q> Assembler<'w, 'q> {
         id
     }
 
-    /// The world being built into (to adjust a queue after [`Assembler::link_with`]).
-    pub(crate) fn world(&mut self) -> &mut World {
-        self.world
+    /// The layer of node `node`.
+    pub(crate) fn node_layer(&self, node: NodeId) -> LayerId {
+        self.nodes[node.0 as usize].layer
     }
 
     /// Adds a cable between `a` and `b`: the links `a -> b` and `b -> a`, in that order.

@@ -1,0 +1,443 @@
+//! Counts against formulas and path sets for every builder other than the FatTree, the file
+//! format, and a cross-check of the arithmetic FatTree paths against BFS on the same graph.
+
+mod common;
+
+use common::{cabling, check_pair, droptail, nodes_of};
+use htsim_core::ids::{HostId, LinkId};
+use htsim_core::units::BufferSize;
+use htsim_core::world::World;
+use htsim_core::{Rate, SimTime};
+use htsim_topology::bcube::BCube;
+use htsim_topology::dhft::Dhft;
+use htsim_topology::dumbbell::Dumbbell;
+use htsim_topology::error::TopologyError;
+use htsim_topology::fattree::FatTree;
+use htsim_topology::file::FileTopology;
+use htsim_topology::star::Star;
+use htsim_topology::topology::{Locality, NodeKind, Topology};
+use htsim_topology::vl2::Vl2;
+use htsim_topology::xmp::{XmpTorus, XmpTwoPath};
+use std::collections::HashSet;
+
+fn counts(t: &Topology, w: &World) -> (u32, usize, usize) {
+    assert_eq!(w.links().len(), t.links().len());
+    (t.host_count(), t.switch_count(), t.links().len())
+}
+
+#[test]
+fn star_and_dumbbell() {
+    let mut w = World::new(1);
+    let t = Star { hosts: 576 }
+        .build(&mut w, &cabling(), &mut droptail)
+        .unwrap();
+    assert_eq!(counts(&t, &w), (576, 1, 1152));
+    assert_eq!(t.path_count(HostId(0), HostId(575)), 1);
+    assert_eq!(t.locality(HostId(0), HostId(575)), Locality::SameTor);
+    check_pair(&t, HostId(3), HostId(400), 2);
+
+    let mut w = World::new(1);
+    let c = cabling().with_layer("bottleneck", Rate::mbps(10), SimTime::from_us(100));
+    let mut neck_queues = 0;
+    let t = Dumbbell { pairs: 5 }
+        .build(&mut w, &c, &mut |site| {
+            neck_queues += usize::from(site.cable == "bottleneck");
+            droptail(site)
+        })
+        .unwrap();
+    assert_eq!(counts(&t, &w), (10, 2, 22));
+    assert_eq!(neck_queues, 2);
+    let neck = t.node_by_name("left").unwrap();
+    let right = t.node_by_name("right").unwrap();
+    let l = t.links_between(neck, right).next().unwrap();
+    assert_eq!(w.link(l.id).rate(), Rate::mbps(10));
+    assert_eq!(w.link(l.id).delay(), SimTime::from_us(100));
+    let p = check_pair(&t, HostId(1), HostId(7), 3);
+    assert_eq!(p.len(), 1);
+    assert!(p[0].contains(&l.id));
+    assert_eq!(t.locality(HostId(1), HostId(7)), Locality::OtherPod);
+    for bad in [
+        Star { hosts: 0 }.build(&mut w, &cabling(), &mut droptail),
+        Dumbbell { pairs: 0 }.build(&mut w, &cabling(), &mut droptail),
+    ] {
+        assert!(matches!(bad, Err(TopologyError::InvalidParameter { .. })));
+    }
+}
+
+#[test]
+fn dhft_k12_has_576_hosts_and_fattree_path_counts() {
+    let mut w = World::new(1);
+    let t = Dhft { k: 12 }
+        .build(&mut w, &cabling(), &mut droptail)
+        .unwrap();
+    // 12 pods x 6 ToR pairs x 8 hosts; 144 ToRs + 72 aggs + 36 cores; 4 x 576 + 12^3 links.
+    assert_eq!(counts(&t, &w), (576, 252, 4 * 576 + 1728));
+    // Every host has two NICs, every ToR 8 host ports + 3 uplinks, aggs and cores 12 ports.
+    let tor = t.layer_id("tor").unwrap();
+    for (i, n) in t.nodes().iter().enumerate() {
+        let ports = t
+            .links_of_node(htsim_topology::topology::NodeId(i as u32))
+            .count();
+        let want = match t.layer_name(n.layer) {
+            "host" => 2,
+            "tor" => 11,
+            _ => 12,
+        };
+        assert_eq!(ports, want, "{}", n.name);
+    }
+    assert!(t.nodes().iter().filter(|n| n.layer == tor).count() == 144);
+    // host0 and host7 share a pair; host8 is the next pair; host48 is the next pod.
+    for (dst, loc, paths, hops) in [
+        (7, Locality::SameTor, 2, 2),
+        (8, Locality::SamePod, 6, 4),
+        (48, Locality::OtherPod, 36, 6),
+        (575, Locality::OtherPod, 36, 6),
+    ] {
+        assert_eq!(t.locality(HostId(0), HostId(dst)), loc);
+        assert_eq!(t.path_count(HostId(0), HostId(dst)), paths, "0->{dst}");
+        check_pair(&t, HostId(0), HostId(dst), hops);
+    }
+    for k in [0, 4, 8, 13] {
+        assert!(
+            Dhft { k }.build(&mut w, &cabling(), &mut droptail).is_err(),
+            "k={k}"
+        );
+    }
+}
+
+#[test]
+fn vl2_counts_and_paths() {
+    for (da, di, hpt) in [(4u32, 4u32, 2u32), (8, 6, 20)] {
+        let mut w = World::new(1);
+        let c = Cabling10G::new();
+        let t = Vl2 {
+            da,
+            di,
+            hosts_per_tor: hpt,
+        }
+        .build(&mut w, &c.0, &mut droptail)
+        .unwrap();
+        let tors = da * di / 4;
+        let hosts = tors * hpt;
+        assert_eq!(
+            counts(&t, &w),
+            (
+                hosts,
+                (tors + di + da / 2) as usize,
+                (2 * hosts + 2 * da * di) as usize
+            )
+        );
+        // Host links at 1 Gb/s, fabric at 10 Gb/s.
+        let h0 = t.hosts()[0].node;
+        assert_eq!(
+            w.link(t.links_of_node(h0).next().unwrap().id).rate(),
+            Rate::gbps(1)
+        );
+        let int0 = t.node_by_name("int0").unwrap();
+        assert_eq!(t.links_of_node(int0).count() as u32, di);
+        assert_eq!(
+            w.link(t.links_of_node(int0).next().unwrap().id).rate(),
+            Rate::gbps(10)
+        );
+        let per_pod = hpt * da / 2;
+        for (dst, loc, paths, hops) in [
+            (1, Locality::SameTor, 1, 2),
+            (hpt, Locality::SamePod, 2, 4),
+            (per_pod, Locality::OtherPod, 2 * da, 6),
+        ] {
+            assert_eq!(t.locality(HostId(0), HostId(dst)), loc);
+            assert_eq!(t.path_count(HostId(0), HostId(dst)), paths);
+            check_pair(&t, HostId(0), HostId(dst), hops);
+        }
+    }
+    let mut w = World::new(1);
+    assert!(Vl2 {
+        da: 3,
+        di: 4,
+        hosts_per_tor: 1
+    }
+    .build(&mut w, &cabling(), &mut droptail)
+    .is_err());
+    assert!(Vl2 {
+        da: 4,
+        di: 4,
+        hosts_per_tor: 0
+    }
+    .build(&mut w, &cabling(), &mut droptail)
+    .is_err());
+}
+
+/// [P2]'s VL2 cabling: 10 Gb/s fabric, 1 Gb/s host links.
+struct Cabling10G(htsim_topology::cabling::Cabling);
+impl Cabling10G {
+    fn new() -> Self {
+        Cabling10G(
+            htsim_topology::cabling::Cabling::uniform(Rate::gbps(10), SimTime::from_us(1))
+                .with_layer("tor", Rate::gbps(1), SimTime::from_us(1)),
+        )
+    }
+}
+
+#[test]
+fn bcube_counts_and_parallel_paths() {
+    for (n, k) in [(4u32, 1u32), (4, 2)] {
+        let mut w = World::new(1);
+        let t = BCube { n, k }
+            .build(&mut w, &cabling(), &mut droptail)
+            .unwrap();
+        let hosts = n.pow(k + 1);
+        assert_eq!(
+            counts(&t, &w),
+            (
+                hosts,
+                ((k + 1) * n.pow(k)) as usize,
+                (2 * (k + 1) * hosts) as usize
+            )
+        );
+        assert!(t
+            .nodes()
+            .iter()
+            .filter(|x| x.kind == NodeKind::Host)
+            .all(|x| x.forwards));
+        for s in 0..hosts {
+            for d in (0..hosts).step_by(3) {
+                let (src, dst) = (HostId(s), HostId(d));
+                if s == d {
+                    assert_eq!(t.path_count(src, dst), 0);
+                    continue;
+                }
+                assert_eq!(t.path_count(src, dst), k + 1);
+                let mut used = HashSet::new();
+                let differing = (0..=k)
+                    .filter(|&l| s / n.pow(l) % n != d / n.pow(l) % n)
+                    .count();
+                for i in 0..=k {
+                    let mut p = Vec::new();
+                    t.path(src, dst, i, &mut p);
+                    let nodes = nodes_of(&t, src, &p);
+                    assert_eq!(*nodes.last().unwrap(), t.hosts()[d as usize].node);
+                    // One host-switch-host step per corrected digit, plus a detour of two steps
+                    // on the paths that start on a level where the digits agree.
+                    assert!(
+                        p.len() == 2 * differing || p.len() == 2 * differing + 4,
+                        "{s}->{d} path {i}: {} links",
+                        p.len()
+                    );
+                    // The first hop is the source's level-i NIC.
+                    assert_eq!(
+                        t.layer_name(t.link(p[1]).unwrap().layer),
+                        format!("level{i}")
+                    );
+                    for l in p {
+                        assert!(used.insert(l), "{s}->{d}: paths share link {l:?}");
+                    }
+                }
+            }
+        }
+    }
+    let mut w = World::new(1);
+    assert!(BCube { n: 1, k: 1 }
+        .build(&mut w, &cabling(), &mut droptail)
+        .is_err());
+    assert!(matches!(
+        BCube { n: 1000, k: 5 }.build(&mut w, &cabling(), &mut droptail),
+        Err(TopologyError::TooLarge { .. })
+    ));
+}
+
+#[test]
+fn xmp_two_path_and_torus() {
+    let mut w = World::new(1);
+    let t = XmpTwoPath {
+        multipath_pairs: 2,
+        single_path_pairs: [1, 3],
+    }
+    .build(&mut w, &cabling(), &mut droptail)
+    .unwrap();
+    // 6 pairs; 2 dual-homed pairs have 4 host cables each, 4 single pairs 2 each; 2 bottlenecks.
+    assert_eq!(counts(&t, &w), (12, 4, 2 * (2 * 4 + 4 * 2 + 2)));
+    let neck = |p: &[LinkId]| t.node(t.link(p[1]).unwrap().from).name.clone();
+    let paths = check_pair(&t, HostId(0), HostId(6), 3);
+    assert_eq!(
+        paths.iter().map(|p| neck(p)).collect::<Vec<_>>(),
+        ["left0", "left1"]
+    );
+    assert_eq!(neck(&check_pair(&t, HostId(2), HostId(8), 3)[0]), "left0");
+    assert_eq!(neck(&check_pair(&t, HostId(5), HostId(11), 3)[0]), "left1");
+
+    let mut w = World::new(1);
+    let t = XmpTorus { bottlenecks: 5 }
+        .build(&mut w, &cabling(), &mut droptail)
+        .unwrap();
+    assert_eq!(counts(&t, &w), (10, 10, 2 * (5 * 4 + 5)));
+    let neck = |p: &[LinkId]| t.node(t.link(p[1]).unwrap().from).name.clone();
+    for i in 0..5u32 {
+        let paths = check_pair(&t, HostId(i), HostId(5 + i), 3);
+        let mut necks: Vec<String> = paths.iter().map(|p| neck(p)).collect();
+        necks.sort();
+        let mut want = vec![format!("l{i}"), format!("l{}", (i + 1) % 5)];
+        want.sort();
+        assert_eq!(necks, want);
+    }
+    assert!(XmpTorus { bottlenecks: 1 }
+        .build(&mut w, &cabling(), &mut droptail)
+        .is_err());
+}
+
+#[test]
+fn file_topology_builds_with_the_buffers_and_rates_it_gives() {
+    let text = "# two racks under one spine\n\
+        host host0 rack=0 pod=0\n\
+        host host1 rack=0\n\
+        host host2 rack=1 pod=1\n\
+        switch t0 layer=tor\n\
+        switch t1 layer=tor\n\
+        switch s0 layer=spine\n\
+        switch s1 layer=spine\n\
+        link host0 t0 1Gbps 1us 50pkt\n\
+        link host1 t0 1Gbps 1us 50pkt\n\
+        link host2 t1 1Gbps 1us 50pkt   # trailing comment\n\
+        link t0 s0 10Gbps 2us 64KiB\n\
+        link t0 s1 10Gbps 2us 64KiB\n\
+        link t1 s0 10Gbps 2us 64KiB layer=fabric\n\
+        link t1 s1 10Gbps 2us 64KiB layer=fabric\n";
+    let f = FileTopology::parse(text).unwrap();
+    let mut w = World::new(1);
+    let mut sites = Vec::new();
+    let t = f
+        .build(&mut w, &mut |site| {
+            sites.push((site.layer.to_string(), site.cable.to_string()));
+            droptail(site)
+        })
+        .unwrap();
+    assert_eq!(counts(&t, &w), (3, 4, 14));
+    assert_eq!((t.rack_count(), t.pod_count()), (2, 2));
+    assert_eq!(t.locality(HostId(0), HostId(1)), Locality::SameTor);
+    assert_eq!(t.locality(HostId(0), HostId(2)), Locality::OtherPod);
+    assert_eq!(t.path_count(HostId(0), HostId(1)), 1);
+    assert_eq!(t.path_count(HostId(0), HostId(2)), 2);
+    check_pair(&t, HostId(0), HostId(2), 4);
+    let up = t
+        .links_of_node(t.node_by_name("t0").unwrap())
+        .find(|l| t.node(l.to).name == "s0")
+        .unwrap();
+    assert_eq!(w.link(up.id).rate(), Rate::gbps(10));
+    assert_eq!(w.link(up.id).delay(), SimTime::from_us(2));
+    assert_eq!(w.link(up.id).queue.limit(), BufferSize::Bytes(65536));
+    assert_eq!(t.layer_name(up.cable), "spine");
+    assert!(sites.contains(&("spine".to_string(), "fabric".to_string())));
+    assert!(sites.contains(&("host".to_string(), "tor".to_string())));
+    assert_eq!(
+        w.link(t.links_of_node(t.hosts()[0].node).next().unwrap().id)
+            .queue
+            .limit(),
+        BufferSize::Packets(50)
+    );
+}
+
+#[test]
+fn file_errors_name_the_line() {
+    let cases = [
+        ("host host0\nhost host2\n", "line 2", "expected host1"),
+        (
+            "host host0\nswich s0\n",
+            "line 2",
+            "did you mean \"switch\"",
+        ),
+        (
+            "host host0\nswitch s0\nlink host0 s1 1Gbps 1us 10pkt\n",
+            "line 3",
+            "did you mean \"s0\"",
+        ),
+        (
+            "host host0\nswitch s0\nlink host0 s0 1Gbps 1 10pkt\n",
+            "line 3",
+            "unit",
+        ),
+        (
+            "host host0\nswitch s0\nlink host0 s0 1Gbps\n",
+            "line 3",
+            "link needs",
+        ),
+        (
+            "host host0 rack=0 pod=0\nhost host1 rack=0 pod=1\n",
+            "line 2",
+            "already in pod 0",
+        ),
+        ("host host0 rak=1\n", "line 1", "did you mean \"rack\""),
+        ("switch s0\n", "line 1", "no host"),
+        ("host host0\nhost host0\n", "line 2", "twice"),
+    ];
+    for (text, line, what) in cases {
+        let err = FileTopology::parse(text).unwrap_err().to_string();
+        assert!(
+            err.starts_with(line) && err.contains(what),
+            "{text:?}: {err}"
+        );
+    }
+}
+
+/// The FatTree written as a topology file: hosts with their racks and pods, switches with
+/// their layers, one line per cable.
+fn as_file(t: &Topology) -> String {
+    let mut s = String::new();
+    for (i, h) in t.hosts().iter().enumerate() {
+        s += &format!("host host{i} rack={} pod={}\n", h.rack, h.pod);
+    }
+    for n in t.nodes().iter().filter(|n| n.kind == NodeKind::Switch) {
+        s += &format!("switch {} layer={}\n", n.name, t.layer_name(n.layer));
+    }
+    for l in t.links() {
+        if l.from < l.to {
+            s += &format!(
+                "link {} {} 1Gbps 1us 100pkt\n",
+                t.node(l.from).name,
+                t.node(l.to).name
+            );
+        }
+    }
+    s
+}
+
+#[test]
+fn fattree_arithmetic_paths_equal_the_bfs_shortest_paths() {
+    let mut w = World::new(1);
+    let ft = FatTree {
+        k: 4,
+        oversubscription: 2,
+    }
+    .build(&mut w, &cabling(), &mut droptail)
+    .unwrap();
+    let mut w2 = World::new(1);
+    let bfs = FileTopology::parse(&as_file(&ft))
+        .unwrap()
+        .build(&mut w2, &mut droptail)
+        .unwrap();
+    let names = |t: &Topology, src: HostId, p: &[LinkId]| -> Vec<String> {
+        nodes_of(t, src, p)
+            .iter()
+            .map(|&n| t.node(n).name.clone())
+            .collect()
+    };
+    for s in 0..ft.host_count() {
+        for d in 0..ft.host_count() {
+            let (src, dst) = (HostId(s), HostId(d));
+            assert_eq!(
+                ft.path_count(src, dst),
+                bfs.path_count(src, dst),
+                "{s}->{d}"
+            );
+            assert_eq!(ft.locality(src, dst), bfs.locality(src, dst));
+            let set = |t: &Topology| -> HashSet<Vec<String>> {
+                (0..t.path_count(src, dst))
+                    .map(|i| {
+                        let mut p = Vec::new();
+                        t.path(src, dst, i, &mut p);
+                        names(t, src, &p)
+                    })
+                    .collect()
+            };
+            assert_eq!(set(&ft), set(&bfs), "{s}->{d}");
+        }
+    }
+}
