@@ -31,3 +31,6 @@ pub use htsim_core as core;
 pub use htsim_topology as topology;
 pub use htsim_transport as transport;
 pub use htsim_workload as workload;
+
+pub mod report;
+pub mod scenario;

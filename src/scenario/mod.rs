@@ -1,0 +1,225 @@
+//! Scenario files (scenario-format.md): loading with precise errors, key paths for `[sweep]` and
+//! `--set`, and the sweep points.
+//!
+//! ```
+//! use htsim::scenario::{load_str, LoadOptions};
+//!
+//! let text = r#"
+//! [run]
+//! duration = "1s"
+//! seeds = 2
+//! [topology]
+//! kind = "fattree"
+//! k = 4
+//! [[flows]]
+//! name = "long"
+//! size = "infinite"
+//! transport = { kind = "tcp" }
+//! [sweep]
+//! "topology.link_rate" = ["100Mbps", "1Gbps"]
+//! "#;
+//! let loaded = load_str("demo", text, std::path::Path::new("."), &LoadOptions::default()).unwrap();
+//! assert_eq!(loaded.points.len(), 2);
+//! assert_eq!(loaded.points[0].name, "topology.link_rate=100Mbps");
+//! assert_eq!(loaded.scenario.run.seeds.list(), vec![1, 2]);
+//!
+//! let err = load_str("bad.toml", "[run]\ndurtion = \"1s\"\n", std::path::Path::new("."), &LoadOptions::default())
+//!     .unwrap_err();
+//! assert_eq!(err.line(), Some(2));
+//! assert_eq!(err.hint.as_deref(), Some("did you mean `duration`?"));
+//! ```
+
+pub mod error;
+pub mod keypath;
+pub mod params;
+pub mod resolve;
+pub mod schema;
+pub mod suggest;
+pub mod sweep;
+pub mod tree;
+
+use std::path::Path;
+
+pub use error::{Location, Origin, Result, ScenarioError, Source};
+pub use schema::*;
+
+use tree::{Node, Value};
+
+/// Changes applied on top of the file, as the command line gives them.
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    /// `PATH=VALUE` overrides (`--set`), applied in order before the sweep.
+    pub overrides: Vec<String>,
+    /// Replaces `[run] seeds` (`--seeds N`, `--seed S`).
+    pub seeds: Option<Seeds>,
+}
+
+/// One point of the sweep: its name, the values it assigns and the scenario it gives.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    /// `base`, or `key=value` pairs joined by `,` (file-name safe).
+    pub name: String,
+    /// The key paths and values this point assigns, in `[sweep]` order.
+    pub assignments: Vec<(String, toml::Value)>,
+    /// The resolved scenario at this point.
+    pub scenario: Scenario,
+}
+
+/// A loaded scenario: the base (file plus overrides, with its `[sweep]`) and every sweep point,
+/// each resolved and checked.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    /// The scenario as written plus overrides, defaults filled in; its `sweep` lists the axes.
+    pub scenario: Scenario,
+    /// The sweep points in run order (one point, `base`, without a sweep).
+    pub points: Vec<Point>,
+}
+
+/// Loads and checks the scenario file at `path`.
+pub fn load(path: &Path, options: &LoadOptions) -> Result<Loaded> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Box::new(ScenarioError {
+            file: name.clone(),
+            location: Location::File,
+            key_path: String::new(),
+            message: format!("cannot read the scenario file: {e}"),
+            hint: None,
+            snippet: None,
+        })
+    })?;
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "scenario".into());
+    let dir = path.parent().unwrap_or(Path::new("."));
+    load_named(&name, &stem, &text, dir, options)
+}
+
+/// Loads a scenario from text. `name` is shown in errors and is the default scenario name;
+/// `base_dir` is where relative file paths in the scenario are read from.
+pub fn load_str(name: &str, text: &str, base_dir: &Path, options: &LoadOptions) -> Result<Loaded> {
+    let stem = name.strip_suffix(".toml").unwrap_or(name);
+    let stem = Path::new(stem)
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "scenario".into());
+    load_named(name, &stem, text, base_dir, options)
+}
+
+fn load_named(
+    file: &str,
+    default_name: &str,
+    text: &str,
+    base_dir: &Path,
+    options: &LoadOptions,
+) -> Result<Loaded> {
+    let mut source = Source::new(file, text);
+    source.overrides = options.overrides.clone();
+    let default_name = sweep::file_name_safe(default_name);
+    let cx = resolve::Cx {
+        src: &source,
+        base_dir,
+        default_name: &default_name,
+    };
+    let mut root = tree::parse(&source)?;
+    for (i, text) in options.overrides.iter().enumerate() {
+        let origin = Origin::Set(i);
+        let Some((path, value)) = text.split_once('=') else {
+            return Err(source.error(
+                &origin,
+                text.trim(),
+                "expected PATH=VALUE, e.g. `--set flows.short.size=100KB`",
+            ));
+        };
+        let path = path.trim();
+        let value = tree::parse_value(value, &origin);
+        keypath::set(&mut root, path, value, &origin)
+            .map_err(|e| source.error(&origin, path, e.message).with_hint_opt(e.hint))?;
+    }
+    let mut base = resolve::scenario(&cx, &root)?;
+    if let Some(seeds) = &options.seeds {
+        base.run.seeds = seeds.clone();
+    }
+    let axes = sweep_axes(&root);
+    let mut points = Vec::new();
+    for assignments in sweep::product(
+        &axes
+            .iter()
+            .map(|(p, _, v)| (p.clone(), v.clone()))
+            .collect::<Vec<_>>(),
+    ) {
+        let name = sweep::point_name(&assignments);
+        let mut tree = root.clone();
+        // The sweep table itself is not part of a point.
+        if let Value::Table(t) = &mut tree.value {
+            t.entries.retain(|e| e.key != "sweep");
+        }
+        for (path, value) in &assignments {
+            let key_origin = axes
+                .iter()
+                .find(|(p, _, _)| p == path)
+                .map_or(Origin::Unknown, |(_, o, _)| o.clone());
+            if path.split('.').next() == Some("sweep") {
+                return Err(source.error(
+                    &key_origin,
+                    path,
+                    "a sweep cannot change `[sweep]` itself",
+                ));
+            }
+            keypath::set(&mut tree, path, value.clone(), &key_origin).map_err(|e| {
+                source
+                    .error(&key_origin, format!("sweep.{path}"), e.message)
+                    .with_hint_opt(e.hint)
+            })?;
+        }
+        let mut scenario = resolve::scenario(&cx, &tree).map_err(|mut e| {
+            if !assignments.is_empty() {
+                e.message = format!("{} (at sweep point `{name}`)", e.message);
+            }
+            e
+        })?;
+        scenario.sweep = base.sweep.clone();
+        if let Some(seeds) = &options.seeds {
+            scenario.run.seeds = seeds.clone();
+        }
+        if points.iter().any(|p: &Point| p.name == name) {
+            let origin = axes.first().map_or(Origin::Unknown, |(_, o, _)| o.clone());
+            return Err(source.error(
+                &origin,
+                "sweep",
+                format!("two sweep points share the name `{name}`: make the values distinct"),
+            ));
+        }
+        points.push(Point {
+            name,
+            assignments: assignments
+                .iter()
+                .map(|(p, v)| (p.clone(), v.to_toml()))
+                .collect(),
+            scenario,
+        });
+    }
+    Ok(Loaded {
+        scenario: base,
+        points,
+    })
+}
+
+/// The `[sweep]` axes of a tree: path, where the key is written, values.
+fn sweep_axes(root: &Node) -> Vec<(String, Origin, Vec<Node>)> {
+    let Some(Node {
+        value: Value::Table(t),
+        ..
+    }) = keypath::get(root, "sweep")
+    else {
+        return Vec::new();
+    };
+    t.entries
+        .iter()
+        .filter_map(|e| match &e.value.value {
+            Value::Array(items) => Some((e.key.clone(), e.key_origin.clone(), items.clone())),
+            _ => None,
+        })
+        .collect()
+}

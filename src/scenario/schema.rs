@@ -1,0 +1,638 @@
+//! The resolved scenario: every key of scenario-format.md as a typed value, every default
+//! filled in. Serialises back to TOML (DIR/scenario.toml) in a form [`super::load_str`] reads back
+//! to the same value.
+
+use std::path::PathBuf;
+
+use htsim_core::units::{format_buffer, format_duration, format_size, BufferSize};
+use htsim_core::{Rate, SimTime};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+
+use super::params::Params;
+use super::tree::Node;
+
+/// A whole scenario, resolved.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Scenario {
+    /// Its name (defaults to the file name without `.toml`); names the output directory.
+    pub name: String,
+    /// Free text.
+    pub description: String,
+    /// `[run]`: duration, drain, warmup, seeds.
+    pub run: RunConfig,
+    /// `[topology]`.
+    pub topology: TopologyConfig,
+    /// `[queue]`.
+    pub queue: QueueConfig,
+    /// `[routing]`.
+    pub routing: RoutingConfig,
+    /// `[transports.<name>]`, in file order.
+    #[serde(serialize_with = "ser_transports")]
+    pub transports: Vec<NamedTransport>,
+    /// `[[flows]]`: the flow classes, in file order.
+    pub flows: Vec<FlowClass>,
+    /// `[[events]]`, in file order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<Event>,
+    /// `[output]`.
+    pub output: OutputConfig,
+    /// `[sweep]`: parameter axes, in file order.
+    #[serde(serialize_with = "ser_sweep", skip_serializing_if = "Vec::is_empty")]
+    pub sweep: Vec<SweepAxis>,
+    /// The directory of the scenario file; relative paths (`cdf_file`, topology files) are read
+    /// from here.
+    #[serde(skip)]
+    pub base_dir: PathBuf,
+}
+
+impl Scenario {
+    /// The resolved scenario as TOML text, every default written out.
+    pub fn to_toml_string(&self) -> String {
+        // Serialising our own plain data to TOML cannot fail: every map key is a string and no
+        // value is a bare `None` (options are skipped).
+        toml::to_string(self).unwrap_or_else(|e| format!("# could not serialise: {e}\n"))
+    }
+
+    /// The transport called `name`.
+    pub fn transport(&self, name: &str) -> Option<&TransportConfig> {
+        self.transports
+            .iter()
+            .find(|t| t.name == name)
+            .map(|t| &t.config)
+    }
+}
+
+/// `[run]`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunConfig {
+    /// How long flows are generated and long flows run.
+    #[serde(serialize_with = "ser_duration")]
+    pub duration: SimTime,
+    /// Extra simulated time for open short flows to finish.
+    #[serde(serialize_with = "ser_duration")]
+    pub drain: SimTime,
+    /// Metrics ignore what happens before this time.
+    #[serde(serialize_with = "ser_duration")]
+    pub warmup: SimTime,
+    /// The seeds to run.
+    pub seeds: Seeds,
+}
+
+/// Which seeds to run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Seeds {
+    /// Seeds `1..=N`.
+    Count(u64),
+    /// These seeds, in this order.
+    List(Vec<u64>),
+}
+
+impl Seeds {
+    /// The seeds, in run order.
+    pub fn list(&self) -> Vec<u64> {
+        match self {
+            Seeds::Count(n) => (1..=*n).collect(),
+            Seeds::List(v) => v.clone(),
+        }
+    }
+}
+
+impl Serialize for Seeds {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Seeds::Count(n) => s.serialize_u64(*n),
+            Seeds::List(v) => v.serialize(s),
+        }
+    }
+}
+
+/// `[topology]`: a kind, its parameters and per-layer link overrides.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TopologyConfig {
+    /// `fattree`, `vl2`, ... (see [`super::params::TOPOLOGIES`]).
+    pub kind: String,
+    /// The kind's parameters, defaults filled in.
+    pub params: Params,
+    /// `[topology.layers.<layer>]`, in file order.
+    pub layers: Vec<(String, LinkOverride)>,
+}
+
+impl TopologyConfig {
+    /// The number of hosts, for the kinds where the parameters alone say it.
+    pub fn host_count(&self) -> Option<u64> {
+        let int = |k: &str| self.params.int(k).and_then(|v| u64::try_from(v).ok());
+        match self.kind.as_str() {
+            "fattree" => {
+                let k = int("k")?;
+                Some(k * k * k / 4 * int("oversubscription")?)
+            }
+            "dhft" => {
+                let k = int("k")?;
+                // k pods of k/2 ToR pairs... each pair serves 2k/3 hosts: k/4 pairs per pod.
+                Some(k * (k / 4) * (2 * k / 3))
+            }
+            "vl2" => {
+                let (da, di) = (int("da")?, int("di")?);
+                Some(da * di / 4 * int("hosts_per_tor")?)
+            }
+            "bcube" => {
+                let (n, k) = (int("n")?, int("k")?);
+                n.checked_pow(u32::try_from(k + 1).ok()?)
+            }
+            "star" => int("hosts"),
+            "dumbbell" => Some(2 * int("hosts")?),
+            _ => None,
+        }
+    }
+}
+
+impl Serialize for TopologyConfig {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("kind", &self.kind)?;
+        for (k, v) in &self.params.values {
+            m.serialize_entry(k, v)?;
+        }
+        if !self.layers.is_empty() {
+            m.serialize_entry("layers", &PairMap(&self.layers))?;
+        }
+        m.end()
+    }
+}
+
+/// Serialises a list of pairs as a map, keeping its order.
+struct PairMap<'a, T>(&'a [(String, T)]);
+
+impl<T: Serialize> Serialize for PairMap<'_, T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+/// `[topology.layers.<layer>]`: overrides for the links of one layer.
+#[derive(Clone, Debug, PartialEq, Default, Serialize)]
+pub struct LinkOverride {
+    /// Link rate.
+    #[serde(
+        serialize_with = "ser_opt_rate",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub link_rate: Option<Rate>,
+    /// Propagation delay.
+    #[serde(
+        serialize_with = "ser_opt_duration",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub link_delay: Option<SimTime>,
+}
+
+/// A queue discipline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum QueueKind {
+    /// Drop arrivals when full.
+    Droptail,
+    /// Drop-tail that marks CE when the instantaneous queue exceeds the threshold on arrival.
+    Ecn,
+}
+
+/// `[queue]`: the queue of every egress port, with per-layer overrides.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct QueueConfig {
+    /// The discipline.
+    pub kind: QueueKind,
+    /// The capacity.
+    #[serde(serialize_with = "ser_buffer")]
+    pub capacity: BufferSize,
+    /// ECN marking threshold (ecn only).
+    #[serde(
+        serialize_with = "ser_opt_buffer",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub mark_threshold: Option<BufferSize>,
+    /// `[queue.layers.<layer>]`: the full queue settings of a layer, in file order.
+    #[serde(
+        serialize_with = "ser_queue_layers",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub layers: Vec<(String, QueueSettings)>,
+}
+
+/// The queue settings of one layer.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct QueueSettings {
+    /// The discipline.
+    pub kind: QueueKind,
+    /// The capacity.
+    #[serde(serialize_with = "ser_buffer")]
+    pub capacity: BufferSize,
+    /// ECN marking threshold (ecn only).
+    #[serde(
+        serialize_with = "ser_opt_buffer",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub mark_threshold: Option<BufferSize>,
+}
+
+impl QueueConfig {
+    /// The settings of the queues of `layer`.
+    pub fn for_layer(&self, layer: &str) -> QueueSettings {
+        self.layers
+            .iter()
+            .find(|(l, _)| l == layer)
+            .map(|(_, q)| q.clone())
+            .unwrap_or(QueueSettings {
+                kind: self.kind,
+                capacity: self.capacity,
+                mark_threshold: self.mark_threshold,
+            })
+    }
+}
+
+/// Path selection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RoutingMode {
+    /// A hash of the 5-tuple picks one of the equal-cost paths.
+    Ecmp,
+    /// A random path per packet.
+    Spray,
+    /// One static path per host pair.
+    Single,
+}
+
+/// `[routing]`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RoutingConfig {
+    /// The mode.
+    pub mode: RoutingMode,
+}
+
+/// A transport's settings: its kind and parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TransportConfig {
+    /// `tcp`, `dctcp`, `ps`, `mptcp`, `mmptcp`, `xmp`.
+    pub kind: String,
+    /// The kind's parameters, defaults filled in.
+    pub params: Params,
+}
+
+impl Serialize for TransportConfig {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("kind", &self.kind)?;
+        for (k, v) in &self.params.values {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+/// A transport of `[transports]` with its name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NamedTransport {
+    /// The name flow classes refer to.
+    pub name: String,
+    /// The settings.
+    pub config: TransportConfig,
+}
+
+/// A flow class's transport: a name from `[transports]`, or inline settings.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TransportRef {
+    /// `transport = "mptcp8"`.
+    Named(String),
+    /// `transport = { kind = "tcp" }`.
+    Inline(TransportConfig),
+}
+
+impl Serialize for TransportRef {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            TransportRef::Named(n) => s.serialize_str(n),
+            TransportRef::Inline(t) => t.serialize(s),
+        }
+    }
+}
+
+/// A traffic matrix recipe.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MatrixKind {
+    /// Every sender to a distinct receiver, nobody to itself.
+    Permutation,
+    /// `dst = src + offset` (default: the same position in the next pod).
+    Stride,
+    /// Uniform random destinations.
+    Random,
+    /// `fan_in` senders to one receiver.
+    Incast,
+    /// Every sender to one receiver.
+    ManyToOne,
+    /// A fraction `rack_local` of flows stay in their rack.
+    Locality,
+}
+
+/// Which hosts of the topology send flows of a class.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Senders {
+    /// A share of all hosts (`"33%"`); `text` is as written.
+    Share {
+        /// The fraction, 0..=1.
+        fraction: f64,
+        /// The text as written, kept for writing back exactly.
+        text: String,
+    },
+    /// A number of hosts.
+    Count(u64),
+    /// Every host.
+    All,
+    /// The hosts no earlier class uses.
+    Rest,
+}
+
+impl Serialize for Senders {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Senders::Share { text, .. } => s.serialize_str(text),
+            Senders::Count(n) => s.serialize_u64(*n),
+            Senders::All => s.serialize_str("all"),
+            Senders::Rest => s.serialize_str("rest"),
+        }
+    }
+}
+
+/// A flow-size distribution.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SizeSpec {
+    /// Every flow this many bytes.
+    Fixed(u64),
+    /// Flows that never end.
+    Infinite,
+    /// Uniform between two sizes, bytes.
+    Uniform(u64, u64),
+    /// Pareto with this shape and mean, capped, bytes.
+    Pareto {
+        /// Shape (alpha), above 1.
+        shape: f64,
+        /// Mean, bytes.
+        mean: u64,
+        /// Cap, bytes.
+        max: Option<u64>,
+    },
+    /// A built-in empirical CDF (`websearch`, `datamining`, `fb_hadoop`, `benson_imc10`).
+    Cdf(String),
+    /// An empirical CDF read from a file (relative to the scenario).
+    CdfFile(String),
+}
+
+/// The built-in flow-size CDFs.
+pub const BUILTIN_CDFS: &[&str] = &["websearch", "datamining", "fb_hadoop", "benson_imc10"];
+
+impl Serialize for SizeSpec {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            SizeSpec::Fixed(b) => s.serialize_str(&format_size(*b)),
+            SizeSpec::Infinite => s.serialize_str("infinite"),
+            SizeSpec::Uniform(lo, hi) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("uniform", &[format_size(*lo), format_size(*hi)])?;
+                m.end()
+            }
+            SizeSpec::Pareto { shape, mean, max } => {
+                let mut inner = toml::Table::new();
+                inner.insert("shape".into(), toml::Value::Float(*shape));
+                inner.insert("mean".into(), toml::Value::String(format_size(*mean)));
+                if let Some(max) = max {
+                    inner.insert("max".into(), toml::Value::String(format_size(*max)));
+                }
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("pareto", &inner)?;
+                m.end()
+            }
+            SizeSpec::Cdf(name) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("cdf", name)?;
+                m.end()
+            }
+            SizeSpec::CdfFile(path) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("cdf_file", path)?;
+                m.end()
+            }
+        }
+    }
+}
+
+/// How flows of a class arrive.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arrivals {
+    /// Poisson arrivals at this many flows per second over the whole network.
+    Poisson(f64),
+    /// Synchronised rounds with this period.
+    Every(SimTime),
+    /// A new flow when the previous one of the same sender ends.
+    ClosedLoop,
+}
+
+impl Serialize for Arrivals {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(1))?;
+        match self {
+            Arrivals::Poisson(rate) => m.serialize_entry("poisson", rate)?,
+            Arrivals::Every(t) => m.serialize_entry("every", &format_duration(*t))?,
+            Arrivals::ClosedLoop => m.serialize_entry("closed_loop", &true)?,
+        }
+        m.end()
+    }
+}
+
+/// `[[flows]]`: one class of flows.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FlowClass {
+    /// Unique name; addressed in key paths as `flows.<name>`.
+    pub name: String,
+    /// The traffic matrix.
+    pub matrix: MatrixKind,
+    /// Stride offset in hosts (stride only; absent = the next pod).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
+    /// Senders per receiver (incast only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fan_in: Option<u64>,
+    /// Fraction of rack-local flows (locality only), as written (`"30%"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rack_local: Option<String>,
+    /// Which hosts send.
+    pub senders: Senders,
+    /// Flow sizes.
+    pub size: SizeSpec,
+    /// When the first flows start.
+    #[serde(serialize_with = "ser_duration")]
+    pub start: SimTime,
+    /// How flows arrive; absent = one flow per sender at `start`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arrivals: Option<Arrivals>,
+    /// The transport.
+    pub transport: TransportRef,
+}
+
+/// `where` of an event: which links change.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EventTarget {
+    /// A random share of the switches of a layer (chosen by seed): their links of that layer.
+    Layer {
+        /// Layer name.
+        layer: String,
+        /// Share of the layer's switches, text as written (`"30%"`); absent = all.
+        switches: Option<String>,
+    },
+    /// Named links, each `[from, to]` or a node name.
+    Links(Vec<String>),
+}
+
+impl Serialize for EventTarget {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        match self {
+            EventTarget::Layer { layer, switches } => {
+                m.serialize_entry("layer", layer)?;
+                if let Some(sw) = switches {
+                    m.serialize_entry("switches", sw)?;
+                }
+            }
+            EventTarget::Links(links) => m.serialize_entry("link", links)?,
+        }
+        m.end()
+    }
+}
+
+/// `set` of an event: what changes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EventChange {
+    /// New queue capacity.
+    Capacity(BufferSize),
+    /// New link rate.
+    Rate(Rate),
+    /// The link fails.
+    Down,
+    /// The link recovers.
+    Up,
+}
+
+impl Serialize for EventChange {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(1))?;
+        match self {
+            EventChange::Capacity(b) => m.serialize_entry("capacity", &format_buffer(b))?,
+            EventChange::Rate(r) => m.serialize_entry("rate", &r.to_string())?,
+            EventChange::Down => m.serialize_entry("down", &true)?,
+            EventChange::Up => m.serialize_entry("up", &true)?,
+        }
+        m.end()
+    }
+}
+
+/// `[[events]]`: a change to the network at a time.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Event {
+    /// When.
+    #[serde(serialize_with = "ser_duration")]
+    pub at: SimTime,
+    /// Which links.
+    #[serde(rename = "where")]
+    pub target: EventTarget,
+    /// What changes.
+    pub set: EventChange,
+}
+
+/// `[output.timeseries]`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TimeseriesConfig {
+    /// Sampling interval.
+    #[serde(serialize_with = "ser_duration")]
+    pub interval: SimTime,
+    /// Which series (`queue`, `cwnd`, `rate`).
+    pub series: Vec<String>,
+}
+
+/// The time series that can be asked for.
+pub const SERIES: &[&str] = &["queue", "cwnd", "rate"];
+
+/// `[output]`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OutputConfig {
+    /// Write flows.csv.
+    pub flows: bool,
+    /// Write links.csv.
+    pub links: bool,
+    /// Write timeseries.csv.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeseries: Option<TimeseriesConfig>,
+    /// Draw plots.
+    pub plots: bool,
+}
+
+/// One `[sweep]` axis: a key path and the values it takes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepAxis {
+    /// The key path (`transports.mptcp8.subflows`).
+    pub path: String,
+    /// The values, in order.
+    pub values: Vec<Node>,
+}
+
+fn ser_transports<S: Serializer>(v: &[NamedTransport], s: S) -> Result<S::Ok, S::Error> {
+    let mut m = s.serialize_map(Some(v.len()))?;
+    for t in v {
+        m.serialize_entry(&t.name, &t.config)?;
+    }
+    m.end()
+}
+
+fn ser_sweep<S: Serializer>(v: &[SweepAxis], s: S) -> Result<S::Ok, S::Error> {
+    let mut m = s.serialize_map(Some(v.len()))?;
+    for a in v {
+        let values: Vec<toml::Value> = a.values.iter().map(Node::to_toml).collect();
+        m.serialize_entry(&a.path, &values)?;
+    }
+    m.end()
+}
+
+fn ser_queue_layers<S: Serializer>(v: &[(String, QueueSettings)], s: S) -> Result<S::Ok, S::Error> {
+    PairMap(v).serialize(s)
+}
+
+fn ser_duration<S: Serializer>(t: &SimTime, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format_duration(*t))
+}
+
+fn ser_opt_duration<S: Serializer>(t: &Option<SimTime>, s: S) -> Result<S::Ok, S::Error> {
+    match t {
+        Some(t) => ser_duration(t, s),
+        None => s.serialize_none(),
+    }
+}
+
+fn ser_opt_rate<S: Serializer>(r: &Option<Rate>, s: S) -> Result<S::Ok, S::Error> {
+    match r {
+        Some(r) => s.serialize_str(&r.to_string()),
+        None => s.serialize_none(),
+    }
+}
+
+fn ser_buffer<S: Serializer>(b: &BufferSize, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format_buffer(b))
+}
+
+fn ser_opt_buffer<S: Serializer>(b: &Option<BufferSize>, s: S) -> Result<S::Ok, S::Error> {
+    match b {
+        Some(b) => ser_buffer(b, s),
+        None => s.serialize_none(),
+    }
+}

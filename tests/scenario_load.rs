@@ -1,0 +1,249 @@
+//! Loading scenarios through the library: the shipped scenarios, defaults written out and read
+//! back, key paths, sweeps and the errors of issue 6 item 7 (each names the key and the line).
+
+use std::path::Path;
+
+use htsim::scenario::{load, load_str, LoadOptions, Loaded, ScenarioError, Seeds};
+
+fn ok(text: &str) -> Loaded {
+    load_str("test.toml", text, Path::new("."), &LoadOptions::default())
+        .unwrap_or_else(|e| panic!("should load:\n{e}"))
+}
+
+fn bad(text: &str) -> Box<ScenarioError> {
+    match load_str("test.toml", text, Path::new("."), &LoadOptions::default()) {
+        Ok(_) => panic!("should fail:\n{text}"),
+        Err(e) => e,
+    }
+}
+
+const BASE: &str = r#"
+[run]
+duration = "1s"
+seeds = 2
+
+[topology]
+kind = "fattree"
+k = 4
+
+[transports.mptcp8]
+kind = "mptcp"
+subflows = 8
+
+[[flows]]
+name = "long"
+senders = "33%"
+size = "infinite"
+transport = "mptcp8"
+
+[[flows]]
+name = "short"
+senders = "rest"
+size = "70KB"
+arrivals = { poisson = 256 }
+transport = { kind = "tcp" }
+"#;
+
+/// Asserts the error is at `line`, names `key` in its key path and mentions `needle`.
+fn check(e: &ScenarioError, line: usize, key: &str, needle: &str) {
+    let shown = e.to_string();
+    assert_eq!(e.line(), Some(line), "wrong line in:\n{shown}");
+    assert!(
+        e.key_path.contains(key),
+        "key path `{}` lacks `{key}`:\n{shown}",
+        e.key_path
+    );
+    assert!(shown.contains(needle), "message lacks `{needle}`:\n{shown}");
+    assert!(shown.starts_with(&format!("test.toml:{line}:")), "{shown}");
+}
+
+#[test]
+fn shipped_scenarios_load() {
+    for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let loaded = load(&path, &LoadOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+            assert!(!loaded.points.is_empty());
+        }
+    }
+}
+
+#[test]
+fn defaults_are_filled_and_written_out_and_read_back() {
+    let loaded = ok(BASE);
+    let s = &loaded.scenario;
+    assert_eq!(s.name, "test");
+    assert_eq!(s.run.seeds.list(), vec![1, 2]);
+    assert_eq!(s.topology.host_count(), Some(16));
+    let text = s.to_toml_string();
+    for needle in [
+        "drain = \"0",
+        "capacity = \"100pkt\"",
+        "mode = \"ecmp\"",
+        "cc = \"lia\"",
+        "link_rate = \"100Mbps\"",
+        "poisson = 256",
+    ] {
+        assert!(text.contains(needle), "{needle} missing from\n{text}");
+    }
+    let again = ok(&text);
+    assert_eq!(
+        &again.scenario, s,
+        "the written scenario reads back the same:\n{text}"
+    );
+}
+
+#[test]
+fn sweep_points_and_names() {
+    let text = format!(
+        "{BASE}\n[sweep]\n\"transports.mptcp8.subflows\" = [1, 2]\n\"flows.short.arrivals.poisson\" = [256, 2560]\n"
+    );
+    let loaded = ok(&text);
+    let names: Vec<&str> = loaded.points.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "transports.mptcp8.subflows=1,flows.short.arrivals.poisson=256",
+            "transports.mptcp8.subflows=1,flows.short.arrivals.poisson=2560",
+            "transports.mptcp8.subflows=2,flows.short.arrivals.poisson=256",
+            "transports.mptcp8.subflows=2,flows.short.arrivals.poisson=2560",
+        ]
+    );
+    let p = &loaded.points[2].scenario;
+    assert_eq!(
+        p.transport("mptcp8").unwrap().params.int("subflows"),
+        Some(2)
+    );
+    // The resolved scenario keeps its sweep and reads back with the same points.
+    let again = ok(&loaded.scenario.to_toml_string());
+    assert_eq!(again.points.len(), 4);
+}
+
+#[test]
+fn overrides_and_seed_options() {
+    let options = LoadOptions {
+        overrides: vec!["flows.short.size=1MB".into(), "topology.k=8".into()],
+        seeds: Some(Seeds::List(vec![7])),
+    };
+    let loaded = load_str("test.toml", BASE, Path::new("."), &options).unwrap();
+    let s = &loaded.points[0].scenario;
+    assert_eq!(s.flows[1].size, htsim::scenario::SizeSpec::Fixed(1_000_000));
+    assert_eq!(s.topology.params.int("k"), Some(8));
+    assert_eq!(s.run.seeds.list(), vec![7]);
+
+    let options = LoadOptions {
+        overrides: vec!["run.durration=2s".into()],
+        seeds: None,
+    };
+    let e = load_str("test.toml", BASE, Path::new("."), &options).unwrap_err();
+    let shown = e.to_string();
+    assert!(shown.contains("--set run.durration=2s"), "{shown}");
+    assert_eq!(e.hint.as_deref(), Some("did you mean `duration`?"));
+}
+
+#[test]
+fn unknown_key_with_hint() {
+    let e = bad(&BASE.replace("duration = \"1s\"", "durtion = \"1s\""));
+    check(&e, 3, "run.durtion", "unknown key `durtion`");
+    assert_eq!(e.hint.as_deref(), Some("did you mean `duration`?"));
+}
+
+#[test]
+fn missing_required_key() {
+    let e = bad(&BASE.replace("duration = \"1s\"\n", ""));
+    check(&e, 2, "run.duration", "missing required key `duration`");
+}
+
+#[test]
+fn bare_number_where_a_unit_is_needed() {
+    let e = bad(&BASE.replace("duration = \"1s\"", "duration = 20"));
+    check(&e, 3, "run.duration", "needs a unit");
+}
+
+#[test]
+fn negative_duration() {
+    let e = bad(&BASE.replace("duration = \"1s\"", "duration = \"-1s\""));
+    check(&e, 3, "run.duration", "negative");
+}
+
+#[test]
+fn odd_k() {
+    let e = bad(&BASE.replace("k = 4", "k = 5"));
+    check(&e, 8, "topology.k", "odd");
+}
+
+#[test]
+fn ecn_threshold_above_capacity() {
+    let text = BASE.replace(
+        "[transports.mptcp8]",
+        "[queue]\nkind = \"ecn\"\ncapacity = \"10pkt\"\nmark_threshold = \"20pkt\"\n\n[transports.mptcp8]",
+    );
+    let e = bad(&text);
+    check(&e, 13, "queue.mark_threshold", "above the queue capacity");
+}
+
+#[test]
+fn senders_over_100_percent() {
+    let e = bad(&BASE.replace("\"33%\"", "\"140%\""));
+    check(&e, 16, "flows.long.senders", "over 100%");
+}
+
+#[test]
+fn sweep_path_naming_nothing() {
+    let e = bad(&format!(
+        "{BASE}\n[sweep]\n\"flows.shrt.size\" = [\"1KB\"]\n"
+    ));
+    check(&e, 28, "sweep.flows.shrt.size", "names nothing");
+    assert_eq!(e.hint.as_deref(), Some("did you mean `short`?"));
+}
+
+#[test]
+fn unknown_transport() {
+    let e = bad(&BASE.replace("transport = \"mptcp8\"", "transport = \"mptcp9\""));
+    check(
+        &e,
+        18,
+        "flows.long.transport",
+        "unknown transport \"mptcp9\"",
+    );
+    assert_eq!(e.hint.as_deref(), Some("did you mean `mptcp8`?"));
+}
+
+#[test]
+fn missing_cdf_file() {
+    let e = bad(&BASE.replace("size = \"70KB\"", "size = { cdf_file = \"no-such.cdf\" }"));
+    check(&e, 23, "flows.short.size.cdf_file", "does not exist");
+}
+
+#[test]
+fn empty_file() {
+    let e = bad("# nothing here\n");
+    check(&e, 1, "run", "empty");
+}
+
+#[test]
+fn toml_syntax_error() {
+    let e = bad(&BASE.replace("k = 4", "k = = 4"));
+    check(&e, 8, "", "TOML syntax error");
+}
+
+#[test]
+fn zero_seeds() {
+    let e = bad(&BASE.replace("seeds = 2", "seeds = 0"));
+    check(&e, 4, "run.seeds", "seeds = 0");
+}
+
+#[test]
+fn duplicate_flow_class_names() {
+    let e = bad(&BASE.replace("name = \"short\"", "name = \"long\""));
+    check(&e, 21, "flows.long.name", "duplicate flow class name");
+}
+
+#[test]
+fn wrong_type_and_unknown_choice() {
+    let e = bad(&BASE.replace("kind = \"fattree\"", "kind = \"fatree\""));
+    check(&e, 7, "topology.kind", "unknown value");
+    assert_eq!(e.hint.as_deref(), Some("did you mean `fattree`?"));
+    let e = bad(&BASE.replace("k = 4", "k = \"4\""));
+    check(&e, 8, "topology.k", "expected an integer");
+}
