@@ -2,3 +2,18 @@
 //!
 //! Metric definitions follow transports.md 9.6; output names and columns follow
 //! scenario-format.md ("Outputs").
+//!
+//! - [`metrics`] turns one run's flow records and link counters into a
+//!   [`run_summary::RunSummary`], written as `runs/<point>/seed-<n>/summary.json`;
+//! - [`aggregate`] reads those files back (merging shard directories) and writes the
+//!   cross-seed `summary.csv` and `summary.json`;
+//! - [`stats`] holds the statistics both use.
+
+pub mod aggregate;
+pub mod atomic;
+pub mod error;
+pub mod metrics;
+pub mod run_summary;
+pub mod stats;
+
+pub use error::{ReportError, Result};

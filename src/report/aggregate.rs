@@ -1,0 +1,475 @@
+//! Aggregation across seeds: for every (sweep point, flow class or layer, metric) the statistics
+//! of the per-seed values, written to `DIR/summary.csv` and `DIR/summary.json`
+//! (scenario-format.md, "Outputs").
+//!
+//! Output is byte-identical for the same run files, whatever the number of jobs or shards:
+//! - rows are ordered by point (run-list order: `point_index`, then name), then class (flow
+//!   classes in scenario order, then layers in topology order, then `run`), then metric (the
+//!   fixed order of [`metric_values`]); seeds enter each statistic in ascending order;
+//! - numbers in summary.csv are Rust's shortest round-trip decimal form of the f64 (`{}`:
+//!   never an exponent, parses back to the same value); summary.json uses serde_json's
+//!   shortest round-trip form;
+//! - wall-clock costs are left out (they are in each run's summary.json).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+
+use super::atomic::write_atomic;
+use super::error::{ReportError, Result};
+use super::run_summary::{read_run_summaries, RunSummary};
+use super::stats::Summary;
+
+/// File name of the cross-seed summary table.
+pub const SUMMARY_CSV: &str = "summary.csv";
+/// File name of the nested cross-seed summary.
+pub const SUMMARY_JSON: &str = "summary.json";
+/// The columns of summary.csv (normative, scenario-format.md).
+pub const SUMMARY_COLUMNS: [&str; 12] = [
+    "point", "class", "metric", "unit", "n", "mean", "std", "ci95", "p50", "p99", "min", "max",
+];
+/// The `class` of run-cost metrics.
+pub const RUN_CLASS: &str = "run";
+/// Prefix of the `class` of layer metrics (`layer:core`), which keeps layers apart from flow
+/// classes of the same name.
+pub const LAYER_PREFIX: &str = "layer:";
+
+/// One scalar metric of one run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetricValue {
+    /// A flow class's name, `layer:<layer>`, or `run`.
+    pub class: String,
+    /// The metric's name, e.g. `fct_p99`.
+    pub metric: &'static str,
+    /// The metric's unit, e.g. `ms`, `Mbps`, `%`, `1` (dimensionless).
+    pub unit: &'static str,
+    /// The value; `None` when the run has none (e.g. no flow completed).
+    pub value: Option<f64>,
+}
+
+/// One row of summary.csv: the statistics over seeds of one metric at one point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SummaryRow {
+    /// The sweep point's name.
+    pub point: String,
+    /// A flow class's name, `layer:<layer>`, or `run`.
+    pub class: String,
+    /// The metric's name.
+    pub metric: String,
+    /// The metric's unit.
+    pub unit: String,
+    /// The statistics of the per-seed values (`n` = seeds with a value).
+    pub stats: Summary,
+}
+
+/// The scalar metrics of a run, in their fixed order: per flow class, then per layer, then the
+/// run's deterministic cost (events, data packets delivered, peak packets in flight).
+pub fn metric_values(run: &RunSummary) -> Vec<MetricValue> {
+    let mut out = Vec::new();
+    for c in &run.classes {
+        let mut push = |metric, unit, value| {
+            out.push(MetricValue {
+                class: c.class.clone(),
+                metric,
+                unit,
+                value,
+            })
+        };
+        let count = |n: u64| Some(n as f64);
+        push("flows", "flows", count(c.finite_flows));
+        push("completed", "flows", count(c.completed));
+        push("unfinished", "flows", count(c.unfinished));
+        let fct = c.fct_ms;
+        push("fct_mean", "ms", fct.map(|s| s.mean));
+        push("fct_std", "ms", fct.map(|s| s.std));
+        push("fct_p50", "ms", fct.map(|s| s.p50));
+        push("fct_p90", "ms", fct.map(|s| s.p90));
+        push("fct_p99", "ms", fct.map(|s| s.p99));
+        push("fct_p999", "ms", fct.map(|s| s.p999));
+        let sd = c.slowdown;
+        push("slowdown_mean", "1", sd.map(|s| s.mean));
+        push("slowdown_p50", "1", sd.map(|s| s.p50));
+        push("slowdown_p99", "1", sd.map(|s| s.p99));
+        push("long_flows", "flows", count(c.long_flows));
+        push("goodput_mean", "Mbps", c.goodput_mbps.map(|s| s.mean));
+        push("goodput_std", "Mbps", c.goodput_mbps.map(|s| s.std));
+        push(
+            "goodput_acked_mean",
+            "Mbps",
+            c.goodput_acked_mbps.map(|s| s.mean),
+        );
+        push(
+            "goodput_acked_std",
+            "Mbps",
+            c.goodput_acked_mbps.map(|s| s.std),
+        );
+        push("jain", "1", c.jain);
+        push("retransmits_mean", "packets", c.retransmits.map(|s| s.mean));
+        push(
+            "fast_retransmits_mean",
+            "count",
+            c.fast_retransmits.map(|s| s.mean),
+        );
+        push("timeouts_mean", "count", c.timeouts.map(|s| s.mean));
+        push("timeouts_p99", "count", c.timeouts.map(|s| s.p99));
+        push("jobs_completed", "jobs", count(c.jobs_completed));
+        push("jobs_unfinished", "jobs", count(c.jobs_unfinished));
+        push("jct_mean", "ms", c.jct_ms.map(|s| s.mean));
+        push("jct_p99", "ms", c.jct_ms.map(|s| s.p99));
+    }
+    for l in &run.layers {
+        let class = format!("{LAYER_PREFIX}{}", l.layer);
+        let mut push = |metric, value| {
+            out.push(MetricValue {
+                class: class.clone(),
+                metric,
+                unit: "%",
+                value,
+            })
+        };
+        push("utilisation", l.utilisation_pct);
+        push("loss_rate", l.loss_pct);
+        push("utilisation_paper", l.paper_utilisation_pct);
+        push("loss_rate_paper", l.paper_loss_pct);
+    }
+    let cost = &run.cost;
+    for (metric, unit, value) in [
+        ("events", "events", cost.events),
+        (
+            "data_packets_delivered",
+            "packets",
+            cost.data_packets_delivered,
+        ),
+        (
+            "peak_packets_in_flight",
+            "packets",
+            cost.peak_packets_in_flight,
+        ),
+    ] {
+        out.push(MetricValue {
+            class: RUN_CLASS.to_string(),
+            metric,
+            unit,
+            value: Some(value as f64),
+        });
+    }
+    out
+}
+
+/// The cross-seed statistics of every metric of every point, in the order described in the
+/// module documentation. A metric no seed has a value for gets no row.
+pub fn aggregate(runs: &[RunSummary]) -> Vec<SummaryRow> {
+    let mut order: Vec<&RunSummary> = runs.iter().collect();
+    order.sort_by(|a, b| (a.point_index, &a.point, a.seed).cmp(&(b.point_index, &b.point, b.seed)));
+    // Groups in first-appearance order; metric_values emits every metric whether or not it has
+    // a value, so the order follows the schema, not the data.
+    let mut groups: Vec<(String, MetricValue, Vec<f64>)> = Vec::new();
+    let mut index: HashMap<(String, String, &'static str), usize> = HashMap::new();
+    for run in order {
+        for mv in metric_values(run) {
+            let key = (run.point.clone(), mv.class.clone(), mv.metric);
+            let i = *index.entry(key).or_insert_with(|| {
+                groups.push((run.point.clone(), mv.clone(), Vec::new()));
+                groups.len() - 1
+            });
+            groups[i].2.extend(mv.value);
+        }
+    }
+    groups
+        .into_iter()
+        .filter_map(|(point, mv, values)| {
+            Some(SummaryRow {
+                point,
+                class: mv.class,
+                metric: mv.metric.to_string(),
+                unit: mv.unit.to_string(),
+                stats: Summary::of(&values)?,
+            })
+        })
+        .collect()
+}
+
+/// The text of summary.csv: a header of [`SUMMARY_COLUMNS`], then one line per row (`\n` line
+/// ends; fields quoted only when they contain a comma, quote or line break).
+pub fn summary_csv(rows: &[SummaryRow]) -> String {
+    let mut w = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    const IN_MEMORY: &str = "writing CSV to a Vec cannot fail";
+    w.write_record(SUMMARY_COLUMNS).expect(IN_MEMORY);
+    for r in rows {
+        let s = &r.stats;
+        w.write_record([
+            r.point.as_str(),
+            &r.class,
+            &r.metric,
+            &r.unit,
+            &s.n.to_string(),
+            &s.mean.to_string(),
+            &s.std.to_string(),
+            &s.ci95.to_string(),
+            &s.p50.to_string(),
+            &s.p99.to_string(),
+            &s.min.to_string(),
+            &s.max.to_string(),
+        ])
+        .expect(IN_MEMORY);
+    }
+    let bytes = w.into_inner().expect(IN_MEMORY);
+    // Every field is a Rust string, so the bytes are UTF-8.
+    String::from_utf8(bytes).expect("CSV of UTF-8 fields is UTF-8")
+}
+
+/// The statistics of one summary.json leaf.
+#[derive(Serialize)]
+struct JsonStats<'a> {
+    unit: &'a str,
+    n: u64,
+    mean: f64,
+    std: f64,
+    ci95: f64,
+    p50: f64,
+    p99: f64,
+    min: f64,
+    max: f64,
+}
+
+/// A list of (key, value) pairs serialised as a JSON object in list order.
+struct Ordered<'a, T>(&'a [(&'a str, T)]);
+
+impl<T: Serialize> Serialize for Ordered<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (k, v) in self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+/// The text of summary.json: `{ point: { class: { metric: { unit, n, mean, std, ci95, p50,
+/// p99, min, max } } } }`, objects in the rows' order, pretty-printed, ending with a newline.
+pub fn summary_json(rows: &[SummaryRow]) -> String {
+    type Metrics<'a> = Vec<(&'a str, JsonStats<'a>)>;
+    let mut points: Vec<(&str, Vec<(&str, Metrics)>)> = Vec::new();
+    for r in rows {
+        if points.last().is_none_or(|p| p.0 != r.point) {
+            points.push((&r.point, Vec::new()));
+        }
+        let classes = &mut points.last_mut().expect("pushed above").1;
+        if classes.last().is_none_or(|c| c.0 != r.class) {
+            classes.push((&r.class, Vec::new()));
+        }
+        let s = &r.stats;
+        classes.last_mut().expect("pushed above").1.push((
+            &r.metric,
+            JsonStats {
+                unit: &r.unit,
+                n: s.n,
+                mean: s.mean,
+                std: s.std,
+                ci95: s.ci95,
+                p50: s.p50,
+                p99: s.p99,
+                min: s.min,
+                max: s.max,
+            },
+        ));
+    }
+    let classes: Vec<Vec<(&str, Ordered<JsonStats>)>> = points
+        .iter()
+        .map(|(_, cs)| cs.iter().map(|(c, ms)| (*c, Ordered(ms))).collect())
+        .collect();
+    let nested: Vec<(&str, Ordered<Ordered<JsonStats>>)> = points
+        .iter()
+        .zip(&classes)
+        .map(|((p, _), cs)| (*p, Ordered(cs)))
+        .collect();
+    // Plain data with string keys always serialises.
+    let mut text = serde_json::to_string_pretty(&Ordered(&nested)).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Writes `DIR/summary.csv` and `DIR/summary.json` for `rows`, each atomically.
+pub fn write_summaries(dir: &Path, rows: &[SummaryRow]) -> Result<()> {
+    write_atomic(&dir.join(SUMMARY_CSV), summary_csv(rows).as_bytes())?;
+    write_atomic(&dir.join(SUMMARY_JSON), summary_json(rows).as_bytes())
+}
+
+/// `htsim report DIR...`: reads every run summary under the given directories (merging shards),
+/// aggregates across seeds and writes the summaries into `out`. Returns the rows; an error if no
+/// run was found.
+pub fn rebuild_summaries(dirs: &[PathBuf], out: &Path) -> Result<Vec<SummaryRow>> {
+    let runs = read_run_summaries(dirs)?;
+    if runs.is_empty() {
+        return Err(ReportError::Io {
+            path: dirs.first().cloned().unwrap_or_default(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "no runs/<point>/seed-<n>/summary.json found",
+            ),
+        });
+    }
+    let rows = aggregate(&runs);
+    write_summaries(out, &rows)?;
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::run_summary::{ClassSummary, LayerSummary, RunCost};
+
+    /// A run with one class whose completed-flow FCTs are `fcts` ms and a core layer at
+    /// `util` % standard utilisation.
+    pub(crate) fn run(
+        point: &str,
+        point_index: u64,
+        seed: u64,
+        fcts: &[f64],
+        util: f64,
+    ) -> RunSummary {
+        let fct = Summary::of(fcts);
+        RunSummary {
+            point: point.to_string(),
+            point_index,
+            seed,
+            window_start_ns: 0,
+            window_end_ns: 1_000_000_000,
+            classes: vec![ClassSummary {
+                class: "short".into(),
+                finite_flows: fcts.len() as u64,
+                completed: fcts.len() as u64,
+                unfinished: 0,
+                fct_ms: fct,
+                slowdown: None,
+                long_flows: 0,
+                goodput_mbps: None,
+                goodput_acked_mbps: None,
+                jain: None,
+                retransmits: None,
+                fast_retransmits: None,
+                timeouts: None,
+                jobs_completed: 0,
+                jobs_unfinished: 0,
+                jct_ms: None,
+            }],
+            layers: vec![LayerSummary {
+                layer: "core".into(),
+                links: 4,
+                utilisation_pct: Some(util),
+                loss_pct: Some(0.0),
+                paper_utilisation_pct: None,
+                paper_loss_pct: None,
+            }],
+            cost: RunCost::new(1000 * seed, 10, 5, 0.5 * seed as f64),
+        }
+    }
+
+    /// Two points ("a=1,b=2" first in the run list although its name sorts after "a=0") and
+    /// three seeds of the first, given out of order.
+    pub(crate) fn runs() -> Vec<RunSummary> {
+        vec![
+            run("a=1,b=2", 0, 2, &[2.0, 4.0], 40.0),
+            run("a=0", 1, 1, &[1.0], 10.0),
+            run("a=1,b=2", 0, 1, &[1.0, 3.0], 20.0),
+            run("a=1,b=2", 0, 3, &[3.0, 5.0], 60.0),
+        ]
+    }
+
+    #[test]
+    fn summary_csv_bytes_for_hand_made_runs() {
+        let rows = aggregate(&runs());
+        let csv = summary_csv(&rows);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(
+            lines[0],
+            "point,class,metric,unit,n,mean,std,ci95,p50,p99,min,max"
+        );
+        // Per-seed FCT means 2, 3, 4: std 1, ci95 = t(0.975, 2) / sqrt 3.
+        let ci = 4.302652730 / 3f64.sqrt();
+        let want_fct = format!("\"a=1,b=2\",short,fct_mean,ms,3,3,1,{ci},3,3.98,2,4");
+        assert_eq!(lines[4], want_fct);
+        assert_eq!(lines[1], "\"a=1,b=2\",short,flows,flows,3,2,0,0,2,2,2,2");
+        // Layer utilisation 20, 40, 60: std 20.
+        let util = format!(
+            "\"a=1,b=2\",layer:core,utilisation,%,3,40,20,{},40,59.6,20,60",
+            4.302652730 * 20.0 / 3f64.sqrt()
+        );
+        assert!(lines.contains(&util.as_str()), "{csv}");
+        // Metrics without any value (slowdown, goodput, paper utilisation) have no row.
+        assert!(!csv.contains("slowdown") && !csv.contains("utilisation_paper"));
+        // The run-list order puts "a=1,b=2" before "a=0"; each point has 8 class rows (flows,
+        // completed, unfinished, 6 fct, long_flows, 2 jobs = 12), 2 layer rows, 3 cost rows.
+        let per_point = 12 + 2 + 3;
+        assert_eq!(lines.len(), 1 + 2 * per_point);
+        assert!(lines[per_point + 1].starts_with("a=0,short,flows,flows,1,1,0,0,"));
+        assert_eq!(
+            lines.last().unwrap(),
+            &"a=0,run,peak_packets_in_flight,packets,1,5,0,0,5,5,5,5"
+        );
+        // Wall-clock cost is not in the summary.
+        assert!(!csv.contains("wall") && !csv.contains("per_second"));
+        // Input order does not matter.
+        let mut reversed = runs();
+        reversed.reverse();
+        assert_eq!(summary_csv(&aggregate(&reversed)), csv);
+    }
+
+    #[test]
+    fn summary_json_nests_point_class_metric_in_row_order() {
+        let rows = aggregate(&runs());
+        let text = summary_json(&rows);
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let fct = &v["a=1,b=2"]["short"]["fct_mean"];
+        assert_eq!(fct["unit"], "ms");
+        assert_eq!(fct["n"], 3);
+        assert_eq!(fct["mean"], 3.0);
+        assert_eq!(v["a=0"]["layer:core"]["utilisation"]["max"], 10.0);
+        // Object order follows the run list, not the alphabet.
+        assert!(text.find("\"a=1,b=2\"").unwrap() < text.find("\"a=0\"").unwrap());
+        assert!(text.find("\"flows\"").unwrap() < text.find("\"fct_mean\"").unwrap());
+    }
+
+    #[test]
+    fn report_of_merged_shards_equals_the_unsharded_report() {
+        let all = tempfile::tempdir().unwrap();
+        let shard1 = tempfile::tempdir().unwrap();
+        let shard2 = tempfile::tempdir().unwrap();
+        for (i, r) in runs().iter().enumerate() {
+            let run_dir = |d: &Path| {
+                d.join("runs")
+                    .join(&r.point)
+                    .join(format!("seed-{}", r.seed))
+            };
+            r.write(&run_dir(all.path())).unwrap();
+            let shard = if i % 2 == 0 {
+                shard1.path()
+            } else {
+                shard2.path()
+            };
+            r.write(&run_dir(shard)).unwrap();
+        }
+        let unsharded = rebuild_summaries(&[all.path().to_path_buf()], all.path()).unwrap();
+        let out = tempfile::tempdir().unwrap();
+        let merged = rebuild_summaries(
+            &[shard2.path().to_path_buf(), shard1.path().to_path_buf()],
+            out.path(),
+        )
+        .unwrap();
+        assert_eq!(merged, unsharded);
+        for f in [SUMMARY_CSV, SUMMARY_JSON] {
+            let a = std::fs::read(all.path().join(f)).unwrap();
+            assert_eq!(a, std::fs::read(out.path().join(f)).unwrap(), "{f}");
+        }
+        assert_eq!(
+            std::fs::read_to_string(out.path().join(SUMMARY_CSV)).unwrap(),
+            summary_csv(&aggregate(&runs()))
+        );
+        let empty = tempfile::tempdir().unwrap();
+        assert!(rebuild_summaries(&[empty.path().to_path_buf()], empty.path()).is_err());
+    }
+}

@@ -1,0 +1,575 @@
+//! Per-run metrics from flow records and link counters (transports.md 9.6, 10 #15-17):
+//! FCT and slowdown, long-flow goodput (both definitions) and Jain's index, retransmission
+//! distributions, job completion times, and per-layer utilisation and loss (standard and the
+//! paper's per-second, per-port definition).
+//!
+//! Warmup: every metric looks only at the measurement window `[warmup, T]`. Finite flows count
+//! if they arrived at or after the warmup; long (infinite) flows count over the part of their life
+//! inside the window, their goodput subtracting the bytes sent before the warmup; link metrics
+//! difference counters taken at the window's start.
+
+use std::collections::BTreeMap;
+
+use htsim_core::flow::FlowRecord;
+use htsim_core::queue::QueueCounters;
+use htsim_core::{Rate, SimTime};
+
+use super::run_summary::{ClassSummary, LayerSummary, RunCost, RunSummary};
+use super::stats::{jain_index, Summary};
+
+/// The measured part of a run, in simulated time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// Start: the end of the warmup (0 without warmup).
+    pub start: SimTime,
+    /// End: T, the end of the measured duration (`run.duration`; the drain is not measured
+    /// for goodput and link metrics, but flows completing in it count as completed).
+    pub end: SimTime,
+}
+
+impl Window {
+    /// The window's length in seconds (0 if `end` is before `start`).
+    pub fn seconds(self) -> f64 {
+        self.end.saturating_sub(self.start).as_secs_f64()
+    }
+}
+
+/// The ideal FCT of a flow: `base_rtt + wire_bytes x 8 / bottleneck`, with `wire_bytes` the
+/// flow's bytes on the wire, headers included (scenario-format.md, flows.csv `ideal_fct_ns`).
+/// The serialisation time rounds up to the picosecond.
+pub fn ideal_fct(base_rtt: SimTime, wire_bytes: u64, bottleneck: Rate) -> SimTime {
+    base_rtt.saturating_add(bottleneck.serialisation_time(wire_bytes))
+}
+
+/// Bytes a flow had sent and had acknowledged at the start of the measurement window (zeros
+/// for a flow that started after it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BytesAtWindowStart {
+    /// Distinct data bytes sent (the record's `bytes_sent` at the warmup).
+    pub sent: u64,
+    /// Data bytes acknowledged (the record's `bytes_acked` at the warmup).
+    pub acked: u64,
+}
+
+/// One flow as the metrics see it: its record and what the scenario knows about it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowInput {
+    /// Index of the flow's class in [`RunInput::classes`].
+    pub class: usize,
+    /// The engine's record of the flow.
+    pub record: FlowRecord,
+    /// Ideal FCT ([`ideal_fct`]); `None` for infinite flows.
+    pub ideal_fct: Option<SimTime>,
+    /// The partition/aggregate job the flow belongs to, if any (ids unique within a class).
+    pub job: Option<u64>,
+    /// The flow's counters at the window start.
+    pub at_window_start: BytesAtWindowStart,
+}
+
+/// Per-flow derived values (also the flows.csv columns `fct_ns`, `slowdown`, `goodput_bps`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlowOutcome {
+    /// Flow completion time (9.6), if the flow completed.
+    pub fct: Option<SimTime>,
+    /// FCT / ideal FCT, at least 1; `None` without FCT or ideal FCT (or a zero ideal).
+    pub slowdown: Option<f64>,
+    /// Paper goodput (9.6, 10 #15): 8 x (bytes sent in the window) / (window end - max(start,
+    /// window start)), b/s; for a flow that completed inside the window its end replaces the
+    /// window end. `None` for a flow that never started or an empty interval.
+    pub goodput_sent_bps: Option<f64>,
+    /// As `goodput_sent_bps` with acknowledged bytes (9.6 [PROPOSED] alternative), b/s.
+    pub goodput_acked_bps: Option<f64>,
+}
+
+/// Derives a flow's FCT, slowdown and goodputs within `window`.
+pub fn flow_outcome(flow: &FlowInput, window: Window) -> FlowOutcome {
+    let r = &flow.record;
+    let fct = r.fct();
+    let slowdown = match (fct, flow.ideal_fct) {
+        (Some(f), Some(i)) if i > SimTime::ZERO => {
+            Some((f.as_ps() as f64 / i.as_ps() as f64).max(1.0))
+        }
+        _ => None,
+    };
+    let (mut goodput_sent_bps, mut goodput_acked_bps) = (None, None);
+    if let Some(start) = r.start {
+        let from = start.max(window.start);
+        let to = r.end.map_or(window.end, |e| e.min(window.end));
+        let secs = to.saturating_sub(from).as_secs_f64();
+        if secs > 0.0 {
+            let rate = |bytes: u64, before: u64| 8.0 * bytes.saturating_sub(before) as f64 / secs;
+            goodput_sent_bps = Some(rate(r.bytes_sent, flow.at_window_start.sent));
+            goodput_acked_bps = Some(rate(r.bytes_acked, flow.at_window_start.acked));
+        }
+    }
+    FlowOutcome {
+        fct,
+        slowdown,
+        goodput_sent_bps,
+        goodput_acked_bps,
+    }
+}
+
+/// A link as the metrics see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkInput {
+    /// Index of the link's egress layer in [`RunInput::layers`].
+    pub layer: usize,
+    /// The link's rate (the capacity C of 9.6), b/s.
+    pub rate: Rate,
+}
+
+/// Standard utilisation and loss of one link over a window (links.csv `utilization`,
+/// `loss_rate`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkUsage {
+    /// 8 x bytes transmitted / (rate x window length), a fraction (0..=1 while the rate holds);
+    /// `None` for a zero rate or an empty window.
+    pub utilisation: Option<f64>,
+    /// Packets dropped on arrival / packets arrived (accepted + dropped), a fraction; 0 when
+    /// nothing arrived.
+    pub loss_rate: f64,
+}
+
+/// A link's [`LinkUsage`] from its counters at the window's start and end.
+pub fn link_usage(
+    rate: Rate,
+    start: &QueueCounters,
+    end: &QueueCounters,
+    window: Window,
+) -> LinkUsage {
+    let secs = window.seconds();
+    let capacity_bits = rate.as_bps() as f64 * secs;
+    let sent_bits = 8.0 * end.bytes_departed.saturating_sub(start.bytes_departed) as f64;
+    let dropped = end.packets_dropped.saturating_sub(start.packets_dropped);
+    let accepted = end.packets_enqueued.saturating_sub(start.packets_enqueued);
+    LinkUsage {
+        utilisation: (capacity_bits > 0.0).then(|| sent_bits / capacity_bits),
+        loss_rate: ratio_or_zero(dropped as f64, (accepted + dropped) as f64),
+    }
+}
+
+/// Every link's queue counters at one instant, indexed like [`RunInput::links`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CounterSnapshot {
+    /// When the snapshot was taken.
+    pub at: SimTime,
+    /// The counters, one per link.
+    pub counters: Vec<QueueCounters>,
+}
+
+/// The paper's utilisation and loss of a set of egress ports (9.6): for each pair of
+/// consecutive snapshots (the paper takes them every second, at t = 1 ... T) and each port,
+/// U = 100 x 8 x B_enq / (C x interval) and L = 100 x B_drop / (B_enq + B_drop) (0 when idle),
+/// with B_enq the bytes accepted and B_drop the bytes dropped in the interval; returns the means
+/// of U and L over all (interval, port) pairs, in %. With 1-second intervals U is exactly the
+/// paper's 100 x 8 x B_enq / C. `None` with fewer than two snapshots, no port, or no interval
+/// of positive length at a positive rate.
+pub fn paper_usage(ports: &[(usize, Rate)], snapshots: &[CounterSnapshot]) -> Option<(f64, f64)> {
+    let (mut u_sum, mut l_sum, mut samples) = (0.0, 0.0, 0u64);
+    for pair in snapshots.windows(2) {
+        let secs = pair[1].at.saturating_sub(pair[0].at).as_secs_f64();
+        for &(link, rate) in ports {
+            let (Some(a), Some(b)) = (pair[0].counters.get(link), pair[1].counters.get(link))
+            else {
+                continue;
+            };
+            let capacity_bits = rate.as_bps() as f64 * secs;
+            if capacity_bits <= 0.0 {
+                continue;
+            }
+            let enq = b.bytes_enqueued.saturating_sub(a.bytes_enqueued) as f64;
+            let drop = b.bytes_dropped.saturating_sub(a.bytes_dropped) as f64;
+            u_sum += 100.0 * 8.0 * enq / capacity_bits;
+            l_sum += 100.0 * ratio_or_zero(drop, enq + drop);
+            samples += 1;
+        }
+    }
+    (samples > 0).then(|| (u_sum / samples as f64, l_sum / samples as f64))
+}
+
+/// Everything one run's metrics are computed from. Counter slices are indexed like `links`;
+/// a link without counters is skipped.
+#[derive(Clone, Copy, Debug)]
+pub struct RunInput<'a> {
+    /// The measurement window.
+    pub window: Window,
+    /// Flow class names, in scenario order.
+    pub classes: &'a [String],
+    /// Every flow of the run (started or not).
+    pub flows: &'a [FlowInput],
+    /// Egress layer names, in the topology's order.
+    pub layers: &'a [String],
+    /// Every directed link.
+    pub links: &'a [LinkInput],
+    /// Queue counters at the window's start.
+    pub counters_start: &'a [QueueCounters],
+    /// Queue counters at the window's end.
+    pub counters_end: &'a [QueueCounters],
+    /// Snapshots for the paper's definitions, taken at the window start and every second after
+    /// (fewer than two: the paper's figures are `None`).
+    pub per_second: &'a [CounterSnapshot],
+    /// The run's cost.
+    pub cost: RunCost,
+}
+
+/// Which run a summary belongs to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunId {
+    /// The sweep point's name.
+    pub point: String,
+    /// The point's position in the run list.
+    pub point_index: u64,
+    /// The seed.
+    pub seed: u64,
+}
+
+/// Computes a run's [`RunSummary`].
+pub fn summarize_run(id: RunId, input: &RunInput<'_>) -> RunSummary {
+    let classes = (0..input.classes.len())
+        .map(|c| class_summary(c, input))
+        .collect();
+    let layers = (0..input.layers.len())
+        .map(|l| layer_summary(l, input))
+        .collect();
+    RunSummary {
+        point: id.point,
+        point_index: id.point_index,
+        seed: id.seed,
+        window_start_ns: input.window.start.as_ns(),
+        window_end_ns: input.window.end.as_ns(),
+        classes,
+        layers,
+        cost: input.cost,
+    }
+}
+
+/// Flow metrics of class `class`.
+fn class_summary(class: usize, input: &RunInput<'_>) -> ClassSummary {
+    let window = input.window;
+    // Finite flows count if they arrived after the warmup; long flows always, over the window.
+    let measured = input.flows.iter().filter(|f| {
+        f.class == class && (f.record.size_bytes.is_none() || f.record.arrival >= window.start)
+    });
+    let (mut finite_flows, mut completed) = (0u64, 0u64);
+    let (mut fct_ms, mut slowdown, mut goodput, mut goodput_acked) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut retx, mut fast, mut rto) = (Vec::new(), Vec::new(), Vec::new());
+    // Per job: (all flows completed, first arrival, last end).
+    let mut jobs: BTreeMap<u64, (bool, SimTime, SimTime)> = BTreeMap::new();
+    for flow in measured {
+        let r = &flow.record;
+        let outcome = flow_outcome(flow, window);
+        let counted = if r.size_bytes.is_some() {
+            finite_flows += 1;
+            if let Some(job) = flow.job {
+                let entry = jobs.entry(job).or_insert((true, r.arrival, SimTime::ZERO));
+                entry.0 &= r.end.is_some();
+                entry.1 = entry.1.min(r.arrival);
+                entry.2 = entry.2.max(r.end.unwrap_or(SimTime::ZERO));
+            }
+            if let Some(fct) = outcome.fct {
+                completed += 1;
+                fct_ms.push(fct.as_ps() as f64 / 1e9);
+                slowdown.extend(outcome.slowdown);
+            }
+            outcome.fct.is_some()
+        } else if r.start.is_some() {
+            goodput.extend(outcome.goodput_sent_bps.map(|b| b / 1e6));
+            goodput_acked.extend(outcome.goodput_acked_bps.map(|b| b / 1e6));
+            true
+        } else {
+            false
+        };
+        if counted {
+            retx.push(r.retransmits as f64);
+            fast.push(r.fast_retransmits as f64);
+            rto.push(r.timeouts as f64);
+        }
+    }
+    let jct_ms: Vec<f64> = jobs
+        .values()
+        .filter(|j| j.0)
+        .map(|j| j.2.saturating_sub(j.1).as_ps() as f64 / 1e9)
+        .collect();
+    let jobs_completed = jct_ms.len() as u64;
+    ClassSummary {
+        class: input.classes[class].clone(),
+        finite_flows,
+        completed,
+        unfinished: finite_flows - completed,
+        fct_ms: Summary::of(&fct_ms),
+        slowdown: Summary::of(&slowdown),
+        long_flows: goodput.len() as u64,
+        goodput_mbps: Summary::of(&goodput),
+        goodput_acked_mbps: Summary::of(&goodput_acked),
+        jain: jain_index(&goodput),
+        retransmits: Summary::of(&retx),
+        fast_retransmits: Summary::of(&fast),
+        timeouts: Summary::of(&rto),
+        jobs_completed,
+        jobs_unfinished: jobs.len() as u64 - jobs_completed,
+        jct_ms: Summary::of(&jct_ms),
+    }
+}
+
+/// Link metrics of layer `layer`.
+fn layer_summary(layer: usize, input: &RunInput<'_>) -> LayerSummary {
+    let ports: Vec<(usize, Rate)> = input
+        .links
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.layer == layer)
+        .map(|(i, l)| (i, l.rate))
+        .collect();
+    let (mut util, mut loss) = (Vec::new(), Vec::new());
+    for &(i, rate) in &ports {
+        let (Some(a), Some(b)) = (input.counters_start.get(i), input.counters_end.get(i)) else {
+            continue;
+        };
+        let usage = link_usage(rate, a, b, input.window);
+        util.extend(usage.utilisation.map(|u| 100.0 * u));
+        loss.push(100.0 * usage.loss_rate);
+    }
+    let paper = paper_usage(&ports, input.per_second);
+    LayerSummary {
+        layer: input.layers[layer].clone(),
+        links: ports.len() as u64,
+        utilisation_pct: mean(&util),
+        loss_pct: mean(&loss),
+        paper_utilisation_pct: paper.map(|p| p.0),
+        paper_loss_pct: paper.map(|p| p.1),
+    }
+}
+
+/// `num / den`, or 0 when `den` is 0.
+fn ratio_or_zero(num: f64, den: f64) -> f64 {
+    if den > 0.0 {
+        num / den
+    } else {
+        0.0
+    }
+}
+
+/// The mean, or `None` for an empty slice.
+fn mean(values: &[f64]) -> Option<f64> {
+    (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use htsim_core::ids::HostId;
+
+    fn counters(bytes_enq: u64, bytes_drop: u64, pkts_enq: u64, pkts_drop: u64) -> QueueCounters {
+        QueueCounters {
+            packets_enqueued: pkts_enq,
+            bytes_enqueued: bytes_enq,
+            packets_dropped: pkts_drop,
+            bytes_dropped: bytes_drop,
+            packets_departed: pkts_enq,
+            bytes_departed: bytes_enq,
+            ..QueueCounters::default()
+        }
+    }
+
+    fn snapshot(secs: u64, links: Vec<QueueCounters>) -> CounterSnapshot {
+        CounterSnapshot {
+            at: SimTime::from_secs(secs),
+            counters: links,
+        }
+    }
+
+    /// A synthetic trace of two 100 Mb/s core ports over 2 s (1 s warmup before it): port 0
+    /// carries 6.25 MB (50%) then 12.5 MB (100%) with 1.25 MB dropped in the second second;
+    /// port 1 is idle then carries 2.5 MB (20%). Counters are cumulative from t = 0.
+    fn trace() -> Vec<CounterSnapshot> {
+        vec![
+            snapshot(1, vec![counters(1_000, 0, 1, 0), counters(0, 0, 0, 0)]),
+            snapshot(
+                2,
+                vec![counters(6_251_000, 0, 4276, 0), counters(0, 0, 0, 0)],
+            ),
+            snapshot(
+                3,
+                vec![
+                    counters(18_751_000, 1_250_000, 12826, 855),
+                    counters(2_500_000, 0, 1710, 0),
+                ],
+            ),
+        ]
+    }
+
+    #[test]
+    fn paper_utilisation_and_loss_average_over_seconds_and_ports() {
+        let trace = trace();
+        let ports = [(0, Rate::mbps(100)), (1, Rate::mbps(100))];
+        let (u, l) = paper_usage(&ports, &trace).unwrap();
+        // U samples: 50, 0, 100, 20 -> 42.5. L samples: 0, 0 (idle), 1.25/13.75 = 9.0909..%, 0.
+        assert!((u - 42.5).abs() < 1e-12);
+        assert!((l - 100.0 / 11.0 / 4.0).abs() < 1e-12);
+        assert_eq!(paper_usage(&ports, &trace[..1]), None);
+        assert_eq!(paper_usage(&[], &trace), None);
+    }
+
+    #[test]
+    fn standard_utilisation_and_loss_over_the_window() {
+        let trace = trace();
+        let window = Window {
+            start: SimTime::from_secs(1),
+            end: SimTime::from_secs(3),
+        };
+        let rate = Rate::mbps(100);
+        let p0 = link_usage(rate, &trace[0].counters[0], &trace[2].counters[0], window);
+        // 18.75 MB in 2 s at 100 Mb/s = 75%; 855 drops of 855 + 12825 arrivals.
+        assert!((p0.utilisation.unwrap() - 0.75).abs() < 1e-12);
+        assert!((p0.loss_rate - 855.0 / 13680.0).abs() < 1e-15);
+        let p1 = link_usage(rate, &trace[0].counters[1], &trace[2].counters[1], window);
+        assert!((p1.utilisation.unwrap() - 0.10).abs() < 1e-12);
+        assert_eq!(p1.loss_rate, 0.0);
+        let idle = link_usage(rate, &trace[0].counters[1], &trace[0].counters[1], window);
+        assert_eq!((idle.utilisation, idle.loss_rate), (Some(0.0), 0.0));
+        let empty = Window {
+            start: window.end,
+            end: window.end,
+        };
+        assert_eq!(
+            link_usage(rate, &trace[0].counters[0], &trace[2].counters[0], empty).utilisation,
+            None
+        );
+
+        // The same trace through a whole run summary: layer averages in %.
+        let layers = vec!["core".to_string(), "agg".to_string()];
+        let links = [LinkInput { layer: 0, rate }, LinkInput { layer: 0, rate }];
+        let input = RunInput {
+            window,
+            classes: &[],
+            flows: &[],
+            layers: &layers,
+            links: &links,
+            counters_start: &trace[0].counters,
+            counters_end: &trace[2].counters,
+            per_second: &trace,
+            cost: RunCost::new(10, 5, 3, 0.0),
+        };
+        let id = RunId {
+            point: "base".into(),
+            point_index: 0,
+            seed: 1,
+        };
+        let s = summarize_run(id, &input);
+        let core = &s.layers[0];
+        assert_eq!(core.links, 2);
+        assert!((core.utilisation_pct.unwrap() - 42.5).abs() < 1e-9);
+        assert!((core.loss_pct.unwrap() - 50.0 * 855.0 / 13680.0).abs() < 1e-9);
+        assert!((core.paper_utilisation_pct.unwrap() - 42.5).abs() < 1e-9);
+        let agg = &s.layers[1];
+        assert_eq!(
+            (agg.links, agg.utilisation_pct, agg.paper_loss_pct),
+            (0, None, None)
+        );
+    }
+
+    fn flow(
+        class: usize,
+        size: Option<u64>,
+        arrival_ms: u64,
+        start_ms: u64,
+        end_ms: Option<u64>,
+    ) -> FlowInput {
+        FlowInput {
+            class,
+            record: FlowRecord {
+                size_bytes: size,
+                src: HostId(0),
+                dst: HostId(1),
+                arrival: SimTime::from_ms(arrival_ms),
+                start: Some(SimTime::from_ms(start_ms)),
+                end: end_ms.map(SimTime::from_ms),
+                ..FlowRecord::default()
+            },
+            ideal_fct: size.map(|_| SimTime::from_ms(2)),
+            job: None,
+            at_window_start: BytesAtWindowStart::default(),
+        }
+    }
+
+    #[test]
+    fn flow_metrics_respect_the_warmup_and_both_goodput_definitions() {
+        let window = Window {
+            start: SimTime::from_secs(1),
+            end: SimTime::from_secs(3),
+        };
+        let mut flows = vec![
+            // Short flows: one in the warmup (ignored), FCTs 4 ms and 1 ms, one unfinished.
+            flow(0, Some(70_000), 500, 501, Some(505)),
+            flow(0, Some(70_000), 1000, 1001, Some(1005)),
+            flow(0, Some(70_000), 1500, 1500, Some(1501)),
+            flow(0, Some(70_000), 2000, 2001, None),
+            // Long flows from t = 0, counted from the warmup on.
+            flow(1, None, 0, 0, None),
+            flow(1, None, 0, 0, None),
+        ];
+        flows[1].record.timeouts = 1;
+        flows[1].job = Some(7);
+        flows[3].job = Some(7);
+        flows[2].job = Some(8);
+        for (i, f) in flows[4..].iter_mut().enumerate() {
+            f.at_window_start = BytesAtWindowStart {
+                sent: 1_000_000,
+                acked: 900_000,
+            };
+            // 25 MB and 12.5 MB sent in the 2 s window: 100 and 50 Mb/s.
+            f.record.bytes_sent = 1_000_000 + 25_000_000 / (i as u64 + 1);
+            f.record.bytes_acked = 900_000 + 20_000_000 / (i as u64 + 1);
+        }
+        let classes = vec!["short".to_string(), "long".to_string()];
+        let input = RunInput {
+            window,
+            classes: &classes,
+            flows: &flows,
+            layers: &[],
+            links: &[],
+            counters_start: &[],
+            counters_end: &[],
+            per_second: &[],
+            cost: RunCost::new(0, 0, 0, 1.0),
+        };
+        let id = RunId {
+            point: "base".into(),
+            point_index: 0,
+            seed: 1,
+        };
+        let s = summarize_run(id, &input);
+        let short = &s.classes[0];
+        assert_eq!(
+            (short.finite_flows, short.completed, short.unfinished),
+            (3, 2, 1)
+        );
+        let fct = short.fct_ms.unwrap();
+        assert_eq!((fct.n, fct.mean, fct.min, fct.max), (2, 2.5, 1.0, 4.0));
+        // Slowdowns 4/2 = 2 and max(1/2, 1) = 1.
+        let sd = short.slowdown.unwrap();
+        assert_eq!((sd.min, sd.max), (1.0, 2.0));
+        assert_eq!(short.timeouts.unwrap().max, 1.0);
+        assert_eq!(short.retransmits.unwrap().n, 2);
+        assert_eq!((short.jobs_completed, short.jobs_unfinished), (1, 1));
+        assert_eq!(short.jct_ms.unwrap().mean, 1.0);
+        assert_eq!(short.long_flows, 0);
+        let long = &s.classes[1];
+        let g = long.goodput_mbps.unwrap();
+        assert!((g.mean - 75.0).abs() < 1e-9 && (g.max - 100.0).abs() < 1e-9);
+        let ga = long.goodput_acked_mbps.unwrap();
+        assert!((ga.max - 80.0).abs() < 1e-9 && (ga.min - 40.0).abs() < 1e-9);
+        // Jain of (100, 50) = 150^2 / (2 x 12500) = 0.9.
+        assert!((long.jain.unwrap() - 0.9).abs() < 1e-12);
+        assert_eq!((long.finite_flows, long.fct_ms), (0, None));
+    }
+
+    #[test]
+    fn ideal_fct_adds_serialisation_at_the_bottleneck() {
+        // One full data packet (1462 B on the wire) takes 116.96 us at 100 Mb/s (transports.md 1).
+        let ideal = ideal_fct(SimTime::from_us(160), 1462, Rate::mbps(100));
+        assert_eq!(ideal, SimTime::from_ns(160_000 + 116_960));
+    }
+}

@@ -1,0 +1,219 @@
+//! The per-run summary, `DIR/runs/<point>/seed-<n>/summary.json` (scenario-format.md,
+//! "summary.json per run"): per flow class FCT, slowdown and goodput statistics, per layer
+//! utilisation and loss (both definitions of transports.md 9.6), and the run's cost.
+//!
+//! `htsim report` rebuilds every cross-seed summary from these files alone, so they carry the
+//! point's name and position in the run list as well as the seed.
+
+use std::collections::HashSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::atomic::write_atomic;
+use super::error::{io_error, ReportError, Result};
+use super::stats::Summary;
+
+/// File name of a run's summary inside its run directory.
+pub const RUN_SUMMARY_FILE: &str = "summary.json";
+
+/// Everything measured in one run (one sweep point, one seed).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunSummary {
+    /// The sweep point's name: `base`, or `key=value` pairs joined by `,`.
+    pub point: String,
+    /// The point's position in the run list (0-based), which orders points in reports.
+    pub point_index: u64,
+    /// The run's seed.
+    pub seed: u64,
+    /// Start of the measurement window (the warmup), ns of simulated time.
+    pub window_start_ns: u64,
+    /// End of the measurement window (T, the end of the measured duration), ns.
+    pub window_end_ns: u64,
+    /// One entry per flow class, in scenario order.
+    pub classes: Vec<ClassSummary>,
+    /// One entry per egress layer of the topology, in the topology's order.
+    pub layers: Vec<LayerSummary>,
+    /// What the run cost to simulate.
+    pub cost: RunCost,
+}
+
+/// Flow metrics of one flow class in one run (transports.md 9.6).
+///
+/// Finite flows count when they arrived inside the measurement window; long flows over the part
+/// of their life inside it. Statistics are `None` when no flow contributes a value.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClassSummary {
+    /// The class's name (`[[flows]] name`).
+    pub class: String,
+    /// Measured flows of finite size.
+    pub finite_flows: u64,
+    /// Of those, flows that completed.
+    pub completed: u64,
+    /// Of those, flows not completed by the end of the run (drain included).
+    pub unfinished: u64,
+    /// Flow completion time of completed flows, ms (9.6: from subflow 0's SYN-ACK).
+    pub fct_ms: Option<Summary>,
+    /// Slowdown of completed flows: FCT / ideal FCT, at least 1 (dimensionless).
+    pub slowdown: Option<Summary>,
+    /// Long (infinite) flows that started before the window's end.
+    pub long_flows: u64,
+    /// Long-flow goodput, paper definition (9.6, 10 #15): 8 x distinct bytes sent / (T - start),
+    /// Mb/s (10^6 b/s).
+    pub goodput_mbps: Option<Summary>,
+    /// Long-flow goodput, acknowledged bytes over the same interval, Mb/s.
+    pub goodput_acked_mbps: Option<Summary>,
+    /// Jain's fairness index of the long flows' paper goodput.
+    pub jain: Option<f64>,
+    /// Retransmitted data packets per flow (completed finite flows and long flows), packets.
+    pub retransmits: Option<Summary>,
+    /// Fast-recovery entries per flow (2.12), count.
+    pub fast_retransmits: Option<Summary>,
+    /// Data RTO expiries per flow (2.12), count.
+    pub timeouts: Option<Summary>,
+    /// Partition/aggregate jobs whose flows all completed.
+    pub jobs_completed: u64,
+    /// Jobs with at least one unfinished flow.
+    pub jobs_unfinished: u64,
+    /// Job completion time: last flow end - first flow arrival, ms.
+    pub jct_ms: Option<Summary>,
+}
+
+/// Utilisation and loss of one egress layer in one run (transports.md 9.6 and 10 #16-17).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LayerSummary {
+    /// The layer's name (`host`, `tor`, `agg`, `core`, ...): links whose transmitting node is in
+    /// it, i.e. its egress ports.
+    pub layer: String,
+    /// Links in the layer.
+    pub links: u64,
+    /// Standard utilisation: per link 100 x 8 x bytes transmitted / (rate x window), averaged
+    /// over the layer's links, %.
+    pub utilisation_pct: Option<f64>,
+    /// Standard loss rate: per link 100 x packets dropped / packets arrived (0 when none
+    /// arrived), averaged over the layer's links, %.
+    pub loss_pct: Option<f64>,
+    /// The paper's utilisation: mean over (second, port) of 100 x 8 x bytes accepted / rate, %.
+    pub paper_utilisation_pct: Option<f64>,
+    /// The paper's loss rate: mean over (second, port) of 100 x bytes dropped / (accepted +
+    /// dropped), 0 when idle, %.
+    pub paper_loss_pct: Option<f64>,
+}
+
+/// What a run cost to simulate. Wall-clock figures differ between machines and runs; they are
+/// kept in the per-run file only, never in the cross-seed summaries (which are byte-identical
+/// across runs and job counts).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunCost {
+    /// Events processed.
+    pub events: u64,
+    /// Wall-clock time of the run, s.
+    pub wall_seconds: f64,
+    /// Events per wall-clock second.
+    pub events_per_second: f64,
+    /// Data packets delivered to their destination.
+    pub data_packets_delivered: u64,
+    /// Data packets delivered per wall-clock second.
+    pub data_packets_per_second: f64,
+    /// Largest number of packets in the network at once.
+    pub peak_packets_in_flight: u64,
+}
+
+impl RunCost {
+    /// The cost of a run from its counts and wall-clock time (s); rates are 0 when the wall
+    /// time is 0 or not finite.
+    pub fn new(
+        events: u64,
+        data_packets_delivered: u64,
+        peak_packets_in_flight: u64,
+        wall_seconds: f64,
+    ) -> Self {
+        let per_second = |count: u64| {
+            if wall_seconds.is_finite() && wall_seconds > 0.0 {
+                count as f64 / wall_seconds
+            } else {
+                0.0
+            }
+        };
+        RunCost {
+            events,
+            wall_seconds: if wall_seconds.is_finite() {
+                wall_seconds
+            } else {
+                0.0
+            },
+            events_per_second: per_second(events),
+            data_packets_delivered,
+            data_packets_per_second: per_second(data_packets_delivered),
+            peak_packets_in_flight,
+        }
+    }
+}
+
+impl RunSummary {
+    /// Writes the summary as pretty JSON to `run_dir/summary.json`, atomically.
+    pub fn write(&self, run_dir: &Path) -> Result<()> {
+        let path = run_dir.join(RUN_SUMMARY_FILE);
+        let mut text = serde_json::to_string_pretty(self).map_err(|source| ReportError::Json {
+            path: path.clone(),
+            source,
+        })?;
+        text.push('\n');
+        write_atomic(&path, text.as_bytes())
+    }
+
+    /// Reads a summary written by [`RunSummary::write`].
+    pub fn read(path: &Path) -> Result<Self> {
+        let text = fs::read_to_string(path).map_err(io_error(path))?;
+        serde_json::from_str(&text).map_err(|source| ReportError::Json {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+}
+
+/// The run summaries found under `DIR/runs/*/seed-*/summary.json` of each directory, for
+/// `htsim report DIR...` (shard directories are merged by passing them all).
+///
+/// Sorted by (point index, point, seed). When the same (point, seed) appears in several
+/// directories (overlapping shards, or a re-run), the first directory in `dirs` wins. A
+/// directory without `runs/` contributes nothing.
+pub fn read_run_summaries(dirs: &[PathBuf]) -> Result<Vec<RunSummary>> {
+    let mut runs: Vec<RunSummary> = Vec::new();
+    let mut seen: HashSet<(String, u64)> = HashSet::new();
+    for dir in dirs {
+        let runs_dir = dir.join("runs");
+        if !runs_dir.is_dir() {
+            continue;
+        }
+        for point_dir in sorted_subdirs(&runs_dir)? {
+            for seed_dir in sorted_subdirs(&point_dir)? {
+                let path = seed_dir.join(RUN_SUMMARY_FILE);
+                if !path.is_file() {
+                    continue;
+                }
+                let run = RunSummary::read(&path)?;
+                if seen.insert((run.point.clone(), run.seed)) {
+                    runs.push(run);
+                }
+            }
+        }
+    }
+    runs.sort_by(|a, b| (a.point_index, &a.point, a.seed).cmp(&(b.point_index, &b.point, b.seed)));
+    Ok(runs)
+}
+
+/// The subdirectories of `dir`, sorted by name (so the result does not depend on the file
+/// system's order).
+fn sorted_subdirs(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).map_err(io_error(dir))? {
+        let path = entry.map_err(io_error(dir))?.path();
+        if path.is_dir() {
+            out.push(path);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
