@@ -24,7 +24,7 @@ pub const CACHED_DESTINATIONS: usize = 64;
 /// The paths of one topology.
 #[derive(Clone, Debug)]
 pub(crate) enum Paths {
-    /// Arithmetic FatTree and DHFT-free FatTree paths.
+    /// Arithmetic FatTree paths.
     FatTree(FatTreePaths),
     /// The k + 1 parallel BCube paths.
     BCube(BCubePaths),
