@@ -7,12 +7,16 @@
 //!   [`run_summary::RunSummary`], written as `runs/<point>/seed-<n>/summary.json`;
 //! - [`aggregate`] reads those files back (merging shard directories) and writes the
 //!   cross-seed `summary.csv` and `summary.json`;
-//! - [`stats`] holds the statistics both use.
+//! - [`stats`] holds the statistics both use;
+//! - `plots` (cargo feature `plots`, on by default) draws PNG and SVG charts with an embedded
+//!   font.
 
 pub mod aggregate;
 pub mod atomic;
 pub mod error;
 pub mod metrics;
+#[cfg(feature = "plots")]
+pub mod plots;
 pub mod run_summary;
 pub mod stats;
 
