@@ -141,12 +141,10 @@ pub struct Queue {
 impl Queue {
     /// An empty queue with the given limit and discipline.
     pub fn new(limit: BufferSize, discipline: Discipline) -> Self {
-        let prealloc = match limit {
-            BufferSize::Packets(n) => n.min(4096) as usize,
-            BufferSize::Bytes(b) => (b / 1500).min(4096) as usize,
-        };
+        // No pre-allocation: the FIFO grows to its peak occupancy once and keeps that capacity,
+        // so the steady state allocates nothing, and idle ports of a large topology cost nothing.
         Queue {
-            waiting: VecDeque::with_capacity(prealloc),
+            waiting: VecDeque::new(),
             waiting_bytes: 0,
             in_service: None,
             limit,
