@@ -32,5 +32,9 @@ pub use htsim_topology as topology;
 pub use htsim_transport as transport;
 pub use htsim_workload as workload;
 
+pub mod output;
 pub mod report;
+pub mod runner;
 pub mod scenario;
+pub mod shard;
+pub mod simulate;

@@ -1,0 +1,232 @@
+//! The `htsim` binary: exit codes and messages for bad input (issue 6 item 7), validate and list.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn htsim(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_htsim"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .env_remove("JOB_COMPLETION_INDEX")
+        .output()
+        .expect("the binary runs")
+}
+
+const BASE: &str = r#"
+[run]
+duration = "1s"
+seeds = 2
+
+[topology]
+kind = "fattree"
+k = 4
+
+[transports.mptcp8]
+kind = "mptcp"
+subflows = 8
+
+[[flows]]
+name = "long"
+senders = "33%"
+size = "infinite"
+transport = "mptcp8"
+
+[[flows]]
+name = "short"
+senders = "rest"
+size = "70KB"
+arrivals = { poisson = 256 }
+transport = { kind = "tcp" }
+"#;
+
+/// Validates `text` as s.toml and asserts exit code 2 and a message with `s.toml:LINE:` and
+/// the key.
+fn rejects(text: &str, line: usize, key: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.toml"), text).unwrap();
+    for args in [
+        &["validate", "s.toml"][..],
+        &["run", "s.toml", "--out", "o"][..],
+    ] {
+        let out = htsim(args, dir.path());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("s.toml:{line}:")),
+            "no line {line} in:\n{err}"
+        );
+        assert!(err.contains(key), "no key `{key}` in:\n{err}");
+    }
+}
+
+#[test]
+fn unknown_key() {
+    rejects(&BASE.replace("duration =", "durtion ="), 3, "run.durtion");
+}
+
+#[test]
+fn missing_required_key() {
+    rejects(&BASE.replace("duration = \"1s\"\n", ""), 2, "run.duration");
+}
+
+#[test]
+fn bare_number_where_a_unit_is_needed() {
+    rejects(&BASE.replace("\"1s\"", "1"), 3, "run.duration");
+}
+
+#[test]
+fn negative_duration() {
+    rejects(&BASE.replace("\"1s\"", "\"-2s\""), 3, "run.duration");
+}
+
+#[test]
+fn odd_k() {
+    rejects(&BASE.replace("k = 4", "k = 7"), 8, "topology.k");
+}
+
+#[test]
+fn ecn_threshold_above_capacity() {
+    let text = BASE.replace(
+        "[transports.mptcp8]",
+        "[queue]\nkind = \"ecn\"\ncapacity = \"10pkt\"\nmark_threshold = \"20pkt\"\n\n[transports.mptcp8]",
+    );
+    rejects(&text, 13, "queue.mark_threshold");
+}
+
+#[test]
+fn senders_over_100_percent() {
+    rejects(
+        &BASE.replace("\"33%\"", "\"140%\""),
+        16,
+        "flows.long.senders",
+    );
+}
+
+#[test]
+fn sweep_path_naming_nothing() {
+    rejects(
+        &format!("{BASE}\n[sweep]\n\"flows.shrt.size\" = [\"1KB\"]\n"),
+        28,
+        "flows.shrt.size",
+    );
+}
+
+#[test]
+fn unknown_transport() {
+    rejects(
+        &BASE.replace("\"mptcp8\"\n\n[[flows]]", "\"mptcp9\"\n\n[[flows]]"),
+        18,
+        "flows.long.transport",
+    );
+}
+
+#[test]
+fn missing_cdf_file() {
+    rejects(
+        &BASE.replace("\"70KB\"", "{ cdf_file = \"gone.cdf\" }"),
+        23,
+        "flows.short.size.cdf_file",
+    );
+}
+
+#[test]
+fn empty_file() {
+    rejects("", 1, "run");
+}
+
+#[test]
+fn toml_syntax_error() {
+    rejects(
+        &BASE.replace("[topology]", "[topology"),
+        6,
+        "TOML syntax error",
+    );
+}
+
+#[test]
+fn zero_seeds() {
+    rejects(&BASE.replace("seeds = 2", "seeds = 0"), 4, "run.seeds");
+}
+
+#[test]
+fn duplicate_flow_class_names() {
+    rejects(
+        &BASE.replace("\"short\"", "\"long\""),
+        21,
+        "flows.long.name",
+    );
+}
+
+#[test]
+fn bad_shards_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.toml"), BASE).unwrap();
+    for shard in ["3/2", "0/2", "1/0", "x"] {
+        let out = htsim(&["run", "s.toml", "--shard", shard], dir.path());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "--shard {shard}: {err}");
+        assert!(err.contains("--shard"), "{err}");
+    }
+    let out = htsim(
+        &["run", "s.toml", "--seeds", "3", "--seed", "1"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn validate_prints_the_run_list_size_and_set_overrides_apply() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("s.toml"),
+        format!("{BASE}\n[sweep]\n\"transports.mptcp8.subflows\" = [2, 4]\n"),
+    )
+    .unwrap();
+    let out = htsim(&["validate", "s.toml"], dir.path());
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("2 point(s), 4 run(s)"));
+    let out = htsim(&["validate", "s.toml", "--set", "topology.k=5"], dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        err.contains("--set topology.k=5") && err.contains("odd"),
+        "{err}"
+    );
+}
+
+#[test]
+fn shipped_scenarios_validate() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = htsim(
+        &[
+            "validate",
+            "scenarios/quickstart.toml",
+            "scenarios/htsim-compare.toml",
+        ],
+        &root,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn list_names_every_kind_with_defaults() {
+    let out = htsim(&["list"], Path::new("."));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0));
+    for needle in [
+        "fattree",
+        "mmptcp",
+        "switch_threshold",
+        "= 100KB",
+        "droptail",
+        "poisson",
+    ] {
+        assert!(text.contains(needle), "{needle} missing");
+    }
+}

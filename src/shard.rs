@@ -1,0 +1,185 @@
+//! Shards: `--shard I/N` (1-based) and the index variables of Slurm job arrays and Kubernetes
+//! indexed jobs. A shard takes every N-th run of the run list, a pure partition.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// The I-th of N parts of a run list (`index` is 1-based).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// Which part, 1..=count.
+    pub index: usize,
+    /// How many parts.
+    pub count: usize,
+}
+
+/// A shard that cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ShardError {
+    /// Not `I/N` with integers.
+    #[error("--shard {0:?}: expected I/N with 1 <= I <= N, e.g. --shard 2/4")]
+    Syntax(String),
+    /// `I` outside `1..=N`, or `N` = 0.
+    #[error(
+        "--shard {index}/{count}: the shard index must be from 1 to {count} (shards are 1-based)"
+    )]
+    OutOfRange {
+        /// The index given.
+        index: usize,
+        /// The count given.
+        count: usize,
+    },
+    /// An index variable that is not a number, or out of range.
+    #[error("{var}={value:?}: {why}")]
+    Env {
+        /// The variable.
+        var: &'static str,
+        /// Its value.
+        value: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// `JOB_COMPLETION_INDEX` is set but the number of shards is not known.
+    #[error("JOB_COMPLETION_INDEX is set: give the number of shards with --shard-count N (the job's completions)")]
+    MissingCount,
+}
+
+impl Shard {
+    /// A checked shard.
+    pub fn new(index: usize, count: usize) -> Result<Shard, ShardError> {
+        if count == 0 || index == 0 || index > count {
+            return Err(ShardError::OutOfRange { index, count });
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// Whether the run at position `position` (0-based) of the run list belongs to this shard.
+    /// Runs are dealt round-robin, so each shard gets a similar mix of sweep points.
+    pub fn contains(&self, position: usize) -> bool {
+        position % self.count == self.index - 1
+    }
+
+    /// The shard from the environment, when no `--shard` was given: Slurm's
+    /// `SLURM_ARRAY_TASK_ID` / `SLURM_ARRAY_TASK_COUNT` / `SLURM_ARRAY_TASK_MIN`, or Kubernetes'
+    /// `JOB_COMPLETION_INDEX` (0-based) with `shard_count`. `None` when neither is set.
+    pub fn from_env(
+        shard_count: Option<usize>,
+        var: impl Fn(&str) -> Option<String>,
+    ) -> Result<Option<Shard>, ShardError> {
+        let num = |name: &'static str| -> Result<Option<usize>, ShardError> {
+            match var(name) {
+                None => Ok(None),
+                Some(v) => v
+                    .trim()
+                    .parse::<usize>()
+                    .map(Some)
+                    .map_err(|_| ShardError::Env {
+                        var: name,
+                        value: v,
+                        why: "expected a non-negative integer".into(),
+                    }),
+            }
+        };
+        if let Some(id) = num("SLURM_ARRAY_TASK_ID")? {
+            let min = num("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
+            let count = match shard_count {
+                Some(c) => c,
+                None => num("SLURM_ARRAY_TASK_COUNT")?.ok_or(ShardError::Env {
+                    var: "SLURM_ARRAY_TASK_COUNT",
+                    value: String::new(),
+                    why: "is not set (or give --shard-count)".into(),
+                })?,
+            };
+            let index = id.checked_sub(min).ok_or(ShardError::Env {
+                var: "SLURM_ARRAY_TASK_ID",
+                value: id.to_string(),
+                why: format!("below SLURM_ARRAY_TASK_MIN={min}"),
+            })?;
+            return Shard::new(index + 1, count).map(Some);
+        }
+        if let Some(index) = num("JOB_COMPLETION_INDEX")? {
+            let count = shard_count.ok_or(ShardError::MissingCount)?;
+            return Shard::new(index + 1, count).map(Some);
+        }
+        Ok(None)
+    }
+}
+
+impl FromStr for Shard {
+    type Err = ShardError;
+
+    fn from_str(s: &str) -> Result<Shard, ShardError> {
+        let (i, n) = s
+            .split_once('/')
+            .ok_or_else(|| ShardError::Syntax(s.to_string()))?;
+        let parse = |t: &str| {
+            t.trim()
+                .parse::<usize>()
+                .map_err(|_| ShardError::Syntax(s.to_string()))
+        };
+        Shard::new(parse(i)?, parse(n)?)
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_and_check() {
+        assert_eq!("2/4".parse(), Ok(Shard { index: 2, count: 4 }));
+        assert_eq!(
+            "3/2".parse::<Shard>(),
+            Err(ShardError::OutOfRange { index: 3, count: 2 })
+        );
+        assert!("0/2".parse::<Shard>().is_err());
+        assert!("1/0".parse::<Shard>().is_err());
+        assert!("x".parse::<Shard>().is_err());
+    }
+
+    #[test]
+    fn shards_partition_positions() {
+        for count in 1..6 {
+            for pos in 0..50 {
+                let owners = (1..=count)
+                    .filter(|&i| Shard::new(i, count).unwrap().contains(pos))
+                    .count();
+                assert_eq!(owners, 1);
+            }
+        }
+    }
+
+    #[test]
+    fn environment() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let slurm = env(&[
+            ("SLURM_ARRAY_TASK_ID", "5"),
+            ("SLURM_ARRAY_TASK_MIN", "1"),
+            ("SLURM_ARRAY_TASK_COUNT", "8"),
+        ]);
+        assert_eq!(
+            Shard::from_env(None, slurm),
+            Ok(Some(Shard { index: 5, count: 8 }))
+        );
+        let k8s = env(&[("JOB_COMPLETION_INDEX", "0")]);
+        assert_eq!(
+            Shard::from_env(Some(3), k8s),
+            Ok(Some(Shard { index: 1, count: 3 }))
+        );
+        assert_eq!(Shard::from_env(None, k8s), Err(ShardError::MissingCount));
+        assert_eq!(Shard::from_env(None, env(&[])), Ok(None));
+    }
+}
