@@ -7,6 +7,8 @@
 //!   [`run_summary::RunSummary`], written as `runs/<point>/seed-<n>/summary.json`;
 //! - [`aggregate`] reads those files back (merging shard directories) and writes the
 //!   cross-seed `summary.csv` and `summary.json`;
+//! - [`rebuild`] is `htsim report DIR...`: summaries and plots from the run files alone
+//!   ([`flow_samples`] reads the per-flow values back);
 //! - [`stats`] holds the statistics both use;
 //! - `plots` (cargo feature `plots`, on by default) draws PNG and SVG charts with an embedded
 //!   font.
@@ -14,9 +16,11 @@
 pub mod aggregate;
 pub mod atomic;
 pub mod error;
+pub mod flow_samples;
 pub mod metrics;
 #[cfg(feature = "plots")]
 pub mod plots;
+pub mod rebuild;
 pub mod run_summary;
 pub mod stats;
 

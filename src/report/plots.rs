@@ -16,8 +16,9 @@ use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::aggregate::{SummaryRow, LAYER_PREFIX};
+use super::aggregate::{SummaryRow, LAYER_PREFIX, RUN_CLASS};
 use super::error::{io_error, ReportError, Result};
+use super::flow_samples::FlowSamples;
 
 /// The embedded DejaVu Sans (Debian fonts-dejavu-core, Bitstream Vera licence).
 static DEJAVU_SANS: &[u8] = include_bytes!("fonts/DejaVuSans.ttf");
@@ -450,7 +451,8 @@ pub fn time_series(title: &str, y_label: &str, series: &[(String, Vec<(f64, f64)
 
 /// The summary-based plots of a results directory into `dir`: utilisation per layer (both
 /// definitions), and for every swept parameter each key metric (per class: mean and p99 FCT,
-/// mean goodput; per layer: utilisation and loss) against it. Returns the files written.
+/// mean goodput; per layer: utilisation and loss; the run's events) against it. Returns the
+/// files written.
 pub fn write_summary_plots(dir: &Path, rows: &[SummaryRow]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for metric in ["utilisation", "utilisation_paper"] {
@@ -467,6 +469,8 @@ pub fn write_summary_plots(dir: &Path, rows: &[SummaryRow]) -> Result<Vec<PathBu
         for class in &classes {
             let metrics: &[&str] = if class.starts_with(LAYER_PREFIX) {
                 &["utilisation", "loss_rate"]
+            } else if *class == RUN_CLASS {
+                &["events"]
             } else {
                 &["fct_mean", "fct_p99", "goodput_mean"]
             };
@@ -476,6 +480,43 @@ pub fn write_summary_plots(dir: &Path, rows: &[SummaryRow]) -> Result<Vec<PathBu
                     files.extend(render(&chart, dir, &name)?);
                 }
             }
+        }
+    }
+    Ok(files)
+}
+
+/// The per-flow plots into `dir`: per flow class, the FCT CDF and the ranked long-flow
+/// throughput, one series per sweep point (flows pooled over seeds). Returns the files written.
+pub fn write_flow_plots(dir: &Path, samples: &[FlowSamples]) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    let classes = first_appearance(samples.iter().map(|s| s.class.as_str()));
+    for class in classes {
+        let mine = samples.iter().filter(|s| s.class == class);
+        let fcts: Vec<(String, Vec<f64>)> = mine
+            .clone()
+            .filter(|s| !s.fct_ms.is_empty())
+            .map(|s| (s.point.clone(), s.fct_ms.clone()))
+            .collect();
+        if !fcts.is_empty() {
+            let chart = fct_cdf(&format!("{class}: flow completion time CDF"), &fcts);
+            files.extend(render(
+                &chart,
+                dir,
+                &file_name(&format!("fct_cdf_{class}")),
+            )?);
+        }
+        let goodputs: Vec<(String, Vec<f64>)> = mine
+            .filter(|s| !s.goodput_mbps.is_empty())
+            .map(|s| (s.point.clone(), s.goodput_mbps.clone()))
+            .collect();
+        if !goodputs.is_empty() {
+            let chart =
+                ranked_throughput(&format!("{class}: ranked per-flow throughput"), &goodputs);
+            files.extend(render(
+                &chart,
+                dir,
+                &file_name(&format!("throughput_ranked_{class}")),
+            )?);
         }
     }
     Ok(files)
@@ -672,7 +713,8 @@ mod tests {
         .unwrap();
         assert!(text.contains("layer:core: utilisation against transports.mptcp8.subflows"));
         assert!(text.contains("utilisation (%), mean and 95% CI over seeds"));
-        // Both parameters get plots; 2 layer charts + 2 parameters x 2 layers x 2 metrics, x 2 formats.
-        assert_eq!(files.len(), 2 * (1 + 2 * 2 * 2));
+        // Both parameters get plots: 1 layer chart + 2 parameters x (2 layers x 2 metrics + the
+        // run's events), each in 2 formats.
+        assert_eq!(files.len(), 2 * (1 + 2 * (2 * 2 + 1)));
     }
 }

@@ -1,0 +1,96 @@
+//! Per-flow values read back from the runs' flows.csv files (columns of scenario-format.md),
+//! pooled over seeds per (sweep point, flow class), for the distribution plots (FCT CDF, ranked
+//! throughput) that `htsim report` redraws from run files alone.
+
+use std::path::{Path, PathBuf};
+
+use super::error::{ReportError, Result};
+use super::run_summary::{read_run_summaries, RunSummary};
+
+/// File name of a run's per-flow results.
+pub const FLOWS_CSV: &str = "flows.csv";
+
+/// The pooled per-flow values of one flow class at one sweep point.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlowSamples {
+    /// The sweep point's name.
+    pub point: String,
+    /// The flow class's name.
+    pub class: String,
+    /// FCTs of completed finite flows (non-empty `fct_ns`), ms.
+    pub fct_ms: Vec<f64>,
+    /// Goodput of long flows (empty `size_bytes`, non-empty `goodput_bps`), Mb/s.
+    pub goodput_mbps: Vec<f64>,
+}
+
+/// Reads `runs/<point>/seed-<n>/flows.csv` of every complete run (one with a summary.json) in
+/// `dirs`, in the order and with the de-duplication of [`read_run_summaries`]. Groups are
+/// ordered by point (run-list order), then class (first appearance). Runs without flows.csv
+/// contribute nothing; unparsable numbers are skipped.
+pub fn read_flow_samples(dirs: &[PathBuf]) -> Result<Vec<FlowSamples>> {
+    let runs = read_run_summaries(dirs)?;
+    let mut out: Vec<FlowSamples> = Vec::new();
+    for run in &runs {
+        let Some(path) = dirs
+            .iter()
+            .map(|d| flows_path(d, run))
+            .find(|p| p.is_file())
+        else {
+            continue;
+        };
+        read_one(&path, &run.point, &mut out)?;
+    }
+    Ok(out)
+}
+
+/// `dir/runs/<point>/seed-<n>/flows.csv`.
+fn flows_path(dir: &Path, run: &RunSummary) -> PathBuf {
+    dir.join("runs")
+        .join(&run.point)
+        .join(format!("seed-{}", run.seed))
+        .join(FLOWS_CSV)
+}
+
+/// Adds one flows.csv's values to `out`.
+fn read_one(path: &Path, point: &str, out: &mut Vec<FlowSamples>) -> Result<()> {
+    let csv_error = |source| ReportError::Csv {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut reader = csv::Reader::from_path(path).map_err(csv_error)?;
+    let headers = reader.headers().map_err(csv_error)?.clone();
+    let column = |name: &str| headers.iter().position(|h| h.trim() == name);
+    let (Some(class), Some(size), Some(fct), Some(goodput)) = (
+        column("class"),
+        column("size_bytes"),
+        column("fct_ns"),
+        column("goodput_bps"),
+    ) else {
+        return Ok(());
+    };
+    for record in reader.records() {
+        let record = record.map_err(csv_error)?;
+        let field = |i: usize| record.get(i).unwrap_or("").trim();
+        let number = |i: usize| field(i).parse::<f64>().ok().filter(|v| v.is_finite());
+        let i = match out
+            .iter()
+            .position(|s| s.point == point && s.class == field(class))
+        {
+            Some(i) => i,
+            None => {
+                out.push(FlowSamples {
+                    point: point.to_string(),
+                    class: field(class).to_string(),
+                    ..FlowSamples::default()
+                });
+                out.len() - 1
+            }
+        };
+        if field(size).is_empty() {
+            out[i].goodput_mbps.extend(number(goodput).map(|b| b / 1e6));
+        } else {
+            out[i].fct_ms.extend(number(fct).map(|ns| ns / 1e6));
+        }
+    }
+    Ok(())
+}
