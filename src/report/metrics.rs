@@ -77,7 +77,7 @@ pub struct FlowOutcome {
     /// window start)), b/s; for a flow that completed inside the window its end replaces the
     /// window end. `None` for a flow that never started or an empty interval.
     pub goodput_sent_bps: Option<f64>,
-    /// As `goodput_sent_bps` with acknowledged bytes (9.6 [PROPOSED] alternative), b/s.
+    /// As `goodput_sent_bps` with acknowledged bytes (the alternative 9.6 proposes), b/s.
     pub goodput_acked_bps: Option<f64>,
 }
 
