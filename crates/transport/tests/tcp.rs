@@ -135,6 +135,27 @@ fn single_loss_is_repaired_by_fast_retransmit() {
 }
 
 #[test]
+fn two_losses_in_a_window_are_repaired_by_one_newreno_recovery() {
+    for config in [TcpConfig::rfc(), TcpConfig::ns3_mmptcp()] {
+        let (r, c, log) = lossy_flow(config, 500_000, vec![30, 33]);
+        let lost = [log.data[29].seq, log.data[32].seq];
+        let rtx: Vec<u64> = log
+            .data
+            .iter()
+            .filter(|s| s.retransmit)
+            .map(|s| s.seq)
+            .collect();
+        assert_eq!(rtx, lost, "each hole resent once, in order");
+        assert_eq!((r.fast_retransmits, r.timeouts, r.retransmits), (1, 0, 2));
+        assert_eq!(
+            (c.partial_acks, c.full_acks),
+            (1, 1),
+            "RFC 6582: a partial ACK resends the next hole"
+        );
+    }
+}
+
+#[test]
 fn lost_last_packet_is_repaired_by_a_timeout_no_earlier_than_min_rto() {
     // 70 000 B = 50 full segments; the 50th is dropped, so no duplicate ACK can follow.
     for config in [TcpConfig::rfc(), TcpConfig::ns3_mmptcp()] {
@@ -286,11 +307,11 @@ fn short_flow_completes_in_the_slow_start_time() {
 
 #[test]
 fn delivered_bytes_equal_sent_bytes_and_counters_add_up() {
-    // Many flows of awkward sizes through a tiny buffer: drops, fast recoveries and RTOs.
+    // Many flows of awkward sizes through a 3-packet buffer: drops, fast recoveries and RTOs.
     for config in [TcpConfig::rfc(), TcpConfig::ns3_mmptcp()] {
         let mut w = World::new(9);
         let net = Net::gig(12);
-        let (q, log) = test_queue(8, vec![]);
+        let (q, log) = test_queue(3, vec![]);
         dumbbell(&mut w, net, q);
         let report = sink();
         let t = TcpTransport { config };
@@ -319,6 +340,7 @@ fn delivered_bytes_equal_sent_bytes_and_counters_add_up() {
             "{:?}: {} drops, {rtx} retransmits, {fr} fast retransmits, {to} timeouts",
             t.config.profile, log.data_dropped
         );
+        assert!(fr > 0 && to > 0, "both repair paths are exercised");
     }
 }
 

@@ -1,0 +1,226 @@
+//! The receiver's ACK policy, driven packet by packet by a scripted peer over a loopback path:
+//! the DCTCP one-bit CE state machine with delayed ACKs (transports.md 8), immediate ACKs for
+//! out-of-order data and filled holes (2.5), the delayed-ACK timer, and the FIN exchange (2.11).
+
+use htsim_core::endpoint::{Ctx, Endpoint};
+use htsim_core::ids::{EndpointId, HostId, LinkId};
+use htsim_core::packet::{flags, Packet, PacketKind};
+use htsim_core::routing::PathSource;
+use htsim_core::world::World;
+use htsim_core::SimTime;
+use htsim_transport::config::{DelayedAck, TcpConfig};
+use htsim_transport::path::PathChoice;
+use htsim_transport::receiver::TcpReceiver;
+
+/// Every pair of distinct hosts has one empty path: packets are delivered at once.
+struct Loopback;
+impl PathSource for Loopback {
+    fn path_count(&self, src: HostId, dst: HostId) -> u32 {
+        u32::from(src != dst)
+    }
+    fn path(&self, _src: HostId, _dst: HostId, _index: u32, _out: &mut Vec<LinkId>) {}
+}
+
+/// Sends a SYN, then on the SYN-ACK the scripted segments (seq, len, CE) and a FIN; records
+/// every packet it gets back with its time.
+struct Script {
+    peer: EndpointId,
+    segments: Vec<(u64, u32, bool)>,
+    fin_seq: Option<u64>,
+    got: Vec<(SimTime, PacketKind, u64, bool)>,
+}
+
+impl Script {
+    fn packet(&self, ctx: &mut Ctx<'_>, kind: PacketKind, seq: u64, len: u32) -> Packet {
+        let set = ctx.path_set(HostId(0), HostId(1)).expect("loopback path");
+        Packet {
+            seq,
+            data_seq: seq,
+            dst: self.peer,
+            route: ctx.route(set, 0),
+            size_bytes: len + 62,
+            payload_bytes: len,
+            kind,
+            ..Packet::default()
+        }
+    }
+}
+
+impl Endpoint for Script {
+    fn start(&mut self, ctx: &mut Ctx<'_>) {
+        let syn = self.packet(ctx, PacketKind::Syn, 0, 0);
+        ctx.send(syn);
+    }
+    fn on_packet(&mut self, p: &Packet, ctx: &mut Ctx<'_>) {
+        self.got.push((ctx.now(), p.kind, p.ack, p.has(flags::ECE)));
+        if p.kind == PacketKind::Fin {
+            let last = self.packet(ctx, PacketKind::Ack, p.ack, 0);
+            ctx.send(last); // the receiver closes on it
+        }
+        if p.kind == PacketKind::SynAck {
+            let ack = self.packet(ctx, PacketKind::Ack, 0, 0);
+            ctx.send(ack);
+            for &(seq, len, ce) in &self.segments.clone() {
+                let mut d = self.packet(ctx, PacketKind::Data, seq, len);
+                if ce {
+                    d.set(flags::ECT | flags::CE);
+                }
+                ctx.send(d);
+            }
+            if let Some(fin_seq) = self.fin_seq {
+                let mut fin = self.packet(ctx, PacketKind::Fin, fin_seq, 0);
+                fin.set(flags::FIN);
+                fin.payload_bytes = 0;
+                ctx.send(fin);
+            }
+        }
+    }
+}
+
+fn run(
+    config: &TcpConfig,
+    segments: Vec<(u64, u32, bool)>,
+    fin: bool,
+) -> Vec<(SimTime, PacketKind, u64, bool)> {
+    let mut w = World::new(1);
+    w.set_path_source(Box::new(Loopback));
+    let script = w.reserve();
+    let set = w.routes_mut().path_set(HostId(1), HostId(0)).expect("path");
+    let fin_seq = fin.then(|| {
+        segments
+            .iter()
+            .map(|&(s, l, _)| s + l as u64)
+            .max()
+            .unwrap_or(1)
+    });
+    let rx = w.spawn(
+        Box::new(TcpReceiver::new(
+            0,
+            script,
+            PathChoice::ecmp(set, 80, 1234),
+            config,
+            None,
+        )),
+        SimTime::ZERO,
+    );
+    w.install(
+        script,
+        Box::new(Script {
+            peer: rx,
+            segments,
+            fin_seq,
+            got: Vec::new(),
+        }),
+        SimTime::ZERO,
+    );
+    w.run();
+    assert!(w.conservation().holds());
+    let e: &dyn std::any::Any = w.endpoint(script).expect("script alive");
+    e.downcast_ref::<Script>().expect("a Script").got.clone()
+}
+
+#[test]
+fn dctcp_ce_state_machine_with_delayed_acks() {
+    let config = TcpConfig {
+        delayed_ack: Some(DelayedAck {
+            segments: 2,
+            timeout: SimTime::from_ms(40),
+        }),
+        ..TcpConfig::rfc()
+    };
+    // CE pattern 0 1 1 0 0, then the FIN.
+    let seg = |i: u64, ce| (1 + 100 * i, 100u32, ce);
+    let got = run(
+        &config,
+        vec![
+            seg(0, false),
+            seg(1, true),
+            seg(2, true),
+            seg(3, false),
+            seg(4, false),
+        ],
+        true,
+    );
+    let acks: Vec<(PacketKind, u64, bool)> = got.iter().map(|&(_, k, a, e)| (k, a, e)).collect();
+    assert_eq!(
+        acks,
+        vec![
+            (PacketKind::SynAck, 1, false),
+            // Segment 1 is CE while segment 0 waits: ACK segment 0 at once with the old state.
+            (PacketKind::Ack, 101, false),
+            // Segments 1 and 2 complete a delayed-ACK pair, echoing CE.
+            (PacketKind::Ack, 301, true),
+            // CE falls with no ACK pending; segments 3 and 4 make a pair.
+            (PacketKind::Ack, 501, false),
+            // The FIN in sequence: FIN+ACK acknowledging FIN.
+            (PacketKind::Fin, 502, false),
+        ]
+    );
+}
+
+#[test]
+fn delayed_ack_timer_and_out_of_order_segments() {
+    let config = TcpConfig {
+        delayed_ack: Some(DelayedAck {
+            segments: 2,
+            timeout: SimTime::from_ms(40),
+        }),
+        ..TcpConfig::rfc()
+    };
+    // Segment 0 waits (delayed); segment 2 is out of order: a duplicate ACK at once (it
+    // acknowledges segment 0); segment 1 fills the hole: ACK at once.
+    let got = run(
+        &config,
+        vec![(1, 100, false), (201, 100, false), (101, 100, false)],
+        true,
+    );
+    let acks: Vec<(PacketKind, u64)> = got.iter().map(|&(_, k, a, _)| (k, a)).collect();
+    assert_eq!(
+        acks,
+        vec![
+            (PacketKind::SynAck, 1),
+            (PacketKind::Ack, 101),
+            (PacketKind::Ack, 301),
+            (PacketKind::Fin, 302),
+        ]
+    );
+    // Without delayed ACK every segment is ACKed at once, CE echoed per segment.
+    let got = run(
+        &TcpConfig::rfc(),
+        vec![(1, 100, true), (101, 100, false), (201, 100, true)],
+        true,
+    );
+    let acks: Vec<(u64, bool)> = got[1..4].iter().map(|&(_, _, a, e)| (a, e)).collect();
+    assert_eq!(acks, vec![(101, true), (201, false), (301, true)]);
+}
+
+#[test]
+fn a_lone_segment_is_acked_by_the_delayed_ack_timer() {
+    let config = TcpConfig {
+        delayed_ack: Some(DelayedAck {
+            segments: 2,
+            timeout: SimTime::from_ms(40),
+        }),
+        ..TcpConfig::rfc()
+    };
+    // Three in-order segments and no FIN: the pair is ACKed at once, the third segment when
+    // the timer expires.
+    let got = run(
+        &config,
+        vec![(1, 100, false), (101, 100, false), (201, 100, false)],
+        false,
+    );
+    let timed: Vec<(SimTime, PacketKind, u64)> =
+        got.iter().map(|&(t, k, a, _)| (t, k, a)).collect();
+    assert_eq!(
+        timed[1],
+        (SimTime::ZERO, PacketKind::Ack, 201),
+        "pair ACKed at once"
+    );
+    assert_eq!(
+        timed[2],
+        (SimTime::from_ms(40), PacketKind::Ack, 301),
+        "{timed:?}"
+    );
+    assert_eq!(timed.len(), 3);
+}
