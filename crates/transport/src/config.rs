@@ -199,7 +199,7 @@ pub struct TcpConfig {
     /// First SYN / SYN-ACK retransmission timeout; doubles on each retry (1 s rfc, 3 s ns-3).
     pub syn_timeout: SimTime,
     /// SYN / SYN-ACK transmissions before the connection fails (6; ns-3 `ConnCount`). FIN and
-    /// the receiver's FIN+ACK are also given up after this many transmissions (**[PROPOSED]**).
+    /// the receiver's FIN+ACK are also given up after this many transmissions (**\[PROPOSED\]**).
     pub syn_max_transmissions: u32,
     /// Delayed ACK at the receiver; `None` = ACK every segment at once (transports.md 2.5).
     pub delayed_ack: Option<DelayedAck>,

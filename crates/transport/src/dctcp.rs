@@ -15,9 +15,9 @@ use crate::newreno::NewReno;
 pub struct DctcpConfig {
     /// EWMA gain g (1/16).
     pub g: f64,
-    /// Initial alpha (1.0, Linux `dctcp_alpha_on_init`; **[PROPOSED]**).
+    /// Initial alpha (1.0, Linux `dctcp_alpha_on_init`; **\[PROPOSED\]**).
     pub initial_alpha: f64,
-    /// Smallest window after an ECN cut, in segments (2; **[PROPOSED]**, Linux).
+    /// Smallest window after an ECN cut, in segments (2; **\[PROPOSED\]**, Linux).
     pub min_cwnd_segments: u32,
 }
 

@@ -255,3 +255,56 @@ pub fn transport_by_name(
         .map(|(_, ctor)| ctor(profile))
         .ok_or_else(|| TransportError::UnknownTransport(name.to_string()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use htsim_core::world::World;
+
+    #[test]
+    fn registry_finds_each_transport_by_name() {
+        assert_eq!(transport_names(), vec!["tcp", "dctcp"]);
+        for name in transport_names() {
+            let t = transport_by_name(name, Profile::Ns3Mmptcp).expect("registered");
+            assert_eq!(t.name(), name);
+        }
+        let err = transport_by_name("quic", Profile::Rfc).err();
+        assert_eq!(err, Some(TransportError::UnknownTransport("quic".into())));
+        assert!(err.is_some_and(|e| e.to_string().contains("tcp, dctcp")));
+    }
+
+    #[test]
+    fn opening_without_a_path_or_with_a_bad_config_fails_cleanly() {
+        let mut w = World::new(1);
+        let spec = || {
+            ConnectionSpec::new(
+                1,
+                HostId(0),
+                HostId(1),
+                Some(1),
+                SimTime::ZERO,
+                World::new(1).streams().stream("x"),
+            )
+        };
+        let t = TcpTransport::new(Profile::Rfc);
+        assert_eq!(
+            t.open(&mut w, spec()),
+            Err(TransportError::NoPath {
+                src: HostId(0),
+                dst: HostId(1)
+            })
+        );
+        let mut bad = TcpTransport::new(Profile::Rfc);
+        bad.config.dupthresh = 0;
+        assert!(matches!(
+            bad.open(&mut w, spec()),
+            Err(TransportError::InvalidConfig(_))
+        ));
+        let mut dctcp = DctcpTransport::new(Profile::Rfc);
+        dctcp.dctcp.g = 0.0;
+        assert!(matches!(
+            dctcp.open(&mut w, spec()),
+            Err(TransportError::InvalidConfig(_))
+        ));
+    }
+}

@@ -450,3 +450,44 @@ fn lost_syn_is_retransmitted_after_the_syn_timeout() {
         assert_eq!(r.timeouts, 0, "SYN timeouts are not data timeouts");
     }
 }
+
+#[test]
+fn syn_exhaustion_fails_the_flow_without_a_record() {
+    // ns-3: SYNs at 0, 3, 9, 21, 45 and 93 s; the connection fails at the 7th expiry, 189 s.
+    let mut w = World::new(4);
+    let net = Net::gig(1);
+    let (mut d, log) = TestQueue::new(vec![]);
+    d.drop_syns = u64::MAX;
+    let q = Queue::new(BufferSize::Packets(100), Discipline::Custom(Box::new(d)));
+    dumbbell(&mut w, net, q);
+    let report = sink();
+    let t = TcpTransport::new(Profile::Ns3Mmptcp);
+    open(
+        &mut w,
+        &t,
+        &net,
+        0,
+        Some(10_000),
+        SimTime::ZERO,
+        None,
+        &report,
+    );
+    w.run_until(SimTime::from_secs(189) - SimTime::from_us(1));
+    assert_eq!(
+        w.open_flow_records().len(),
+        1,
+        "still trying just before 189 s"
+    );
+    w.run();
+    assert_eq!(log.lock().unwrap().syns_dropped, 6);
+    assert!(w.records().is_empty(), "a failed flow has no record");
+    assert!(w.open_flow_records().is_empty(), "both endpoints closed");
+    assert!(w.now() >= SimTime::from_secs(189) && w.now() < SimTime::from_secs(190));
+    let reports = report.lock().unwrap();
+    assert_eq!(
+        reports.len(),
+        2,
+        "the RST closed the listening receiver too"
+    );
+    assert!(w.conservation().holds());
+}
