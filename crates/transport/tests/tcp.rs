@@ -47,6 +47,13 @@ fn long_flows(t: &dyn Transport, flows: u32, secs: u64, buffer: u64) -> Vec<f64>
         flows as usize,
         "every long flow completes after its stop"
     );
+    let buffered = TcpConfig::rfc().send_buffer_bytes;
+    for r in &done {
+        // bytes_sent is frozen at the stop (the 9.6 goodput numerator); the send buffer the
+        // application had filled (131 072 B) drains before the FIN.
+        assert_eq!(r.bytes_acked, r.bytes_sent + buffered, "flow {}", r.flow_id);
+        assert!(r.end.is_some_and(|e| e > end));
+    }
     goodputs
 }
 
