@@ -261,6 +261,14 @@ impl TcpConfig {
         }
     }
 
+    /// The same configuration without header overhead: data packets of exactly `packet_bytes`
+    /// (the MSS) and control packets of `control_bytes` (the htsim-compare scenario: 4000 and 40).
+    pub fn without_header_overhead(mut self, packet_bytes: u32, control_bytes: u32) -> Self {
+        self.mss = packet_bytes;
+        self.sizes = PacketSizes::no_overhead(control_bytes);
+        self
+    }
+
     /// The MSS in bytes as a `u64`, for window arithmetic.
     #[inline]
     pub fn mss_bytes(&self) -> u64 {
@@ -319,6 +327,11 @@ mod tests {
         assert_eq!((r.mss, r.dupthresh, r.initial_ssthresh), (1400, 3, 65_535));
         assert_eq!(r.sizes.data(1400), 1462);
         assert_eq!(PacketSizes::no_overhead(40).data(4000), 4000);
+        let bare = TcpConfig::rfc().without_header_overhead(4000, 40);
+        assert_eq!(
+            (bare.mss, bare.sizes.data(bare.mss), bare.sizes.ack),
+            (4000, 4000, 40)
+        );
         assert!(r.validate().is_ok() && n.validate().is_ok());
         assert_eq!(
             Profile::from_name("ns3-mmptcp").ok(),

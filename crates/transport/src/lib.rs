@@ -13,6 +13,29 @@
 //! - [`tcp`]: the sender endpoint, completion rule (9.6) and flow record;
 //! - [`transport`]: [`Transport`], [`ConnectionSpec`], and the registry of transports.
 //!
+//! Choices where transports.md is silent or where this crate departs from it (each also noted
+//! at the code it concerns):
+//! - The bulk-send application is not chunked (2.4): a finite flow's bytes are all available at
+//!   once and a long flow is unlimited, so segmentation is exactly 2.4's rule with `unsent` = the
+//!   remaining bytes. When a long flow's application stops, `send_buffer_bytes` (131 072 B) still
+//!   drain before the FIN (2.11); its record's `bytes_sent` is frozen at the stop (9.6).
+//! - A go-back-N resend (2.4, 2.10) keeps its segment's length, so it waits until the usable
+//!   window holds the whole segment. `dupacks` is reset on an RTO.
+//! - The receive window is a sender-side cap from the configuration (it is fixed in the code
+//!   modelled); ACKs do not carry a window.
+//! - RFC 6298 estimator: clock granularity G = 0; no 60 s RTO ceiling in either profile, only the
+//!   x64 backoff cap. The ns-3 estimator runs in integer picoseconds (truncating division).
+//! - The rfc profile's SYN timer is 1 s and doubles, with 6 transmissions like ns-3.
+//! - A FIN is given up after `syn_max_transmissions` RTO-timed transmissions; the receiver
+//!   resends its FIN+ACK in LAST_ACK on the SYN timer and closes after as many; a sender whose
+//!   SYN is given up sends a RST so the passive side closes too. TIME_WAIT lasts 0 s (2.11).
+//! - Delayed ACK (8): segments that arrive out of order, fill a hole, or complete the data before
+//!   the FIN are ACKed at once. One CE state machine serves with and without delayed ACK (without
+//!   it, ECE equals the CE bit of the segment answered, as 8 requires).
+//! - DCTCP's first observation window ends at `snd_nxt` as of the first ACK.
+//! - Ports: the client's is drawn from the connection's stream in 1024..=65535, the server's is
+//!   80. The completion notification is also sent when a connection fails.
+//!
 //! Opening a flow:
 //! ```
 //! use htsim_core::{world::World, ids::HostId, SimTime};
