@@ -1,1 +1,0 @@
-//! Pending events (filled next).
