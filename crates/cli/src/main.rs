@@ -194,11 +194,16 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         jobs,
         shard,
     };
-    let report = runner::run_all(&loaded, &options, &htsim::simulate::Simulator, &on_event)
-        .map_err(|e| Failure {
-            code: 1,
-            message: e.to_string(),
-        })?;
+    let report = runner::run_all(
+        &loaded,
+        &options,
+        &htsim::simulate::Simulator::for_loaded(&loaded),
+        &on_event,
+    )
+    .map_err(|e| Failure {
+        code: 1,
+        message: e.to_string(),
+    })?;
     bar.finish_and_clear();
     if !report.skipped.is_empty() && !args.quiet {
         eprintln!(

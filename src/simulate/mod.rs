@@ -1,0 +1,406 @@
+//! One run of a scenario: build the world (topology, queues, transports, flow classes, events),
+//! run it, check packet conservation, and render its files.
+//!
+//! - [`network`]: topology, cabling overrides, queues per egress layer, routing, link events;
+//! - [`transports`]: scenario transport parameters as a configured transport;
+//! - [`workload`]: flow classes resolved on the topology (matrices, senders, sizes);
+//! - [`generator`]: the central endpoint that opens flows at their arrival times;
+//! - [`outputs`]: flows.csv, links.csv and the per-run summary.
+//!
+//! [`run`] does one run from Rust; [`Simulator`] is the [`Executor`] the runner and the CLI use.
+//!
+//! ```no_run
+//! use htsim::scenario::{load_str, LoadOptions};
+//! use htsim::simulate::{run, RunContext};
+//!
+//! let text = r#"
+//! [run]
+//! duration = "50ms"
+//! [topology]
+//! kind = "fattree"
+//! k = 4
+//! link_rate = "1Gbps"
+//! [[flows]]
+//! name = "short"
+//! size = "20KB"
+//! arrivals = { poisson = 1000 }
+//! transport = { kind = "tcp" }
+//! "#;
+//! let loaded = load_str("demo", text, std::path::Path::new("."), &LoadOptions::default()).unwrap();
+//! let out = run(&loaded.points[0].scenario, 1, &RunContext::default()).unwrap();
+//! println!("{} flows, {} completed", out.summary.classes[0].finite_flows, out.summary.classes[0].completed);
+//! ```
+//!
+//! Not wired yet: partition/aggregate jobs (the scenario schema has no keys for them), the
+//! multipath transports (ps, mptcp, mmptcp, xmp: a run using them fails with "not implemented
+//! yet"), `[output] timeseries`.
+
+pub mod generator;
+pub mod network;
+pub mod outputs;
+pub mod transports;
+pub mod workload;
+
+use std::any::Any;
+use std::sync::Arc;
+use std::time::Instant;
+
+use htsim_core::flow::FlowRecord;
+use htsim_core::ids::{EndpointId, HostId};
+use htsim_core::queue::QueueCounters;
+use htsim_core::world::{Conservation, World, WorldStats};
+use htsim_core::SimTime;
+use htsim_topology::topology::Topology;
+
+use crate::output::RunFiles;
+use crate::report::metrics::{
+    summarize_run, BytesAtWindowStart, CounterSnapshot, FlowInput, LinkInput, RunId, RunInput,
+    Window,
+};
+use crate::report::run_summary::{RunCost, RunSummary};
+use crate::runner::{Executor, RunError};
+use crate::scenario::{Loaded, Scenario};
+
+use generator::{Generator, StartedFlow};
+use outputs::{ClassInfo, PairPaths};
+
+/// Simulated-time progress of one run: `(now, end)`.
+pub type ProgressFn = dyn Fn(SimTime, SimTime) + Send + Sync;
+
+/// Where a run sits in its sweep, and who wants to hear about its progress.
+#[derive(Clone, Default)]
+pub struct RunContext {
+    /// The sweep point's name (`base` when empty).
+    pub point: String,
+    /// The point's index in the sweep.
+    pub point_index: u64,
+    /// Called after each slice of simulated time.
+    pub progress: Option<Arc<ProgressFn>>,
+}
+
+/// Everything one run produced.
+#[derive(Clone, Debug)]
+pub struct RunOutput {
+    /// The files to write (flows.csv and links.csv when the scenario asks for them).
+    pub files: RunFiles,
+    /// The per-run summary (also in `files.summary_json`).
+    pub summary: RunSummary,
+    /// Every flow the generator opened, by flow id.
+    pub started: Vec<StartedFlow>,
+    /// The engine's counters at the end of the run.
+    pub stats: WorldStats,
+    /// The packet conservation identity at the end of the run (it holds, or the run failed).
+    pub conservation: Conservation,
+}
+
+/// The executor that simulates a scenario with the engine.
+///
+/// Built with [`Simulator::for_loaded`], it names each run's sweep point in its summary; its
+/// optional progress callback hears every run's simulated time.
+#[derive(Clone, Default)]
+pub struct Simulator {
+    points: Vec<(String, Scenario)>,
+    progress: Option<Arc<ProgressFn>>,
+}
+
+impl std::fmt::Debug for Simulator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Simulator")
+            .field("points", &self.points.len())
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+impl Simulator {
+    /// A simulator for the points of `loaded` (so summaries carry the point's name and index).
+    pub fn for_loaded(loaded: &Loaded) -> Self {
+        Simulator {
+            points: loaded
+                .points
+                .iter()
+                .map(|p| (p.name.clone(), p.scenario.clone()))
+                .collect(),
+            progress: None,
+        }
+    }
+
+    /// Calls `progress(now, end)` as each run advances in simulated time.
+    pub fn with_progress(mut self, progress: Arc<ProgressFn>) -> Self {
+        self.progress = Some(progress);
+        self
+    }
+
+    fn context(&self, scenario: &Scenario) -> RunContext {
+        let (point, point_index) = self
+            .points
+            .iter()
+            .position(|(_, s)| s == scenario)
+            .map_or(("base".to_string(), 0), |i| {
+                (self.points[i].0.clone(), i as u64)
+            });
+        RunContext {
+            point,
+            point_index,
+            progress: self.progress.clone(),
+        }
+    }
+}
+
+impl Executor for Simulator {
+    fn execute(&self, scenario: &Scenario, seed: u64) -> Result<RunFiles, RunError> {
+        run(scenario, seed, &self.context(scenario)).map(|o| o.files)
+    }
+}
+
+/// How many progress slices a run is cut into (besides the per-second snapshots).
+const PROGRESS_SLICES: u64 = 200;
+
+/// Runs `scenario` with master seed `seed`.
+pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput, RunError> {
+    let wall = Instant::now();
+    let mut world = World::new(seed);
+    let topology = network::build(&mut world, scenario)?;
+    let plans = workload::plan(scenario, &topology, world.streams())?;
+    let classes: Vec<ClassInfo> = plans
+        .iter()
+        .map(|p| ClassInfo {
+            name: p.name.clone(),
+            transport: p.transport.kind.clone(),
+            tcp: p.transport.tcp.clone(),
+        })
+        .collect();
+    let duration = scenario.run.duration;
+    let end = duration.saturating_add(scenario.run.drain);
+    let window = Window {
+        start: scenario.run.warmup.min(duration),
+        end: duration,
+    };
+    let generator = Generator::new(plans, world.streams(), duration);
+    let gen_id = world.spawn(Box::new(generator), SimTime::ZERO);
+
+    let links = &topology.links();
+    let rates: Vec<_> = links.iter().map(|l| world.link(l.id).rate()).collect();
+    let counters = |w: &World| -> Vec<QueueCounters> {
+        links.iter().map(|l| w.link(l.id).queue.counters).collect()
+    };
+
+    // Snapshots at the window start, every second after it, and at its end.
+    let mut checkpoints = Vec::new();
+    let mut t = window.start;
+    while t < window.end {
+        checkpoints.push(t);
+        t = t.saturating_add(SimTime::from_secs(1));
+    }
+    checkpoints.push(window.end);
+    let mut per_second: Vec<CounterSnapshot> = Vec::new();
+    let mut at_window_start: Vec<(u64, BytesAtWindowStart)> = Vec::new();
+    let step = SimTime::from_ps((end.as_ps() / PROGRESS_SLICES).max(1));
+    let mut next_checkpoint = 0;
+    loop {
+        let now = world.now();
+        let target = checkpoints
+            .get(next_checkpoint)
+            .copied()
+            .unwrap_or(end)
+            .min(now.saturating_add(step))
+            .min(end);
+        world.run_until(target);
+        if let Some(e) = generator_of(&world, gen_id)?.error() {
+            return Err(RunError::Failed(e.to_string()));
+        }
+        if checkpoints.get(next_checkpoint) == Some(&target) {
+            if next_checkpoint == 0 && window.start > SimTime::ZERO {
+                at_window_start = world
+                    .open_flow_records()
+                    .into_iter()
+                    .map(|r| {
+                        (
+                            r.flow_id,
+                            BytesAtWindowStart {
+                                sent: r.bytes_sent,
+                                acked: r.bytes_acked,
+                            },
+                        )
+                    })
+                    .collect();
+            }
+            per_second.push(CounterSnapshot {
+                at: target,
+                counters: counters(&world),
+            });
+            next_checkpoint += 1;
+        }
+        if let Some(p) = &cx.progress {
+            p(target, end);
+        }
+        if target >= end {
+            break;
+        }
+    }
+
+    let conservation = world.conservation();
+    if !conservation.holds() {
+        return Err(RunError::Failed(format!(
+            "packet conservation violated at the end of the run: sent {} != delivered {} + dropped {} + lost {} + in flight {}",
+            conservation.sent,
+            conservation.delivered,
+            conservation.dropped,
+            conservation.lost,
+            conservation.in_flight
+        )));
+    }
+    let started = generator_of(&world, gen_id)?.started().to_vec();
+    let flows = flow_inputs(&mut world, &topology, &started, &classes, &at_window_start);
+
+    let layer_names: Vec<String> = egress_layers(&topology);
+    let link_inputs: Vec<LinkInput> = links
+        .iter()
+        .zip(&rates)
+        .map(|(l, &rate)| LinkInput {
+            layer: layer_names
+                .iter()
+                .position(|n| n == topology.layer_name(l.layer))
+                .unwrap_or(0),
+            rate,
+        })
+        .collect();
+    let counters_start = per_second
+        .first()
+        .map(|s| s.counters.clone())
+        .unwrap_or_default();
+    let counters_end = per_second
+        .last()
+        .map(|s| s.counters.clone())
+        .unwrap_or_default();
+    let stats = world.stats();
+    let cost = RunCost::new(
+        stats.events,
+        stats.data_packets_delivered,
+        world.pool().peak_live() as u64,
+        wall.elapsed().as_secs_f64(),
+    );
+    let class_names: Vec<String> = classes.iter().map(|c| c.name.clone()).collect();
+    let summary = summarize_run(
+        RunId {
+            point: if cx.point.is_empty() {
+                "base".into()
+            } else {
+                cx.point.clone()
+            },
+            point_index: cx.point_index,
+            seed,
+        },
+        &RunInput {
+            window,
+            classes: &class_names,
+            flows: &flows,
+            layers: &layer_names,
+            links: &link_inputs,
+            counters_start: &counters_start,
+            counters_end: &counters_end,
+            per_second: &per_second,
+            cost,
+        },
+    );
+    let mut summary_json = serde_json::to_string_pretty(&summary)
+        .map_err(|e| RunError::Failed(format!("writing summary.json: {e}")))?;
+    summary_json.push('\n');
+    let files = RunFiles {
+        flows_csv: scenario
+            .output
+            .flows
+            .then(|| outputs::flows_csv(&flows, &classes, window)),
+        links_csv: scenario.output.links.then(|| {
+            outputs::links_csv(
+                &topology,
+                &link_inputs,
+                &counters_start,
+                &counters_end,
+                window,
+            )
+        }),
+        summary_json: summary_json.into_bytes(),
+    };
+    Ok(RunOutput {
+        files,
+        summary,
+        started,
+        stats,
+        conservation,
+    })
+}
+
+/// The generator endpoint of the world.
+fn generator_of(world: &World, id: EndpointId) -> Result<&Generator, RunError> {
+    world
+        .endpoint(id)
+        .and_then(|e| (e as &dyn Any).downcast_ref::<Generator>())
+        .ok_or_else(|| RunError::Failed("the flow generator disappeared".into()))
+}
+
+/// The egress layers of a topology (layers of nodes that transmit), in its layer order.
+fn egress_layers(topology: &Topology) -> Vec<String> {
+    let mut used = vec![false; topology.layers().len()];
+    for l in topology.links() {
+        if let Some(u) = used.get_mut(l.layer.0 as usize) {
+            *u = true;
+        }
+    }
+    topology
+        .layers()
+        .iter()
+        .zip(used)
+        .filter(|(_, u)| *u)
+        .map(|(n, _)| n.clone())
+        .collect()
+}
+
+/// Every started flow with its record (completed, still open, or a bare one for a flow that
+/// failed), its class and ideal FCT, in flow id order.
+fn flow_inputs(
+    world: &mut World,
+    topology: &Topology,
+    started: &[StartedFlow],
+    classes: &[ClassInfo],
+    at_window_start: &[(u64, BytesAtWindowStart)],
+) -> Vec<FlowInput> {
+    let mut records: Vec<Option<FlowRecord>> = vec![None; started.len()];
+    let open = world.open_flow_records();
+    for r in world.take_records().into_iter().chain(open) {
+        if let Some(slot) = records.get_mut(r.flow_id as usize) {
+            if slot.is_none() {
+                *slot = Some(r);
+            }
+        }
+    }
+    let early: std::collections::HashMap<u64, BytesAtWindowStart> =
+        at_window_start.iter().copied().collect();
+    let mut paths = PairPaths::new(topology);
+    started
+        .iter()
+        .zip(records)
+        .map(|(s, r)| {
+            let record = r.unwrap_or_else(|| FlowRecord {
+                flow_id: s.flow_id,
+                src: HostId(s.src),
+                dst: HostId(s.dst),
+                size_bytes: s.size,
+                arrival: s.arrival,
+                subflows: 1,
+                ..FlowRecord::default()
+            });
+            let class = s.class as usize;
+            let ideal_fct = s
+                .size
+                .and_then(|size| paths.ideal(world, s.src, s.dst, size, &classes[class].tcp));
+            FlowInput {
+                class,
+                record,
+                ideal_fct,
+                job: None,
+                at_window_start: early.get(&s.flow_id).copied().unwrap_or_default(),
+            }
+        })
+        .collect()
+}

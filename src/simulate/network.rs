@@ -1,0 +1,252 @@
+//! The network of a run: the topology with its per-layer cable overrides, the queue of every
+//! egress port from `[queue]` and `[queue.layers.X]`, the routing mode, and `[[events]]`.
+//!
+//! Scenario layer names (`host | tor | agg | core`, per topology in `htsim list`) are mapped
+//! to the topology's own names:
+//! - `[topology.layers.X]` names a *cable* layer, named by its upper end as in
+//!   [`htsim_topology::cabling`]: in a FatTree `host` and `tor` are the host–ToR cables, `agg`
+//!   the ToR–aggregation cables, `core` the aggregation–core cables. In VL2 `core` is the
+//!   aggregation–intermediate layer; in BCube `host` and `switch` are every cable; in the star,
+//!   dumbbell and XMP networks `host` is the host cables and `bottleneck` the bottleneck.
+//! - `[queue.layers.X]` names the *egress* layer (the transmitting node's layer): `host` is
+//!   every host NIC, `core` every core switch port; `bottleneck` is the bottleneck link's
+//!   queues (both directions).
+//! - `[[events]] where.layer` names the layer of the switches whose egress links change.
+
+use htsim_core::link::LinkChange;
+use htsim_core::queue::{Discipline, Queue};
+use htsim_core::routing::RoutingMode as CoreRouting;
+use htsim_core::units::parse_share;
+use htsim_core::world::World;
+use htsim_topology::bcube::BCube;
+use htsim_topology::cabling::{Cable, Cabling, QueueSite};
+use htsim_topology::dhft::Dhft;
+use htsim_topology::dumbbell::Dumbbell;
+use htsim_topology::events::{self as link_events, LinkSelector};
+use htsim_topology::fattree::FatTree;
+use htsim_topology::file::FileTopology;
+use htsim_topology::star::Star;
+use htsim_topology::topology::Topology;
+use htsim_topology::vl2::Vl2;
+use htsim_topology::xmp::XmpTorus;
+
+use crate::runner::RunError;
+use crate::scenario::{EventChange, EventTarget, QueueKind, RoutingMode, Scenario, TopologyConfig};
+
+/// Builds the scenario's topology into `world` (queues included), sets the routing mode and
+/// schedules the link events (random switch choices from the run's `events` stream).
+pub fn build(world: &mut World, scenario: &Scenario) -> Result<Topology, RunError> {
+    world.set_routing_mode(match scenario.routing.mode {
+        RoutingMode::Ecmp => CoreRouting::Ecmp,
+        RoutingMode::Spray => CoreRouting::Spray,
+        RoutingMode::Single => CoreRouting::Single,
+    });
+    let topo = &scenario.topology;
+    let kind = topo.kind.as_str();
+    let queue_config = &scenario.queue;
+    let mut factory = |site: QueueSite<'_>| -> Queue {
+        let layer = scenario_queue_layer(kind, site);
+        let q = queue_config.for_layer(layer);
+        let discipline = match (q.kind, q.mark_threshold) {
+            (QueueKind::Ecn, Some(threshold)) => Discipline::Ecn { threshold },
+            _ => Discipline::DropTail,
+        };
+        Queue::new(q.capacity, discipline)
+    };
+    let cabling = cabling(topo)?;
+    let failed = |e: htsim_topology::error::TopologyError| {
+        RunError::Failed(format!("building the {kind} topology: {e}"))
+    };
+    let int = |key: &str| -> Result<u32, RunError> {
+        topo.params
+            .int(key)
+            .and_then(|v| u32::try_from(v).ok())
+            .ok_or_else(|| RunError::Failed(format!("topology.{key}: missing or out of range")))
+    };
+    let topology = match kind {
+        "fattree" => FatTree {
+            k: int("k")?,
+            oversubscription: int("oversubscription")?,
+        }
+        .build(world, &cabling, &mut factory),
+        "dhft" => Dhft { k: int("k")? }.build(world, &cabling, &mut factory),
+        "vl2" => Vl2 {
+            da: int("da")?,
+            di: int("di")?,
+            hosts_per_tor: int("hosts_per_tor")?,
+        }
+        .build(world, &cabling, &mut factory),
+        "bcube" => BCube {
+            n: int("n")?,
+            k: int("k")?,
+        }
+        .build(world, &cabling, &mut factory),
+        "star" => Star {
+            hosts: int("hosts")?,
+        }
+        .build(world, &cabling, &mut factory),
+        "dumbbell" => Dumbbell {
+            pairs: int("hosts")?,
+        }
+        .build(world, &cabling, &mut factory),
+        "xmp-torus" => XmpTorus { bottlenecks: 5 }.build(world, &cabling, &mut factory),
+        "xmp-two-path" => return Err(RunError::Unsupported(
+            "the xmp-two-path topology from a scenario: its pair counts are not scenario keys yet"
+                .into(),
+        )),
+        "file" => {
+            let rel = topo.params.text("path").unwrap_or_default();
+            let path = scenario.base_dir.join(rel);
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                RunError::Failed(format!(
+                    "topology.path: cannot read {}: {e}",
+                    path.display()
+                ))
+            })?;
+            let file = FileTopology::parse(&text)
+                .map_err(|e| RunError::Failed(format!("topology file {}: {e}", path.display())))?;
+            file.build(world, &mut factory)
+        }
+        other => {
+            return Err(RunError::Unsupported(format!(
+                "building a `{other}` topology"
+            )))
+        }
+    }
+    .map_err(failed)?;
+    schedule_events(world, scenario, &topology)?;
+    Ok(topology)
+}
+
+/// The cabling of a topology: its default rate and delay, and `[topology.layers.X]` mapped to
+/// the topology's cable layers.
+fn cabling(topo: &TopologyConfig) -> Result<Cabling, RunError> {
+    let rate = topo.params.rate("link_rate");
+    let delay = topo.params.duration("link_delay");
+    let (Some(rate), Some(delay)) = (rate, delay) else {
+        return Err(RunError::Failed(
+            "topology.link_rate and topology.link_delay must be set".into(),
+        ));
+    };
+    let mut cabling = Cabling::uniform(rate, delay);
+    match topo.kind.as_str() {
+        "vl2" => {
+            // Fabric links at switch_rate, host links at link_rate.
+            let switch = topo.params.rate("switch_rate").unwrap_or(rate);
+            cabling = Cabling::uniform(switch, delay).with_layer("tor", rate, delay);
+        }
+        "dumbbell" => {
+            let neck = topo.params.rate("bottleneck_rate").unwrap_or(rate);
+            cabling = cabling.with_layer("bottleneck", neck, delay);
+        }
+        "file" if !topo.layers.is_empty() => {
+            return Err(RunError::Unsupported(
+                "[topology.layers] with a file topology: rates and delays come from the file"
+                    .into(),
+            ))
+        }
+        _ => {}
+    }
+    for (layer, o) in &topo.layers {
+        for cable in cable_layers(topo, layer) {
+            let base = cabling.cable(&cable);
+            let c = Cable {
+                rate: o.link_rate.unwrap_or(base.rate),
+                delay: o.link_delay.unwrap_or(base.delay),
+            };
+            cabling = cabling.with_layer(&cable, c.rate, c.delay);
+        }
+    }
+    Ok(cabling)
+}
+
+/// The topology's cable layers a scenario layer name stands for (module doc).
+fn cable_layers(topo: &TopologyConfig, layer: &str) -> Vec<String> {
+    let one = |s: &str| vec![s.to_string()];
+    match (topo.kind.as_str(), layer) {
+        ("fattree" | "dhft" | "vl2", "host") => one("tor"),
+        ("vl2", "core") => one("int"),
+        ("bcube", _) => {
+            let k = topo.params.int("k").unwrap_or(0).max(0);
+            (0..=k).map(|l| format!("level{l}")).collect()
+        }
+        ("star" | "dumbbell" | "xmp-two-path" | "xmp-torus", "host") => one("switch"),
+        _ => one(layer),
+    }
+}
+
+/// The scenario's `[queue.layers.X]` name of an egress port (module doc).
+fn scenario_queue_layer<'a>(kind: &str, site: QueueSite<'a>) -> &'a str {
+    match kind {
+        "vl2" if site.layer == "int" => "core",
+        "bcube" if site.layer != "host" => "switch",
+        "dumbbell" | "xmp-two-path" | "xmp-torus" | "star" => {
+            if site.cable == "bottleneck" {
+                "bottleneck"
+            } else if site.layer == "host" {
+                "host"
+            } else {
+                "switch"
+            }
+        }
+        _ => site.layer,
+    }
+}
+
+/// The topology's node layer a scenario event layer names.
+fn event_layer<'a>(kind: &str, layer: &'a str) -> &'a str {
+    match (kind, layer) {
+        ("vl2", "core") => "int",
+        _ => layer,
+    }
+}
+
+/// Schedules `[[events]]` in file order; random switch choices come from the `events` stream.
+fn schedule_events(
+    world: &mut World,
+    scenario: &Scenario,
+    topology: &Topology,
+) -> Result<(), RunError> {
+    let mut rng = world.streams().stream("events");
+    for (i, event) in scenario.events.iter().enumerate() {
+        let selector = match &event.target {
+            EventTarget::Layer { layer, switches } => LinkSelector::Layer {
+                layer: event_layer(&scenario.topology.kind, layer).to_string(),
+                switches: switches
+                    .as_deref()
+                    .map(parse_share)
+                    .transpose()
+                    .map_err(|e| RunError::Failed(format!("events[{i}].where.switches: {e}")))?,
+            },
+            EventTarget::Links(names) => LinkSelector::Names(link_names(topology, names)),
+        };
+        let links = selector
+            .resolve(topology, &mut rng)
+            .map_err(|e| RunError::Failed(format!("events[{i}].where: {e}")))?;
+        let change = match &event.set {
+            EventChange::Capacity(b) => LinkChange::Limit(*b),
+            EventChange::Rate(r) => LinkChange::Rate(*r),
+            EventChange::Down => LinkChange::Down,
+            EventChange::Up => LinkChange::Up,
+        };
+        link_events::schedule(world, &links, event.at, change);
+    }
+    Ok(())
+}
+
+/// `link = ["core3", "agg1.0"]`: two plain node names joined by a link are that link
+/// (`core3->agg1.0`); otherwise each entry is a link name (`a->b`, `a<->b`) or a node (its
+/// egress links).
+fn link_names(topology: &Topology, names: &[String]) -> Vec<String> {
+    if let [a, b] = names {
+        let plain = |s: &str| !s.contains("->");
+        if plain(a) && plain(b) {
+            if let (Ok(x), Ok(y)) = (topology.node_by_name(a), topology.node_by_name(b)) {
+                if topology.links_between(x, y).next().is_some() {
+                    return vec![format!("{a}->{b}")];
+                }
+            }
+        }
+    }
+    names.to_vec()
+}

@@ -1,0 +1,195 @@
+//! A finished run's files: flows.csv, links.csv (columns of scenario-format.md, in
+//! [`crate::output::FLOWS_COLUMNS`] and [`crate::output::LINKS_COLUMNS`]) and the per-run
+//! summary.json ([`crate::report::run_summary::RunSummary`]).
+//!
+//! Rows are in a fixed order (flows by id, links in the topology's order) and numbers have fixed
+//! formats, so the files depend only on the scenario and the seed. The exception is the
+//! wall-clock part of summary.json's `cost` (`wall_seconds`, `events_per_second`,
+//! `data_packets_per_second`): compare runs without those three fields.
+//!
+//! - flows.csv: `start_ns` is the FCT origin (subflow 0's SYN-ACK, 9.6; empty if never
+//!   established); `end_ns`, `fct_ns` are empty unless completed; `size_bytes`, `fct_ns`,
+//!   `ideal_fct_ns` and `slowdown` are empty for infinite flows; `goodput_bps` is the paper's
+//!   (8 x distinct bytes sent / time from start to the end of the window or of the flow).
+//!   The ideal FCT is `base RTT + wire bytes x 8 / bottleneck rate`, where the base RTT of a
+//!   pair is its path-0 propagation both ways plus one data packet's serialisation per forward
+//!   hop and one ACK's per reverse hop, wire bytes count a header per segment, and the
+//!   bottleneck is the slowest forward link.
+//! - links.csv: the counters are over the measurement window (warmup to duration), the rate
+//!   is the link's rate at the start of the run; `utilization` (bytes sent x 8 / (rate x
+//!   window)) and `loss_rate` (drops / arrivals) are fractions.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use htsim_core::flow::FlowRecord;
+use htsim_core::ids::{HostId, LinkId};
+use htsim_core::queue::QueueCounters;
+use htsim_core::world::World;
+use htsim_core::{Rate, SimTime};
+use htsim_topology::topology::Topology;
+use htsim_transport::TcpConfig;
+
+use crate::output::{FLOWS_COLUMNS, LINKS_COLUMNS};
+use crate::report::metrics::{flow_outcome, ideal_fct, FlowInput, LinkInput, Window};
+
+/// What flows.csv needs about a flow class.
+#[derive(Clone, Debug)]
+pub struct ClassInfo {
+    /// The class's name.
+    pub name: String,
+    /// Its transport kind.
+    pub transport: String,
+    /// Its TCP parameters (segment and packet sizes).
+    pub tcp: TcpConfig,
+}
+
+/// Base RTT and bottleneck rate of host pairs, computed once per pair.
+pub struct PairPaths<'a> {
+    topology: &'a Topology,
+    cache: HashMap<(u32, u32, u32, u32), (SimTime, Rate)>,
+    scratch: Vec<LinkId>,
+}
+
+impl<'a> PairPaths<'a> {
+    /// For the pairs of `topology`.
+    pub fn new(topology: &'a Topology) -> Self {
+        PairPaths {
+            topology,
+            cache: HashMap::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The ideal FCT of `size` bytes from `src` to `dst` with `tcp`'s packet sizes, on the
+    /// links' rates as they are in `world`.
+    pub fn ideal(
+        &mut self,
+        world: &World,
+        src: u32,
+        dst: u32,
+        size: u64,
+        tcp: &TcpConfig,
+    ) -> Option<SimTime> {
+        let mss = u64::from(tcp.mss.max(1));
+        let first = size.clamp(1, mss) as u32;
+        let data = tcp.sizes.data(first);
+        let key = (src, dst, data, tcp.sizes.ack);
+        let (rtt, bottleneck) = match self.cache.get(&key) {
+            Some(v) => *v,
+            None => {
+                let (s, d) = (HostId(src), HostId(dst));
+                if src == dst || self.topology.path_count(s, d) == 0 {
+                    return None;
+                }
+                let mut rtt = SimTime::ZERO;
+                let mut bottleneck: Option<Rate> = None;
+                self.scratch.clear();
+                self.topology.path(s, d, 0, &mut self.scratch);
+                for &l in &self.scratch {
+                    let link = world.link(l);
+                    rtt = rtt + link.delay() + link.rate().serialisation_time(u64::from(data));
+                    bottleneck = Some(bottleneck.map_or(link.rate(), |b| b.min(link.rate())));
+                }
+                self.scratch.clear();
+                self.topology.path(d, s, 0, &mut self.scratch);
+                for &l in &self.scratch {
+                    let link = world.link(l);
+                    rtt = rtt
+                        + link.delay()
+                        + link.rate().serialisation_time(u64::from(tcp.sizes.ack));
+                }
+                let v = (rtt, bottleneck?);
+                self.cache.insert(key, v);
+                v
+            }
+        };
+        if bottleneck.as_bps() == 0 {
+            return None;
+        }
+        let segments = size.div_ceil(mss).max(1);
+        let wire = size + segments * u64::from(tcp.sizes.data_overhead);
+        Some(ideal_fct(rtt, wire, bottleneck))
+    }
+}
+
+fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or(String::new(), |v| v.to_string())
+}
+
+/// flows.csv: one row per flow in `flows` (by id), with its class's transport.
+pub fn flows_csv(flows: &[FlowInput], classes: &[ClassInfo], window: Window) -> Vec<u8> {
+    let mut s = FLOWS_COLUMNS.join(",");
+    s.push('\n');
+    for f in flows {
+        let r: &FlowRecord = &f.record;
+        let o = flow_outcome(f, window);
+        let class = &classes[f.class];
+        let infinite = r.size_bytes.is_none();
+        let _ = writeln!(
+            s,
+            "{},{},{},host{},host{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            class.name,
+            r.flow_id,
+            class.transport,
+            r.src.0,
+            r.dst.0,
+            opt(r.size_bytes),
+            opt(r.start.map(SimTime::as_ns)),
+            opt(r.end.map(SimTime::as_ns)),
+            if infinite {
+                String::new()
+            } else {
+                opt(o.fct.map(SimTime::as_ns))
+            },
+            opt(f.ideal_fct.map(SimTime::as_ns)),
+            if infinite {
+                String::new()
+            } else {
+                opt(o.slowdown.map(|x| format!("{x:.6}")))
+            },
+            r.completed(),
+            r.bytes_acked,
+            opt(o.goodput_sent_bps.map(|x| format!("{x:.0}"))),
+            r.packets_sent,
+            r.retransmits,
+            r.fast_retransmits,
+            r.timeouts,
+            r.subflows,
+        );
+    }
+    s.into_bytes()
+}
+
+/// links.csv: one row per directed link of `topology`, in its order.
+pub fn links_csv(
+    topology: &Topology,
+    links: &[LinkInput],
+    start: &[QueueCounters],
+    end: &[QueueCounters],
+    window: Window,
+) -> Vec<u8> {
+    let mut s = LINKS_COLUMNS.join(",");
+    s.push('\n');
+    for (i, l) in topology.links().iter().enumerate() {
+        let (a, b) = (&start[i], &end[i]);
+        let usage = crate::report::metrics::link_usage(links[i].rate, a, b, window);
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{},{},{:.6}",
+            topology.link_name(l),
+            topology.node(l.from).name,
+            topology.node(l.to).name,
+            topology.layer_name(l.layer),
+            links[i].rate.as_bps(),
+            b.packets_enqueued.saturating_sub(a.packets_enqueued),
+            b.bytes_enqueued.saturating_sub(a.bytes_enqueued),
+            b.packets_dropped.saturating_sub(a.packets_dropped),
+            b.bytes_dropped.saturating_sub(a.bytes_dropped),
+            b.packets_marked.saturating_sub(a.packets_marked),
+            opt(usage.utilisation.map(|u| format!("{u:.6}"))),
+            usage.loss_rate,
+        );
+    }
+    s.into_bytes()
+}

@@ -1,0 +1,141 @@
+//! A scenario transport (`[transports.<name>]` or inline) as a configured
+//! [`Transport`](htsim_transport::Transport).
+//!
+//! Scenario keys map onto [`TcpConfig`] fields, starting from the `profile`'s configuration:
+//! `mss` -> `mss`; `header_size` -> the data-packet overhead; `ack_size` -> ACK and FIN size
+//! (SYN = `ack_size` + 8 B of MPTCP options when headers are modelled, else `ack_size`);
+//! `initial_cwnd` -> `initial_cwnd_segments`; `initial_ssthresh` -> bytes (packets x MSS);
+//! `rwnd` -> `rwnd_cap` (`unlimited` = none); `delayed_ack` -> ACK every 2nd segment with a
+//! 40 ms timer; `min_rto`; `dupthresh`; DCTCP's `g`.
+
+use std::sync::Arc;
+
+use htsim_core::units::BufferSize;
+use htsim_core::SimTime;
+use htsim_transport::config::{DelayedAck, PacketSizes};
+use htsim_transport::dctcp::DctcpConfig;
+use htsim_transport::{DctcpTransport, Profile, TcpConfig, TcpTransport, Transport};
+
+use crate::runner::RunError;
+use crate::scenario::params::{ParamValue, Params};
+use crate::scenario::TransportConfig;
+
+/// Transport kinds the scenario format names that are not implemented yet.
+const LATER: &[&str] = &["ps", "mptcp", "mmptcp", "xmp"];
+
+/// A configured transport and what flows.csv and the ideal FCT need to know about it.
+#[derive(Clone)]
+pub struct Configured {
+    /// The transport.
+    pub transport: Arc<dyn Transport>,
+    /// Its kind (`tcp`, `dctcp`): the flows.csv `transport` column.
+    pub kind: String,
+    /// Its TCP parameters (segment and packet sizes for the ideal FCT).
+    pub tcp: TcpConfig,
+}
+
+/// The transport `config` describes.
+pub fn configure(config: &TransportConfig) -> Result<Configured, RunError> {
+    let kind = config.kind.as_str();
+    if LATER.contains(&kind) {
+        return Err(RunError::Unsupported(format!(
+            "transport `{kind}` is not implemented yet (available: tcp, dctcp)"
+        )));
+    }
+    let tcp = tcp_config(&config.params)?;
+    let transport: Arc<dyn Transport> = match kind {
+        "tcp" => Arc::new(TcpTransport {
+            config: tcp.clone(),
+        }),
+        "dctcp" => {
+            let mut t = DctcpTransport::new(tcp.profile);
+            let ecn = t.config.ecn;
+            t.config = TcpConfig { ecn, ..tcp.clone() };
+            t.dctcp = DctcpConfig {
+                g: float(&config.params, "g").unwrap_or(t.dctcp.g),
+                ..t.dctcp
+            };
+            t.dctcp
+                .validate()
+                .map_err(|e| RunError::Failed(format!("dctcp: {e}")))?;
+            Arc::new(t)
+        }
+        other => {
+            return Err(RunError::Unsupported(format!(
+                "transport `{other}` is not implemented yet (available: tcp, dctcp)"
+            )))
+        }
+    };
+    Ok(Configured {
+        transport,
+        kind: kind.to_string(),
+        tcp,
+    })
+}
+
+fn float(params: &Params, key: &str) -> Option<f64> {
+    match params.get(key) {
+        Some(ParamValue::Float(x)) => Some(*x),
+        Some(ParamValue::Int(i)) => Some(*i as f64),
+        _ => None,
+    }
+}
+
+/// The [`TcpConfig`] of a transport's parameters (module doc).
+pub fn tcp_config(params: &Params) -> Result<TcpConfig, RunError> {
+    let bad = |what: String| RunError::Failed(what);
+    let profile = match params.text("profile") {
+        Some(p) => Profile::from_name(p).map_err(|e| bad(e.to_string()))?,
+        None => Profile::Rfc,
+    };
+    let mut c = TcpConfig::for_profile(profile);
+    if let Some(mss) = params.size("mss") {
+        c.mss = u32::try_from(mss).map_err(|_| bad(format!("mss {mss} B is too large")))?;
+    }
+    let header = params
+        .size("header_size")
+        .map_or(Ok(c.sizes.data_overhead), u32::try_from)
+        .map_err(|_| bad("header_size is too large".into()))?;
+    let ack = params
+        .size("ack_size")
+        .map_or(Ok(c.sizes.ack), u32::try_from)
+        .map_err(|_| bad("ack_size is too large".into()))?;
+    c.sizes = PacketSizes {
+        data_overhead: header,
+        ack,
+        syn: if header > 0 { ack + 8 } else { ack },
+        fin: ack,
+    };
+    if let Some(iw) = params.int("initial_cwnd") {
+        c.initial_cwnd_segments =
+            u32::try_from(iw).map_err(|_| bad(format!("initial_cwnd {iw} is out of range")))?;
+    }
+    match params.get("initial_ssthresh") {
+        Some(ParamValue::Buffer(BufferSize::Bytes(b))) => c.initial_ssthresh = *b,
+        Some(ParamValue::Buffer(BufferSize::Packets(p))) => {
+            c.initial_ssthresh = p.saturating_mul(c.mss_bytes())
+        }
+        Some(ParamValue::Size(b)) => c.initial_ssthresh = *b,
+        _ => {}
+    }
+    match params.get("rwnd") {
+        Some(ParamValue::Unlimited) => c.rwnd_cap = None,
+        Some(ParamValue::Size(b)) => c.rwnd_cap = Some(*b),
+        _ => {}
+    }
+    if let Some(ParamValue::Bool(on)) = params.get("delayed_ack") {
+        c.delayed_ack = on.then_some(DelayedAck {
+            segments: 2,
+            timeout: SimTime::from_ms(40),
+        });
+    }
+    if let Some(t) = params.duration("min_rto") {
+        c.min_rto = t;
+    }
+    if let Some(d) = params.int("dupthresh") {
+        c.dupthresh =
+            u32::try_from(d).map_err(|_| bad(format!("dupthresh {d} is out of range")))?;
+    }
+    c.validate().map_err(|e| bad(format!("transport: {e}")))?;
+    Ok(c)
+}

@@ -1,0 +1,192 @@
+//! The flow classes of a run, resolved against its topology: each class's connections, size
+//! distribution, arrival process and transport.
+//!
+//! Random choices come from the run's workload streams only, never from a transport's, so
+//! transports compared on one seed see the same workload:
+//! - `workload.matrix`: every traffic matrix, built once per run, in the order classes first use
+//!   it (classes with the same recipe share one matrix);
+//! - `workload.senders`: which of a matrix's connections each class takes (`senders`), in file
+//!   order; a class takes its connections out of the matrix's pool, so `"rest"` is what earlier
+//!   classes on the same matrix left (transports.md 9.3: long flows take `floor(|CM| x 33%)`
+//!   connections, short flows the rest).
+//!
+//! The per-flow draws (sizes, arrival gaps, which pool connection) are in
+//! [`super::generator`].
+
+use htsim_core::units::parse_share;
+use htsim_topology::topology::Topology;
+use htsim_workload::matrix::{self, LocalityBase};
+use htsim_workload::{
+    split_connections, Connection, EmpiricalCdf, HostLayout, SizeDist, TrafficMatrix,
+};
+
+use super::transports::{configure, Configured};
+use crate::runner::RunError;
+use crate::scenario::{Arrivals, FlowClass, MatrixKind, Scenario, Senders, SizeSpec, TransportRef};
+
+/// One flow class ready to generate flows.
+#[derive(Clone)]
+pub struct ClassPlan {
+    /// The class's name.
+    pub name: String,
+    /// Its connections (source and destination host indices).
+    pub pool: Vec<Connection>,
+    /// Flow sizes.
+    pub size: SizeDist,
+    /// How flows arrive; `None` = one flow per connection at `start`.
+    pub arrivals: Option<Arrivals>,
+    /// When the class starts.
+    pub start: htsim_core::SimTime,
+    /// Its transport.
+    pub transport: Configured,
+}
+
+/// Resolves every flow class of `scenario` on `topology`, drawing from `streams`.
+pub fn plan(
+    scenario: &Scenario,
+    topology: &Topology,
+    streams: htsim_core::rng::RngStreams,
+) -> Result<Vec<ClassPlan>, RunError> {
+    let hosts = topology.hosts();
+    let layout = HostLayout::from_vectors(
+        hosts.iter().map(|h| h.rack as usize).collect(),
+        hosts.iter().map(|h| h.pod as usize).collect(),
+    )
+    .map_err(|e| RunError::Failed(format!("host layout: {e}")))?;
+    let mut matrix_rng = streams.stream("workload.matrix");
+    let mut senders_rng = streams.stream("workload.senders");
+    // (recipe, full length, pool left) per distinct matrix, in order of first use.
+    let mut matrices: Vec<(Recipe, usize, Vec<Connection>)> = Vec::new();
+    let mut out = Vec::with_capacity(scenario.flows.len());
+    for class in &scenario.flows {
+        let fail = |what: String| RunError::Failed(format!("flows.{}: {what}", class.name));
+        let recipe = Recipe::of(class);
+        let idx = match matrices.iter().position(|(r, _, _)| *r == recipe) {
+            Some(i) => i,
+            None => {
+                let conns = recipe
+                    .build(&mut matrix_rng, &layout)
+                    .map_err(|e| fail(format!("matrix: {e}")))?;
+                matrices.push((recipe, conns.len(), conns));
+                matrices.len() - 1
+            }
+        };
+        let (_, len, pool) = &mut matrices[idx];
+        let senders = match &class.senders {
+            Senders::Share { fraction, .. } => htsim_workload::Senders::Share(*fraction),
+            Senders::Count(n) => htsim_workload::Senders::Count(*n as usize),
+            Senders::All => htsim_workload::Senders::All,
+            Senders::Rest => htsim_workload::Senders::Rest,
+        };
+        let taken = split_connections(&mut senders_rng, &senders, *len, pool)
+            .map_err(|e| fail(format!("senders: {e}")))?;
+        let transport_config = match &class.transport {
+            TransportRef::Named(n) => scenario
+                .transport(n)
+                .cloned()
+                .ok_or_else(|| fail(format!("no transport named `{n}`")))?,
+            TransportRef::Inline(t) => t.clone(),
+        };
+        let transport = configure(&transport_config)?;
+        out.push(ClassPlan {
+            name: class.name.clone(),
+            pool: taken,
+            size: size_dist(scenario, &class.size).map_err(fail)?,
+            arrivals: class.arrivals.clone(),
+            start: class.start,
+            transport,
+        });
+    }
+    Ok(out)
+}
+
+/// What defines a traffic matrix; classes with equal recipes share one matrix.
+#[derive(Clone, Debug, PartialEq)]
+enum Recipe {
+    Permutation,
+    Stride(Option<u64>),
+    Random,
+    Incast(u64),
+    ManyToOne,
+    Locality(String),
+}
+
+impl Recipe {
+    fn of(class: &FlowClass) -> Recipe {
+        match class.matrix {
+            MatrixKind::Permutation => Recipe::Permutation,
+            MatrixKind::Stride => Recipe::Stride(class.offset),
+            MatrixKind::Random => Recipe::Random,
+            MatrixKind::Incast => Recipe::Incast(class.fan_in.unwrap_or(10)),
+            MatrixKind::ManyToOne => Recipe::ManyToOne,
+            MatrixKind::Locality => Recipe::Locality(class.rack_local.clone().unwrap_or_default()),
+        }
+    }
+
+    fn build(
+        &self,
+        rng: &mut htsim_core::rng::SimRng,
+        layout: &HostLayout,
+    ) -> Result<Vec<Connection>, String> {
+        use rand::Rng;
+        let n = layout.num_hosts();
+        let m = |e: htsim_workload::MatrixError| e.to_string();
+        match self {
+            Recipe::Permutation => TrafficMatrix::Permutation.build(rng, layout).map_err(m),
+            Recipe::Stride(None) => TrafficMatrix::StrideNextPod.build(rng, layout).map_err(m),
+            Recipe::Stride(Some(offset)) => TrafficMatrix::Stride {
+                offset: *offset as usize,
+            }
+            .build(rng, layout)
+            .map_err(m),
+            Recipe::Random => TrafficMatrix::Random.build(rng, layout).map_err(m),
+            Recipe::Incast(fan_in) => TrafficMatrix::Incast {
+                senders: *fan_in as usize,
+            }
+            .build(rng, layout)
+            .map_err(m),
+            Recipe::ManyToOne => {
+                if n < 2 {
+                    return Err("many-to-one needs at least 2 hosts".into());
+                }
+                let receiver = rng.random_range(0..n);
+                let senders: Vec<usize> = (0..n).filter(|&h| h != receiver).collect();
+                matrix::many_to_one(&senders, receiver).map_err(m)
+            }
+            Recipe::Locality(share) => {
+                let rack_local = parse_share(share).map_err(|e| format!("rack_local: {e}"))?;
+                TrafficMatrix::Locality {
+                    base: LocalityBase::Permutation,
+                    rack_local,
+                }
+                .build(rng, layout)
+                .map_err(m)
+            }
+        }
+    }
+}
+
+/// The size distribution of a class.
+fn size_dist(scenario: &Scenario, size: &SizeSpec) -> Result<SizeDist, String> {
+    let e = |e: htsim_workload::SizeError| format!("size: {e}");
+    Ok(match size {
+        SizeSpec::Fixed(b) => SizeDist::Fixed(*b),
+        SizeSpec::Infinite => SizeDist::Infinite,
+        SizeSpec::Uniform(lo, hi) => SizeDist::uniform(*lo, *hi).map_err(e)?,
+        SizeSpec::Pareto { shape, mean, max } => {
+            SizeDist::pareto(*shape, *mean, max.unwrap_or(u64::MAX)).map_err(e)?
+        }
+        SizeSpec::Cdf(name) => {
+            SizeDist::Cdf(EmpiricalCdf::builtin(name).map_err(|e| format!("size: {e}"))?)
+        }
+        SizeSpec::CdfFile(path) => {
+            let full = scenario.base_dir.join(path);
+            let text = std::fs::read_to_string(&full)
+                .map_err(|err| format!("size.cdf_file: cannot read {}: {err}", full.display()))?;
+            SizeDist::Cdf(
+                EmpiricalCdf::parse(&text)
+                    .map_err(|err| format!("size.cdf_file {}: {err}", full.display()))?,
+            )
+        }
+    })
+}
