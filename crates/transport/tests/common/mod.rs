@@ -172,6 +172,16 @@ pub fn droptail(pkts: u64) -> Queue {
 
 /// Builds the dumbbell with `bottleneck_queue` on the forward bottleneck.
 pub fn dumbbell(w: &mut World, net: Net, bottleneck_queue: Queue) -> Dumbbell {
+    dumbbell_with(w, net, bottleneck_queue, droptail(10_000))
+}
+
+/// Builds the dumbbell with the given queues on the forward and reverse bottlenecks.
+pub fn dumbbell_with(
+    w: &mut World,
+    net: Net,
+    bottleneck_queue: Queue,
+    reverse_queue: Queue,
+) -> Dumbbell {
     let n = net.pairs;
     let access = |w: &mut World| -> Vec<LinkId> {
         (0..n)
@@ -182,7 +192,7 @@ pub fn dumbbell(w: &mut World, net: Net, bottleneck_queue: Queue) -> Dumbbell {
     let bottleneck = w.add_link(net.bottleneck, net.bottleneck_delay, bottleneck_queue);
     let down = access(w);
     let rev_up = access(w);
-    let rev_bottleneck = w.add_link(net.bottleneck, net.bottleneck_delay, droptail(10_000));
+    let rev_bottleneck = w.add_link(net.bottleneck, net.bottleneck_delay, reverse_queue);
     let rev_down = access(w);
     let d = Dumbbell {
         n,
