@@ -1,7 +1,8 @@
 //! The receiver: cumulative ACKs per subflow (transports.md 2.5), optional delayed ACKs, ECN
 //! echo (8), FIN handling (2.11), and the passive side of the handshake (2.2 step 3).
 //!
-//! [`ReceiverSubflow`] is one subflow's receive state and is reused by the multipath receivers;
+//! [`ReceiverSubflow`] is one subflow's receive state; [`PassiveSubflow`] adds the passive
+//! handshake and close around it, and is what the multipath receivers reuse per subflow;
 //! [`TcpReceiver`] is the endpoint of a single-subflow connection.
 
 use crate::config::{DelayedAck, PacketSizes, TcpConfig};
@@ -213,7 +214,7 @@ impl ReceiverSubflow {
     }
 }
 
-/// Handshake state of the passive side.
+/// Handshake and close state of one passive subflow (transports.md 2.2 step 3, 2.11).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum RxState {
     Listen,
@@ -222,50 +223,64 @@ enum RxState {
     LastAck { transmissions: u32 },
 }
 
-const SYN_TIMER: u32 = 0;
-const DACK_TIMER: u32 = 1;
+/// What a [`PassiveSubflow`] reports after a packet or timer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PassiveEvent {
+    /// Nothing that ends the subflow.
+    Nothing,
+    /// The last ACK of the close arrived (or was given up on, **\[PROPOSED\]**): the subflow is done.
+    Finished,
+    /// The SYN-ACK was given up after the configured transmissions: the subflow failed.
+    Failed,
+    /// The peer reset the connection.
+    Reset,
+}
 
-/// The receiving endpoint of a TCP (or DCTCP) connection.
-pub struct TcpReceiver {
-    flow_id: u64,
+/// The passive side of one subflow: answers SYNs with SYN-ACKs on the SYN timer (3 s or 1 s,
+/// doubling, up to `syn_max_transmissions`), becomes established on the handshake ACK or the
+/// first data segment, receives data through a [`ReceiverSubflow`], and answers the FIN with a
+/// FIN+ACK (resent on the same timer until the last ACK). TCP uses one; the multipath
+/// receivers use one per subflow (MP_JOIN SYNs follow the same rule, 2.2).
+#[derive(Debug)]
+pub struct PassiveSubflow {
     state: RxState,
     sub: ReceiverSubflow,
     syn_timer: Timer,
     syn_timeout: SimTime,
     syn_max_transmissions: u32,
     syn_size: u32,
-    next_data: u64,
-    stats: ReceiverStats,
-    report: Option<ReportSink>,
 }
 
-impl TcpReceiver {
-    /// A listening receiver for flow `flow_id`, answering `peer` over `path` (its ports are
-    /// the reverse of the sender's).
+impl PassiveSubflow {
+    /// A listening subflow `index` of flow `flow`, answering `peer` over `path`; its timers use
+    /// keys `syn_timer_key` and `dack_timer_key`.
     pub fn new(
-        flow_id: u64,
+        index: u16,
         peer: EndpointId,
+        flow: u32,
         path: PathChoice,
         config: &TcpConfig,
-        report: Option<ReportSink>,
+        syn_timer_key: u32,
+        dack_timer_key: u32,
     ) -> Self {
-        TcpReceiver {
-            flow_id,
+        PassiveSubflow {
             state: RxState::Listen,
-            sub: ReceiverSubflow::new(0, peer, flow_id as u32, path, config, DACK_TIMER),
-            syn_timer: Timer::new(SYN_TIMER),
+            sub: ReceiverSubflow::new(index, peer, flow, path, config, dack_timer_key),
+            syn_timer: Timer::new(syn_timer_key),
             syn_timeout: config.syn_timeout,
             syn_max_transmissions: config.syn_max_transmissions,
             syn_size: config.sizes.syn,
-            next_data: FIRST_SEQ,
-            stats: ReceiverStats::default(),
-            report,
         }
     }
 
-    /// The receiver's counters.
-    pub fn stats(&self) -> &ReceiverStats {
-        &self.stats
+    /// The receive state (rcv_nxt, FIN).
+    pub fn receiver(&self) -> &ReceiverSubflow {
+        &self.sub
+    }
+
+    /// Whether the handshake completed (data may arrive).
+    pub fn is_established(&self) -> bool {
+        matches!(self.state, RxState::Established | RxState::LastAck { .. })
     }
 
     fn backoff(&self, transmissions: u32) -> SimTime {
@@ -274,14 +289,15 @@ impl TcpReceiver {
     }
 
     fn send_syn_ack(&mut self, ctx: &mut Ctx<'_>, transmissions: u32) {
-        let route = self.sub.path_mut().control_route(ctx);
+        let route = self.sub.path.control_route(ctx);
         ctx.send(Packet {
-            ack: 1,
+            ack: FIRST_SEQ,
             sent_at: ctx.now(),
             dst: self.sub.peer,
             route,
             size_bytes: self.syn_size,
-            flow: self.flow_id as u32,
+            flow: self.sub.flow,
+            subflow: self.sub.index,
             kind: PacketKind::SynAck,
             ..Packet::default()
         });
@@ -305,7 +321,125 @@ impl TcpReceiver {
         }
     }
 
-    fn close(&mut self, ctx: &mut Ctx<'_>) {
+    /// Handles a packet of this subflow; in-order data goes to `deliver(data_seq, len)`.
+    pub fn on_packet(
+        &mut self,
+        packet: &Packet,
+        ctx: &mut Ctx<'_>,
+        stats: &mut ReceiverStats,
+        deliver: &mut dyn FnMut(u64, u32),
+    ) -> PassiveEvent {
+        match packet.kind {
+            PacketKind::Syn => match self.state {
+                RxState::Listen => self.send_syn_ack(ctx, 1),
+                RxState::SynRcvd { transmissions } => self.send_syn_ack(ctx, transmissions + 1),
+                _ => {}
+            },
+            PacketKind::Ack => match self.state {
+                RxState::SynRcvd { .. } => self.establish(),
+                RxState::LastAck { .. } => return PassiveEvent::Finished,
+                _ => {}
+            },
+            PacketKind::Data => {
+                // Established on the first data segment if the handshake ACK was lost (2.2).
+                self.establish();
+                if self.state != RxState::Listen {
+                    self.sub.on_data(packet, ctx, stats, deliver);
+                    self.after_fin_check(ctx);
+                }
+            }
+            PacketKind::Fin => {
+                self.establish();
+                if self.state != RxState::Listen {
+                    self.sub.on_fin(packet, ctx, stats);
+                    self.after_fin_check(ctx);
+                }
+            }
+            PacketKind::Rst => return PassiveEvent::Reset,
+            PacketKind::SynAck => {}
+        }
+        PassiveEvent::Nothing
+    }
+
+    /// Handles one of this subflow's timers (SYN-ACK / FIN+ACK retransmission, delayed ACK).
+    pub fn on_timer(
+        &mut self,
+        fired: TimerFired,
+        ctx: &mut Ctx<'_>,
+        stats: &mut ReceiverStats,
+    ) -> PassiveEvent {
+        if self.sub.on_timer(fired, ctx, stats)
+            || fired.key != self.syn_timer.key()
+            || !self.syn_timer.fire(ctx, fired)
+        {
+            return PassiveEvent::Nothing;
+        }
+        match self.state {
+            RxState::SynRcvd { transmissions } if transmissions >= self.syn_max_transmissions => {
+                PassiveEvent::Failed
+            }
+            RxState::SynRcvd { transmissions } => {
+                self.send_syn_ack(ctx, transmissions + 1);
+                PassiveEvent::Nothing
+            }
+            RxState::LastAck { transmissions } if transmissions >= self.syn_max_transmissions => {
+                PassiveEvent::Finished // **[PROPOSED]**: give up waiting for the last ACK
+            }
+            RxState::LastAck { transmissions } => {
+                self.sub.send_ack(ctx, stats);
+                self.state = RxState::LastAck {
+                    transmissions: transmissions + 1,
+                };
+                let at = ctx.now().saturating_add(self.backoff(transmissions + 1));
+                self.syn_timer.set(ctx, at);
+                PassiveEvent::Nothing
+            }
+            RxState::Listen | RxState::Established => PassiveEvent::Nothing,
+        }
+    }
+}
+
+const SYN_TIMER: u32 = 0;
+const DACK_TIMER: u32 = 1;
+
+/// The receiving endpoint of a TCP (or DCTCP) connection: one [`PassiveSubflow`], an in-order
+/// delivery check, and the counters.
+pub struct TcpReceiver {
+    flow_id: u64,
+    sub: PassiveSubflow,
+    next_data: u64,
+    stats: ReceiverStats,
+    report: Option<ReportSink>,
+}
+
+impl TcpReceiver {
+    /// A listening receiver for flow `flow_id`, answering `peer` over `path` (its ports are
+    /// the reverse of the sender's).
+    pub fn new(
+        flow_id: u64,
+        peer: EndpointId,
+        path: PathChoice,
+        config: &TcpConfig,
+        report: Option<ReportSink>,
+    ) -> Self {
+        TcpReceiver {
+            flow_id,
+            sub: PassiveSubflow::new(0, peer, flow_id as u32, path, config, SYN_TIMER, DACK_TIMER),
+            next_data: FIRST_SEQ,
+            stats: ReceiverStats::default(),
+            report,
+        }
+    }
+
+    /// The receiver's counters.
+    pub fn stats(&self) -> &ReceiverStats {
+        &self.stats
+    }
+
+    fn react(&mut self, event: PassiveEvent, ctx: &mut Ctx<'_>) {
+        if event == PassiveEvent::Nothing {
+            return;
+        }
         if let Some(sink) = &self.report {
             if let Ok(mut v) = sink.lock() {
                 v.push(ConnectionReport::Receiver {
@@ -320,73 +454,24 @@ impl TcpReceiver {
 
 impl Endpoint for TcpReceiver {
     fn on_packet(&mut self, packet: &Packet, ctx: &mut Ctx<'_>) {
-        match packet.kind {
-            PacketKind::Syn => match self.state {
-                RxState::Listen => self.send_syn_ack(ctx, 1),
-                RxState::SynRcvd { transmissions } => self.send_syn_ack(ctx, transmissions + 1),
-                _ => {}
-            },
-            PacketKind::Ack => match self.state {
-                RxState::SynRcvd { .. } => self.establish(),
-                RxState::LastAck { .. } => self.close(ctx),
-                _ => {}
-            },
-            PacketKind::Data => {
-                // Established on the first data segment if the handshake ACK was lost (2.2).
-                self.establish();
-                if self.state == RxState::Listen {
-                    return; // data without a SYN: no connection
+        let next = &mut self.next_data;
+        let (mut delivered, mut errors) = (0u64, 0u64);
+        let event = self
+            .sub
+            .on_packet(packet, ctx, &mut self.stats, &mut |data_seq, len| {
+                if data_seq != *next {
+                    errors += 1;
                 }
-                let next = &mut self.next_data;
-                let (mut delivered, mut errors) = (0u64, 0u64);
-                self.sub
-                    .on_data(packet, ctx, &mut self.stats, &mut |data_seq, len| {
-                        if data_seq != *next {
-                            errors += 1;
-                        }
-                        *next = data_seq + len as u64;
-                        delivered += len as u64;
-                    });
-                self.stats.bytes_delivered += delivered;
-                self.stats.order_errors += errors;
-                self.after_fin_check(ctx);
-            }
-            PacketKind::Fin => {
-                self.establish();
-                if self.state != RxState::Listen {
-                    self.sub.on_fin(packet, ctx, &mut self.stats);
-                    self.after_fin_check(ctx);
-                }
-            }
-            PacketKind::Rst => self.close(ctx),
-            PacketKind::SynAck => {}
-        }
+                *next = data_seq + len as u64;
+                delivered += len as u64;
+            });
+        self.stats.bytes_delivered += delivered;
+        self.stats.order_errors += errors;
+        self.react(event, ctx);
     }
 
     fn on_timer(&mut self, fired: TimerFired, ctx: &mut Ctx<'_>) {
-        if self.sub.on_timer(fired, ctx, &mut self.stats) {
-            return;
-        }
-        if fired.key != SYN_TIMER || !self.syn_timer.fire(ctx, fired) {
-            return;
-        }
-        match self.state {
-            RxState::SynRcvd { transmissions } if transmissions >= self.syn_max_transmissions => {
-                self.close(ctx) // the SYN-ACK was given up: the connection failed
-            }
-            RxState::SynRcvd { transmissions } => self.send_syn_ack(ctx, transmissions + 1),
-            RxState::LastAck { transmissions } if transmissions >= self.syn_max_transmissions => {
-                self.close(ctx) // **[PROPOSED]**: give up waiting for the last ACK
-            }
-            RxState::LastAck { transmissions } => {
-                self.sub.send_ack(ctx, &mut self.stats);
-                self.state = RxState::LastAck {
-                    transmissions: transmissions + 1,
-                };
-                let at = ctx.now().saturating_add(self.backoff(transmissions + 1));
-                self.syn_timer.set(ctx, at);
-            }
-            _ => {}
-        }
+        let event = self.sub.on_timer(fired, ctx, &mut self.stats);
+        self.react(event, ctx);
     }
 }
