@@ -17,7 +17,7 @@ use std::time::Duration;
 fn build(hops: usize, flows: usize) -> World {
     let mut w = World::new(1);
     for f in 0..flows {
-        let mut chain = |w: &mut World| {
+        let chain = |w: &mut World| {
             let links: Vec<_> = (0..hops)
                 .map(|_| {
                     w.add_link(
