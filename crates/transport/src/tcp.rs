@@ -43,22 +43,62 @@ pub type ReportSink = Arc<Mutex<Vec<ConnectionReport>>>;
 /// Unsent bytes of an effectively unlimited application (a long flow before it stops).
 const UNLIMITED: u64 = u64::MAX / 4;
 
-/// The bulk-send application's data: a fixed size, or unlimited until the application stops.
+/// The bulk-send application (transports.md 2.4, 2.11): a fixed number of bytes, or unlimited
+/// until the application stops. It is the [`DataSource`] of a connection's subflows and hands
+/// out data sequence numbers from 1 (4.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct AppData {
+pub struct BulkSend {
     /// Total bytes the application writes; `None` while a long flow runs.
     total: Option<u64>,
-    /// Data sequence number of the next byte to packetise (starts at 1, transports.md 4.2).
+    /// Data sequence number of the next byte to packetise.
     next_data_seq: u64,
+    /// Distinct bytes packetised when a long flow's application stopped.
+    sent_at_stop: Option<u64>,
 }
 
-impl AppData {
-    fn packetised(&self) -> u64 {
+impl BulkSend {
+    /// An application writing `size_bytes` (`None` = unlimited until [`BulkSend::stop`]).
+    pub fn new(size_bytes: Option<u64>) -> Self {
+        BulkSend {
+            total: size_bytes,
+            next_data_seq: FIRST_SEQ,
+            sent_at_stop: None,
+        }
+    }
+
+    /// Distinct bytes packetised so far (`next_data_seq - 1`).
+    pub fn packetised(&self) -> u64 {
         self.next_data_seq - FIRST_SEQ
+    }
+
+    /// Whether the application has closed (a finite flow, or a stopped long flow): the FIN goes
+    /// once nothing is left unsent.
+    pub fn is_closed(&self) -> bool {
+        self.total.is_some()
+    }
+
+    /// Whether every byte has been packetised and the application closed: time for the FIN.
+    pub fn all_sent(&self) -> bool {
+        self.is_closed() && self.unsent_bytes() == 0
+    }
+
+    /// Stops an unlimited application: what it had written into the send buffer
+    /// (`send_buffer_bytes`) still drains (2.11). No effect on a finite flow.
+    pub fn stop(&mut self, send_buffer_bytes: u64) {
+        if self.total.is_none() {
+            let sent = self.packetised();
+            self.sent_at_stop = Some(sent);
+            self.total = Some(sent + send_buffer_bytes);
+        }
+    }
+
+    /// The 9.6 goodput numerator: distinct bytes sent, frozen when a long flow stopped.
+    pub fn bytes_sent(&self) -> u64 {
+        self.sent_at_stop.unwrap_or(self.packetised())
     }
 }
 
-impl DataSource for AppData {
+impl DataSource for BulkSend {
     fn unsent_bytes(&self) -> u64 {
         self.total
             .map_or(UNLIMITED, |t| t.saturating_sub(self.packetised()))
@@ -102,12 +142,10 @@ pub struct TcpSender {
     send_buffer_bytes: u64,
     sf: Subflow,
     cc: Box<dyn CongestionControl>,
-    app: AppData,
+    app: BulkSend,
     phase: Phase,
     arrival: SimTime,
     end: Option<SimTime>,
-    /// Distinct bytes sent when a long flow's application stopped (the 9.6 goodput numerator).
-    bytes_sent_at_stop: Option<u64>,
 }
 
 impl TcpSender {
@@ -119,10 +157,7 @@ impl TcpSender {
         cc: Box<dyn CongestionControl>,
     ) -> Self {
         TcpSender {
-            app: AppData {
-                total: spec.size_bytes,
-                next_data_seq: FIRST_SEQ,
-            },
+            app: BulkSend::new(spec.size_bytes),
             spec,
             send_buffer_bytes: config.send_buffer_bytes,
             sf,
@@ -130,7 +165,6 @@ impl TcpSender {
             phase: Phase::Connecting,
             arrival: SimTime::ZERO,
             end: None,
-            bytes_sent_at_stop: None,
         }
     }
 
@@ -158,7 +192,7 @@ impl TcpSender {
             arrival: self.arrival,
             start: self.sf.established_at(),
             end: self.end,
-            bytes_sent: self.bytes_sent_at_stop.unwrap_or(self.app.packetised()),
+            bytes_sent: self.app.bytes_sent(),
             bytes_acked: self.sf.snd_una() - FIRST_SEQ,
             packets_sent: c.packets_sent,
             retransmits: c.retransmits,
@@ -170,7 +204,7 @@ impl TcpSender {
 
     fn env<'e, 'c>(
         cc: &'e mut Box<dyn CongestionControl>,
-        app: &'e mut AppData,
+        app: &'e mut BulkSend,
         ctx: &'e mut Ctx<'c>,
     ) -> SubflowEnv<'e, 'c> {
         SubflowEnv {
@@ -184,7 +218,7 @@ impl TcpSender {
     fn pump(&mut self, ctx: &mut Ctx<'_>) {
         let mut env = Self::env(&mut self.cc, &mut self.app, ctx);
         self.sf.try_send(&mut env);
-        if self.app.total.is_some() && self.app.unsent_bytes() == 0 && !self.sf.fin_sent() {
+        if self.app.all_sent() && !self.sf.fin_sent() {
             self.sf.send_fin(ctx);
         }
     }
@@ -275,13 +309,10 @@ impl Endpoint for TcpSender {
     }
 
     fn stop(&mut self, ctx: &mut Ctx<'_>) {
-        if self.app.total.is_some() {
+        if self.app.is_closed() {
             return; // a finite flow's application has already written everything
         }
-        let sent = self.app.packetised();
-        self.bytes_sent_at_stop = Some(sent);
-        // The application closes; what it had written into the send buffer still drains (2.11).
-        self.app.total = Some(sent + self.send_buffer_bytes);
+        self.app.stop(self.send_buffer_bytes);
         match self.phase {
             Phase::Open => self.pump(ctx),
             Phase::Connecting => self.fail(ctx),
