@@ -102,10 +102,10 @@ impl Default for PacketSizes {
 /// Which RTT estimator computes the RTO (transports.md 2.9, 12 `rtt_estimator`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RttEstimatorKind {
-    /// RFC 6298: gains 1/8 and 1/4, rttvar0 = m/2, RTO = srtt + 4 rttvar.
+    /// RFC 6298: rttvar0 = m/2, RTO = srtt + 4 rttvar (the profile sets gains 1/8 and 1/4).
     Rfc6298,
-    /// ns-3 `RttMeanDeviation` as used by the MMPTCP model: gains 0.1 and 0.1, rttvar0 = m,
-    /// RTO = trunc_ms(srtt) + 4 trunc_ms(rttvar).
+    /// ns-3 `RttMeanDeviation` as used by the MMPTCP model: rttvar0 = m, RTO = trunc_ms(srtt) +
+    /// 4 trunc_ms(rttvar) (the profile sets gains 0.1 and 0.1).
     Ns3MeanDeviation,
 }
 
@@ -178,7 +178,8 @@ pub struct TcpConfig {
     /// unlimited (rfc); `Some(65_535)` in ns3-mmptcp (transports.md 2.1, 10 #6).
     pub rwnd_cap: Option<u64>,
     /// Data the application has written but not yet sent when it stops a long flow; it still
-    /// drains before the FIN (ns-3 `SndBufSize`, 131 072 B; transports.md 2.1, 2.11).
+    /// drains before the FIN (ns-3 `SndBufSize`, 131 072 B; transports.md 2.1, 2.11). The
+    /// application's 140 000 B write chunks are not modelled: data is always available.
     pub send_buffer_bytes: u64,
     /// Duplicate ACKs that trigger fast retransmit (3).
     pub dupthresh: u32,
@@ -190,6 +191,10 @@ pub struct TcpConfig {
     pub limited_transmit: LimitedTransmit,
     /// RTT estimator.
     pub rtt_estimator: RttEstimatorKind,
+    /// Gain of the smoothed RTT (RFC 6298: 1/8; ns-3: 0.1).
+    pub srtt_gain: f64,
+    /// Gain of the RTT variation (RFC 6298: 1/4; ns-3: 0.1).
+    pub rttvar_gain: f64,
     /// RTO before the first RTT sample (1 s rfc, 1.5 s ns3-mmptcp).
     pub initial_rto: SimTime,
     /// Minimum RTO (200 ms).
@@ -229,6 +234,8 @@ impl TcpConfig {
             ss_increase: SlowStartIncrease::Abc { limit: 2 },
             limited_transmit: LimitedTransmit::Off,
             rtt_estimator: RttEstimatorKind::Rfc6298,
+            srtt_gain: 0.125,
+            rttvar_gain: 0.25,
             initial_rto: SimTime::from_secs(1),
             min_rto: SimTime::from_ms(200),
             max_rto_backoff: 64,
@@ -247,6 +254,8 @@ impl TcpConfig {
             fr_inflation: FrInflation::ThreeMss,
             ss_increase: SlowStartIncrease::PerAck,
             rtt_estimator: RttEstimatorKind::Ns3MeanDeviation,
+            srtt_gain: 0.1,
+            rttvar_gain: 0.1,
             initial_rto: SimTime::from_ms(1500),
             syn_timeout: SimTime::from_secs(3),
             ..TcpConfig::rfc()
@@ -286,6 +295,10 @@ impl TcpConfig {
         }
         if self.dupthresh == 0 {
             return bad("dupthresh must be at least 1");
+        }
+        let gain_ok = |g: f64| g > 0.0 && g <= 1.0;
+        if !gain_ok(self.srtt_gain) || !gain_ok(self.rttvar_gain) {
+            return bad("RTT gains must be in (0, 1]");
         }
         if self.max_rto_backoff == 0 {
             return bad("the RTO backoff cap must be at least 1");

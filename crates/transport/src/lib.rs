@@ -24,7 +24,7 @@
 //! - The receive window is a sender-side cap from the configuration (it is fixed in the code
 //!   modelled); ACKs do not carry a window.
 //! - RFC 6298 estimator: clock granularity G = 0; no 60 s RTO ceiling in either profile, only the
-//!   x64 backoff cap. The ns-3 estimator runs in integer picoseconds (truncating division).
+//!   x64 backoff cap. Both estimators run in `f64` picoseconds.
 //! - The rfc profile's SYN timer is 1 s and doubles, with 6 transmissions like ns-3.
 //! - A FIN is given up after `syn_max_transmissions` RTO-timed transmissions; the receiver
 //!   resends its FIN+ACK in LAST_ACK on the SYN timer and closes after as many; a sender whose

@@ -9,12 +9,18 @@ use htsim_core::time::PS_PER_MS;
 use htsim_core::SimTime;
 
 /// Smoothed RTT, RTT variation and RTO backoff of one subflow.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+///
+/// Both estimators update `rttvar += h (|m - srtt| - rttvar)` then `srtt += g (m - srtt)` with
+/// the configured gains (RFC 6298: g = 1/8, h = 1/4; ns-3: 0.1 and 0.1); they differ in the first
+/// sample (rttvar0 = m/2 or m) and in the RTO (ns-3 truncates both terms to whole ms).
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RttEstimator {
     kind: RttEstimatorKind,
+    srtt_gain: f64,
+    rttvar_gain: f64,
     /// Smoothed RTT in picoseconds, once a sample exists.
-    srtt_ps: Option<u64>,
-    rttvar_ps: u64,
+    srtt_ps: Option<f64>,
+    rttvar_ps: f64,
     last_sample: Option<SimTime>,
     initial_rto: SimTime,
     min_rto: SimTime,
@@ -23,12 +29,14 @@ pub struct RttEstimator {
 }
 
 impl RttEstimator {
-    /// A fresh estimator (no sample, multiplier 1) with `config`'s estimator and RTO bounds.
+    /// A fresh estimator (no sample, multiplier 1) with `config`'s estimator, gains and RTO bounds.
     pub fn new(config: &TcpConfig) -> Self {
         RttEstimator {
             kind: config.rtt_estimator,
+            srtt_gain: config.srtt_gain,
+            rttvar_gain: config.rttvar_gain,
             srtt_ps: None,
-            rttvar_ps: 0,
+            rttvar_ps: 0.0,
             last_sample: None,
             initial_rto: config.initial_rto,
             min_rto: config.min_rto,
@@ -41,36 +49,28 @@ impl RttEstimator {
     /// establishment; the handshake RTT is not sampled).
     pub fn reset(&mut self) {
         self.srtt_ps = None;
-        self.rttvar_ps = 0;
+        self.rttvar_ps = 0.0;
         self.last_sample = None;
         self.backoff = 1;
     }
 
     /// Feeds one RTT measurement `m` and resets the backoff multiplier to 1 (Karn).
     pub fn sample(&mut self, m: SimTime) {
-        let m_ps = m.as_ps();
+        let m_ps = m.as_ps() as f64;
         self.last_sample = Some(m);
         self.backoff = 1;
-        let Some(srtt) = self.srtt_ps else {
-            self.srtt_ps = Some(m_ps);
-            self.rttvar_ps = match self.kind {
-                RttEstimatorKind::Rfc6298 => m_ps / 2,
-                RttEstimatorKind::Ns3MeanDeviation => m_ps,
-            };
-            return;
-        };
-        let err = m_ps.abs_diff(srtt);
-        match self.kind {
-            RttEstimatorKind::Rfc6298 => {
-                self.rttvar_ps = (3 * self.rttvar_ps + err) / 4;
-                self.srtt_ps = Some((7 * srtt + m_ps) / 8);
+        match self.srtt_ps {
+            None => {
+                self.srtt_ps = Some(m_ps);
+                self.rttvar_ps = match self.kind {
+                    RttEstimatorKind::Rfc6298 => m_ps / 2.0,
+                    RttEstimatorKind::Ns3MeanDeviation => m_ps,
+                };
             }
-            RttEstimatorKind::Ns3MeanDeviation => {
-                // srtt += 0.1 err; rttvar += 0.1 (|err| - rttvar), in signed integer picoseconds.
-                let srtt_new = srtt as i128 + (m_ps as i128 - srtt as i128) / 10;
-                let var_new = self.rttvar_ps as i128 + (err as i128 - self.rttvar_ps as i128) / 10;
-                self.srtt_ps = Some(srtt_new.max(0) as u64);
-                self.rttvar_ps = var_new.max(0) as u64;
+            Some(srtt) => {
+                let err = m_ps - srtt;
+                self.rttvar_ps += self.rttvar_gain * (err.abs() - self.rttvar_ps);
+                self.srtt_ps = Some(srtt + self.srtt_gain * err);
             }
         }
     }
@@ -83,7 +83,8 @@ impl RttEstimator {
     /// The smoothed RTT, or the initial RTO before the first sample (what ns-3 reports, and what
     /// LIA's alpha uses: transports.md 4.6 "1.5 s before its first sample").
     pub fn srtt(&self) -> SimTime {
-        self.srtt_ps.map_or(self.initial_rto, SimTime::from_ps)
+        self.srtt_ps
+            .map_or(self.initial_rto, |s| SimTime::from_ps(s.round() as u64))
     }
 
     /// The most recent RTT measurement.
@@ -106,9 +107,10 @@ impl RttEstimator {
         let base_ps = match self.srtt_ps {
             None => self.initial_rto.as_ps(),
             Some(srtt) => match self.kind {
-                RttEstimatorKind::Rfc6298 => srtt + 4 * self.rttvar_ps,
+                RttEstimatorKind::Rfc6298 => (srtt + 4.0 * self.rttvar_ps).round() as u64,
                 RttEstimatorKind::Ns3MeanDeviation => {
-                    let t = |x: u64| x / PS_PER_MS * PS_PER_MS;
+                    let ms = PS_PER_MS as f64;
+                    let t = |x: f64| (x / ms).floor() as u64 * PS_PER_MS;
                     t(srtt) + 4 * t(self.rttvar_ps)
                 }
             },
