@@ -590,8 +590,9 @@ impl Subflow {
             return AckKind::Ignored;
         }
         let now = env.ctx.now();
-        let a = packet.ack.min(self.snd_max); // a FIN+ACK acknowledges snd_max + 1
-                                              // Karn's sample: the oldest segment, fully covered and never retransmitted (2.9).
+        // A FIN+ACK acknowledges snd_max + 1 (the FIN); only data counts here.
+        let a = packet.ack.min(self.snd_max);
+        // Karn's sample: the oldest segment, fully covered and never retransmitted (2.9).
         if let Some(front) = self.rtxq.front() {
             if a >= front.seq + front.len as u64 && !front.retransmitted {
                 self.rtt.sample(now.saturating_sub(front.sent_at));
