@@ -498,3 +498,50 @@ fn syn_exhaustion_fails_the_flow_without_a_record() {
     );
     assert!(w.conservation().holds());
 }
+
+#[test]
+fn fast_recovery_inflation_follows_the_profile() {
+    // dupthresh 5: ns-3 inflates by 3 MSS whatever the dupthresh, rfc by dupthresh x MSS.
+    for (mut config, inflation) in [(TcpConfig::ns3_mmptcp(), 3u64), (TcpConfig::rfc(), 5)] {
+        config.dupthresh = 5;
+        let mut w = World::new(3);
+        let net = Net::gig(1);
+        let (q, _log) = test_queue(100, vec![40]);
+        dumbbell(&mut w, net, q);
+        let report = sink();
+        let t = TcpTransport { config };
+        let conn = open(
+            &mut w,
+            &t,
+            &net,
+            0,
+            Some(300_000),
+            SimTime::ZERO,
+            None,
+            &report,
+        );
+        let mut seen = false;
+        while w.step() {
+            let e: &dyn std::any::Any = match w.endpoint(conn.sender) {
+                Some(e) => e,
+                None => break,
+            };
+            let sf = e
+                .downcast_ref::<htsim_transport::tcp::TcpSender>()
+                .expect("a TcpSender")
+                .subflow();
+            if sf.in_fast_recovery() {
+                let half = ((sf.snd_max() - sf.snd_una()) / 2).max(2 * 1400);
+                assert_eq!(sf.ssthresh(), half, "ssthresh = max(2 MSS, flight / 2)");
+                assert_eq!(sf.cwnd(), half + inflation * 1400);
+                assert_eq!(sf.counters().fast_retransmits, 1);
+                seen = true;
+                break;
+            }
+        }
+        assert!(seen, "fast recovery was entered");
+        w.run();
+        let r = &check_end(&w, &report)[0];
+        assert_eq!((r.fast_retransmits, r.timeouts), (1, 0));
+    }
+}
