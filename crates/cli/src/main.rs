@@ -7,11 +7,13 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use htsim::runner::{self, RunEvent, RunOptions};
 use htsim::scenario::{self, params, LoadOptions, Seeds};
 use htsim::shard::Shard;
+use htsim_core::SimTime;
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// Packet-level simulator of datacenter networks.
@@ -171,15 +173,36 @@ fn run(args: RunArgs) -> Result<(), Failure> {
             out.display()
         );
     }
+    // A sweep shows a bar over runs; a single run shows its simulated time.
+    let single = runs.len() == 1;
     let bar = if args.quiet {
         ProgressBar::hidden()
+    } else if single {
+        ProgressBar::new(1)
     } else {
         ProgressBar::new(runs.len() as u64)
     };
+    let template = if single {
+        "{bar:40} {msg}  {elapsed_precise}"
+    } else {
+        "{bar:40} {pos}/{len} runs  {elapsed_precise}  {msg}"
+    };
     bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} runs  {elapsed_precise}  {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    let mut simulator = htsim::simulate::Simulator::for_loaded(&loaded);
+    if single && !args.quiet {
+        let sim_bar = bar.clone();
+        simulator = simulator.with_progress(Arc::new(move |now: SimTime, end: SimTime| {
+            sim_bar.set_length(end.as_us().max(1));
+            sim_bar.set_position(now.as_us());
+            sim_bar.set_message(format!(
+                "simulated {:.3} s of {:.3} s",
+                now.as_secs_f64(),
+                end.as_secs_f64()
+            ));
+        }));
+    }
     let name = loaded.scenario.name.clone();
     let on_event = |event: RunEvent<'_>| {
         match event {
@@ -187,23 +210,20 @@ fn run(args: RunArgs) -> Result<(), Failure> {
             RunEvent::Finished(r) => bar.set_message(r.id(&name)),
             RunEvent::Failed(r, e) => bar.println(format!("failed: {}: {e}", r.id(&name))),
         }
-        bar.inc(1);
+        if !single {
+            bar.inc(1);
+        }
     };
     let options = RunOptions {
         out: out.clone(),
         jobs,
         shard,
     };
-    let report = runner::run_all(
-        &loaded,
-        &options,
-        &htsim::simulate::Simulator::for_loaded(&loaded),
-        &on_event,
-    )
-    .map_err(|e| Failure {
-        code: 1,
-        message: e.to_string(),
-    })?;
+    let report =
+        runner::run_all(&loaded, &options, &simulator, &on_event).map_err(|e| Failure {
+            code: 1,
+            message: e.to_string(),
+        })?;
     bar.finish_and_clear();
     if !report.skipped.is_empty() && !args.quiet {
         eprintln!(

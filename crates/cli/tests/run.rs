@@ -1,0 +1,173 @@
+//! Real runs through the `htsim` binary: byte-identical results for `--jobs 1` and `--jobs 2`,
+//! resuming skips complete runs, and a tiny quickstart finishes.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn htsim(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_htsim"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .env_remove("JOB_COMPLETION_INDEX")
+        .output()
+        .expect("the binary runs")
+}
+
+const TINY: &str = r#"
+name = "tiny"
+[run]
+duration = "300ms"
+drain = "100ms"
+seeds = 2
+[topology]
+kind = "fattree"
+k = 4
+link_rate = "1Gbps"
+[transports.long]
+kind = "tcp"
+[[flows]]
+name = "long"
+senders = "25%"
+size = "infinite"
+transport = "long"
+[[flows]]
+name = "short"
+senders = "rest"
+size = "20KB"
+arrivals = { poisson = 400 }
+transport = { kind = "tcp" }
+[sweep]
+"transports.long.kind" = ["tcp", "dctcp"]
+"#;
+
+/// The wall-clock fields of summary.json's `cost`, which differ from run to run.
+const WALL_CLOCK: [&str; 3] = [
+    "\"wall_seconds\"",
+    "\"events_per_second\"",
+    "\"data_packets_per_second\"",
+];
+
+/// Every file under `dir` by relative path; summary.json without its wall-clock lines.
+fn files(dir: &Path) -> BTreeMap<PathBuf, String> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, String>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(root, &p, out);
+                continue;
+            }
+            let mut text = std::fs::read_to_string(&p).unwrap();
+            if p.ends_with("summary.json") {
+                text = text
+                    .lines()
+                    .filter(|l| !WALL_CLOCK.iter().any(|k| l.trim_start().starts_with(k)))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+            }
+            out.insert(p.strip_prefix(root).unwrap().to_path_buf(), text);
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+#[test]
+fn one_and_two_jobs_give_identical_results_and_rerunning_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tiny.toml"), TINY).unwrap();
+    let a = htsim(
+        &["run", "tiny.toml", "--out", "a", "--jobs", "1", "-q"],
+        dir.path(),
+    );
+    assert_eq!(
+        a.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&a.stderr)
+    );
+    let b = htsim(
+        &["run", "tiny.toml", "--out", "b", "--jobs", "2", "-q"],
+        dir.path(),
+    );
+    assert_eq!(
+        b.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&b.stderr)
+    );
+    let (fa, fb) = (files(&dir.path().join("a")), files(&dir.path().join("b")));
+    // scenario.toml + 2 points x 2 seeds x (flows.csv, links.csv, summary.json).
+    assert_eq!(fa.len(), 1 + 2 * 2 * 3, "{:?}", fa.keys());
+    assert_eq!(fa, fb);
+    let flows = &fa[Path::new("runs/transports.long.kind=dctcp/seed-2/flows.csv")];
+    assert!(flows.starts_with("class,flow_id,transport,src,dst,size_bytes,"));
+    assert!(flows.contains("\nlong,0,dctcp,host"), "{flows}");
+
+    // Resume: everything is complete, so nothing runs again and nothing changes.
+    let again = htsim(
+        &["run", "tiny.toml", "--out", "a", "--jobs", "2"],
+        dir.path(),
+    );
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(0), "{err}");
+    assert!(err.contains("skipped 4 run(s) already complete"), "{err}");
+    assert!(err.contains("0 run(s) finished, 4 skipped"), "{err}");
+    assert_eq!(files(&dir.path().join("a")), fa);
+
+    // An interrupted run (no summary.json) is run again, to the same result.
+    let victim = dir.path().join("a/runs/transports.long.kind=tcp/seed-1");
+    std::fs::remove_file(victim.join("summary.json")).unwrap();
+    std::fs::remove_file(victim.join("flows.csv")).unwrap();
+    let resumed = htsim(&["run", "tiny.toml", "--out", "a", "-q"], dir.path());
+    let err = String::from_utf8_lossy(&resumed.stderr);
+    assert!(err.contains("1 run(s) finished, 3 skipped"), "{err}");
+    assert_eq!(files(&dir.path().join("a")), fa);
+}
+
+#[test]
+fn a_run_with_an_unimplemented_transport_exits_1_with_a_clear_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = TINY.replace("[\"tcp\", \"dctcp\"]", "[\"mptcp\"]");
+    std::fs::write(dir.path().join("tiny.toml"), text).unwrap();
+    let out = htsim(
+        &["run", "tiny.toml", "--out", "o", "--seed", "1"],
+        dir.path(),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("transport `mptcp` is not implemented yet"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_tiny_quickstart_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = htsim(
+        &[
+            "run",
+            "scenarios/quickstart.toml",
+            "--out",
+            out_dir.path().to_str().unwrap(),
+            "--seed",
+            "3",
+            "--set",
+            "run.duration=400ms",
+            "--set",
+            "run.drain=100ms",
+            "-q",
+        ],
+        &root,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let run = out_dir.path().join("runs/transports.long.kind=tcp/seed-3");
+    for f in ["flows.csv", "links.csv", "summary.json"] {
+        assert!(run.join(f).is_file(), "{f} missing");
+    }
+}
