@@ -104,7 +104,9 @@ impl ReceiverSubflow {
         let route = self.path.control_route(ctx);
         let fin = self.fin_complete();
         let mut p = Packet {
-            seq: 0,
+            // The receiver's SYN-ACK took sequence number 0, so its FIN takes 1: the sender's
+            // last ACK acknowledges 2, which tells it apart from a handshake ACK.
+            seq: if fin { FIRST_SEQ } else { 0 },
             ack: self.rcv_nxt + fin as u64,
             sent_at: ctx.now(),
             dst: self.peer,
@@ -337,7 +339,9 @@ impl PassiveSubflow {
             },
             PacketKind::Ack => match self.state {
                 RxState::SynRcvd { .. } => self.establish(),
-                RxState::LastAck { .. } => return PassiveEvent::Finished,
+                // Only the ACK of our FIN ends the connection, not a late handshake ACK (the
+                // answer to a retransmitted SYN-ACK).
+                RxState::LastAck { .. } if packet.ack > FIRST_SEQ => return PassiveEvent::Finished,
                 _ => {}
             },
             PacketKind::Data => {

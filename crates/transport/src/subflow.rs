@@ -652,8 +652,17 @@ impl Subflow {
             self.cwnd = self.cwnd.saturating_sub(ack.newly_acked) + self.mss;
             self.drop_acked(a);
             self.snd_una = a;
+            // Fast recovery can start during go-back-N (recover is not updated on RTO, 2.8), so
+            // the ACK may pass snd_nxt; the hole resent here is then also the next resend.
+            if a > self.snd_nxt {
+                self.snd_nxt = a;
+            }
             if let Some(i) = self.segment_index(a) {
+                let len = self.rtxq[i].len as u64;
                 self.transmit(i, env.ctx, true);
+                if self.snd_nxt == a {
+                    self.snd_nxt += len;
+                }
             }
             self.restart_rto(env.ctx);
             self.counters.partial_acks += 1;

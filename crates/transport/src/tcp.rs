@@ -287,7 +287,7 @@ impl Endpoint for TcpSender {
                 self.check_complete(ctx);
                 if self.sf.fin_sent() && self.sf.snd_una() == self.sf.snd_max() {
                     self.sf.on_fin_acked();
-                    self.sf.send_ack(ctx, packet.seq + 1);
+                    self.sf.send_ack(ctx, packet.seq + 1); // acknowledges the peer's FIN
                     self.close(ctx);
                 }
             }

@@ -54,7 +54,8 @@ impl Endpoint for Script {
     fn on_packet(&mut self, p: &Packet, ctx: &mut Ctx<'_>) {
         self.got.push((ctx.now(), p.kind, p.ack, p.has(flags::ECE)));
         if p.kind == PacketKind::Fin {
-            let last = self.packet(ctx, PacketKind::Ack, p.ack, 0);
+            let mut last = self.packet(ctx, PacketKind::Ack, p.ack, 0);
+            last.ack = p.seq + 1; // acknowledges the receiver's FIN
             ctx.send(last); // the receiver closes on it
         }
         if p.kind == PacketKind::SynAck {
