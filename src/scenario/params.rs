@@ -384,7 +384,7 @@ const ACK: ParamSpec = p(
     "ack_size",
     ParamKind::Size,
     Some("42B"),
-    "size of an ACK on the wire",
+    "size of an ACK and a FIN on the wire (a SYN adds 8 B of options when header_size > 0)",
 );
 const IW: ParamSpec = p(
     "initial_cwnd",
@@ -399,13 +399,13 @@ const SSTHRESH: ParamSpec = p(
     "initial_ssthresh",
     ParamKind::Buffer,
     Some("65535B"),
-    "initial slow-start threshold (bytes or packets)",
+    "initial slow-start threshold (bytes, or packets of mss bytes)",
 );
 const RWND: ParamSpec = p(
     "rwnd",
     ParamKind::SizeOrUnlimited,
     Some("65535B"),
-    "receiver window",
+    "receiver window cap (65535B: the ns-3 model's fixed window; \"unlimited\": no cap)",
 );
 const DELACK: ParamSpec = p(
     "delayed_ack",
