@@ -247,3 +247,58 @@ fn wrong_type_and_unknown_choice() {
     let e = bad(&BASE.replace("k = 4", "k = \"4\""));
     check(&e, 8, "topology.k", "expected an integer");
 }
+
+#[test]
+fn receive_window_default_follows_the_profile() {
+    let base = r#"
+[run]
+duration = "1s"
+seeds = 1
+[topology]
+kind = "star"
+hosts = 4
+link_rate = "1Gbps"
+link_delay = "1us"
+[transports.a]
+kind = "tcp"
+[transports.b]
+kind = "tcp"
+profile = "ns3-mmptcp"
+[transports.c]
+kind = "tcp"
+profile = "ns3-mmptcp"
+rwnd = "unlimited"
+[[flows]]
+name = "f"
+matrix = "permutation"
+senders = "all"
+size = "70KB"
+transport = "a"
+"#;
+    let loaded = htsim::scenario::load_str(
+        "profiles",
+        base,
+        std::path::Path::new("."),
+        &htsim::scenario::LoadOptions::default(),
+    )
+    .expect("loads");
+    let text = loaded.scenario.to_toml_string();
+    let rwnd_of = |name: &str| {
+        let section = text
+            .split(&format!("[transports.{name}]"))
+            .nth(1)
+            .expect("section written");
+        section
+            .lines()
+            .find(|l| l.starts_with("rwnd"))
+            .expect("rwnd written out")
+            .to_string()
+    };
+    assert_eq!(rwnd_of("a"), r#"rwnd = "unlimited""#, "rfc: no cap");
+    assert_eq!(rwnd_of("b"), r#"rwnd = "65535B""#, "ns3-mmptcp: 65535 B");
+    assert_eq!(
+        rwnd_of("c"),
+        r#"rwnd = "unlimited""#,
+        "an explicit value wins"
+    );
+}

@@ -146,8 +146,21 @@ pub struct ParamSpec {
     pub kind: ParamKind,
     /// Its default, as written in a scenario; `None` when the key is required.
     pub default: Option<&'static str>,
+    /// Defaults that differ under a compatibility profile: `(profile, value)` pairs that replace
+    /// [`ParamSpec::default`] when the table's `profile` is that profile (transports.md 12).
+    pub profile_defaults: &'static [(&'static str, &'static str)],
     /// What it means.
     pub doc: &'static str,
+}
+
+impl ParamSpec {
+    /// The default under `profile` (the table's `profile` value, if the kind has one).
+    pub fn default_for(&self, profile: Option<&str>) -> Option<&'static str> {
+        profile
+            .and_then(|pr| self.profile_defaults.iter().find(|(name, _)| *name == pr))
+            .map(|&(_, value)| value)
+            .or(self.default)
+    }
 }
 
 /// A topology or transport kind: its name, what it is, its parameters and (topologies) its link
@@ -181,6 +194,7 @@ const fn p(
         key,
         kind,
         default,
+        profile_defaults: &[],
         doc,
     }
 }
@@ -401,12 +415,16 @@ const SSTHRESH: ParamSpec = p(
     Some("65535B"),
     "initial slow-start threshold (bytes, or packets of mss bytes)",
 );
-const RWND: ParamSpec = p(
-    "rwnd",
-    ParamKind::SizeOrUnlimited,
-    Some("65535B"),
-    "receiver window cap (65535B: the ns-3 model's fixed window; \"unlimited\": no cap)",
-);
+const RWND: ParamSpec = ParamSpec {
+    profile_defaults: &[("ns3-mmptcp", "65535B")],
+    ..p(
+        "rwnd",
+        ParamKind::SizeOrUnlimited,
+        Some("unlimited"),
+        "receiver window cap (\"unlimited\": no cap, the rfc default; 65535B: the ns-3 model's \
+         fixed window, the ns3-mmptcp default)",
+    )
+};
 const DELACK: ParamSpec = p(
     "delayed_ack",
     ParamKind::Bool,

@@ -457,9 +457,14 @@ fn seeds(cx: &Cx, n: &Node) -> Result<Seeds> {
 /// Reads the parameters of `kind` from `t` (skipping `skip` keys), defaults filled in.
 fn kind_params(cx: &Cx, t: &Tab, kind: &KindSpec) -> Result<Params> {
     let mut values = Vec::new();
+    // Some defaults depend on the table's compatibility profile (checked below like any key).
+    let profile = match t.get("profile").map(|n| &n.value) {
+        Some(Value::String(s)) => Some(s.as_str()),
+        _ => None,
+    };
     for p in kind.params {
         let path = t.key(p.key);
-        let node = match (t.get(p.key), p.default) {
+        let node = match (t.get(p.key), p.default_for(profile)) {
             (Some(n), _) => n.clone(),
             (None, Some(d)) => {
                 // Defaults go through the same reader as user values, so they cannot drift.

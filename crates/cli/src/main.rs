@@ -313,9 +313,12 @@ fn list(what: Option<ListWhat>) {
         for k in kinds {
             wl!(s, "  {}  {}", k.name, k.doc);
             for p in k.params {
-                let default = p
+                let mut default = p
                     .default
                     .map_or("(required)".to_string(), |d| format!("= {d}"));
+                for (profile, value) in p.profile_defaults {
+                    default.push_str(&format!(" ({profile}: {value})"));
+                }
                 wl!(
                     s,
                     "      {:<18} {:<14} {}; {}",
