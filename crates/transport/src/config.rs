@@ -7,6 +7,7 @@
 //! profile; [`TcpConfig::validate`] checks the combination before a connection is opened.
 
 use crate::error::TransportError;
+use crate::reorder::ReorderHold;
 use htsim_core::SimTime;
 
 /// Maximum segment size of the MMPTCP paper, in payload bytes (transports.md 0, 2.1).
@@ -159,6 +160,19 @@ pub struct EcnMode {
     pub ect_retransmits: bool,
 }
 
+/// How a receiver echoes the CE marks of arriving data in its ACKs (transports.md 7.2, 8).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CeEcho {
+    /// DCTCP's one-bit state machine: every ACK carries ECE = the CE state (transports.md 8;
+    /// without delayed ACK, the CE bit of the segment answered). The default.
+    #[default]
+    Dctcp,
+    /// XMP's 2-bit count (BOS rule 2, transports.md 7.2): the receiver counts CE segments in
+    /// `cnt_ce`; every ACK carries `e = min(cnt_ce, 3)` as ECE (bit 0) and CWR (bit 1), then
+    /// `cnt_ce -= e`.
+    XmpCount,
+}
+
 /// Every parameter of one TCP connection or subflow (transports.md 2.1, 11).
 ///
 /// Defaults are [`Profile::Rfc`]'s; units are in the field names or docs.
@@ -210,6 +224,11 @@ pub struct TcpConfig {
     pub delayed_ack: Option<DelayedAck>,
     /// ECN capability of data segments (off for TCP, on for DCTCP).
     pub ecn: EcnMode,
+    /// How the receiver echoes CE marks (DCTCP's one bit by default; XMP's 2-bit count).
+    pub ce_echo: CeEcho,
+    /// The reorder-resilient receiver option ([`crate::reorder`]); `None` (the default) = a
+    /// plain receiver that answers every out-of-order segment at once (transports.md 2.5).
+    pub reorder_hold: Option<ReorderHold>,
 }
 
 impl Default for TcpConfig {
@@ -243,6 +262,8 @@ impl TcpConfig {
             syn_max_transmissions: 6,
             delayed_ack: None,
             ecn: EcnMode::default(),
+            ce_echo: CeEcho::Dctcp,
+            reorder_hold: None,
         }
     }
 
@@ -319,6 +340,9 @@ impl TcpConfig {
         }
         if self.rwnd_cap.is_some_and(|r| r < self.mss as u64) {
             return bad("the receive window must hold at least one MSS");
+        }
+        if let Some(h) = &self.reorder_hold {
+            h.validate()?;
         }
         Ok(())
     }

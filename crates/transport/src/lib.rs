@@ -8,7 +8,9 @@
 //!   go-back-N, ACK classification, NewReno fast retransmit / fast recovery, RTO, FIN;
 //! - [`rtt`]: RTT estimators (RFC 6298, ns-3 mean deviation) and the RTO (2.9);
 //! - [`cc`]: the congestion-control hook; [`newreno`] (2.7) and [`dctcp`] (8) implement it;
-//! - [`receiver`]: cumulative ACKs, delayed ACKs, the DCTCP CE echo, the passive handshake;
+//! - [`receiver`]: cumulative ACKs, delayed ACKs, the DCTCP CE echo and XMP's 2-bit CE count
+//!   (7.2), the passive handshake;
+//! - [`reorder`]: the reorder-resilient receiver option (issue 5, Juggler-like duplicate-ACK hold);
 //! - [`path`]: the per-packet path hook (ECMP ports, pinned path, per-packet scatter ports);
 //! - [`tcp`]: the sender endpoint, completion rule (9.6) and flow record;
 //! - [`transport`]: [`Transport`], [`ConnectionSpec`], and the registry of transports.
@@ -55,6 +57,7 @@ pub mod error;
 pub mod newreno;
 pub mod path;
 pub mod receiver;
+pub mod reorder;
 pub mod rtt;
 pub mod subflow;
 pub mod tcp;

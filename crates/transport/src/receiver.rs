@@ -1,12 +1,15 @@
 //! The receiver: cumulative ACKs per subflow (transports.md 2.5), optional delayed ACKs, ECN
-//! echo (8), FIN handling (2.11), and the passive side of the handshake (2.2 step 3).
+//! echo (DCTCP's one bit, 8; XMP's 2-bit count, 7.2), the optional reorder hold of duplicate
+//! ACKs ([`crate::reorder`]), FIN handling (2.11), and the passive side of the handshake (2.2
+//! step 3).
 //!
 //! [`ReceiverSubflow`] is one subflow's receive state; [`PassiveSubflow`] adds the passive
 //! handshake and close around it, and is what the multipath receivers reuse per subflow;
 //! [`TcpReceiver`] is the endpoint of a single-subflow connection.
 
-use crate::config::{DelayedAck, PacketSizes, TcpConfig};
+use crate::config::{CeEcho, DelayedAck, PacketSizes, TcpConfig};
 use crate::path::PathChoice;
+use crate::reorder::{HoldDecision, HoldState, ReorderHold};
 use crate::subflow::FIRST_SEQ;
 use crate::tcp::{ConnectionReport, ReportSink};
 use htsim_core::endpoint::{Ctx, Endpoint};
@@ -33,6 +36,10 @@ pub struct ReceiverStats {
     pub bytes_delivered: u64,
     /// Delivered segments whose data sequence number was not the next expected one (must stay 0).
     pub order_errors: u64,
+    /// Duplicate ACKs held by the reorder option and then made unnecessary by a filled hole.
+    pub dupacks_absorbed: u64,
+    /// Holds of the reorder option released by deadline or count (the hole taken for a loss).
+    pub hold_releases: u64,
 }
 
 /// The receive side of one subflow: `rcv_nxt`, the out-of-order store, delayed-ACK state and
@@ -49,8 +56,16 @@ pub struct ReceiverSubflow {
     store: BTreeMap<u64, (u32, u64)>,
     delayed: Option<DelayedAck>,
     pending: u32,
+    /// The ACK timer: the delayed-ACK deadline and, with the reorder option, the hold deadline.
     dack_timer: Timer,
+    /// When the delayed ACK of `pending` segments is due.
+    dack_due: Option<SimTime>,
     ce_state: bool,
+    ce_echo: CeEcho,
+    /// XMP's count of CE segments not yet echoed (transports.md 7.2).
+    cnt_ce: u32,
+    hold: Option<ReorderHold>,
+    hold_state: HoldState,
     fin_seq: Option<u64>,
 }
 
@@ -76,7 +91,12 @@ impl ReceiverSubflow {
             delayed: config.delayed_ack,
             pending: 0,
             dack_timer: Timer::new(dack_timer_key),
+            dack_due: None,
             ce_state: false,
+            ce_echo: config.ce_echo,
+            cnt_ce: 0,
+            hold: config.reorder_hold,
+            hold_state: HoldState::default(),
             fin_seq: None,
         }
     }
@@ -96,11 +116,25 @@ impl ReceiverSubflow {
         &mut self.path
     }
 
-    /// Sends the cumulative ACK now (a FIN+ACK once the FIN is in sequence). ECE carries the
-    /// CE state (transports.md 8: every ACK carries ECE = `ce_state`).
+    /// Arms the ACK timer at the earlier of the delayed-ACK and hold deadlines, or disarms it.
+    fn arm_ack_timer(&mut self, ctx: &mut Ctx<'_>) {
+        match (self.dack_due, self.hold_state.due()) {
+            (None, None) => self.dack_timer.cancel(),
+            (a, b) => {
+                let at = a.unwrap_or(SimTime::MAX).min(b.unwrap_or(SimTime::MAX));
+                self.dack_timer.set(ctx, at);
+            }
+        }
+    }
+
+    /// Sends the cumulative ACK now (a FIN+ACK once the FIN is in sequence). With
+    /// [`CeEcho::Dctcp`] ECE carries the CE state (transports.md 8: every ACK carries ECE =
+    /// `ce_state`); with [`CeEcho::XmpCount`], `e = min(cnt_ce, 3)` goes into ECE (bit 0) and CWR
+    /// (bit 1) and `cnt_ce -= e` (7.2).
     pub fn send_ack(&mut self, ctx: &mut Ctx<'_>, stats: &mut ReceiverStats) {
         self.pending = 0;
-        self.dack_timer.cancel();
+        self.dack_due = None;
+        self.arm_ack_timer(ctx);
         let route = self.path.control_route(ctx);
         let fin = self.fin_complete();
         let mut p = Packet {
@@ -124,8 +158,22 @@ impl ReceiverSubflow {
         if fin {
             p.set(flags::FIN);
         }
-        if self.ce_state {
-            p.set(flags::ECE);
+        match self.ce_echo {
+            CeEcho::Dctcp => {
+                if self.ce_state {
+                    p.set(flags::ECE);
+                }
+            }
+            CeEcho::XmpCount => {
+                let e = self.cnt_ce.min(3);
+                if e & 1 != 0 {
+                    p.set(flags::ECE);
+                }
+                if e & 2 != 0 {
+                    p.set(flags::CWR);
+                }
+                self.cnt_ce -= e;
+            }
         }
         stats.acks_sent += 1;
         ctx.send(p);
@@ -145,12 +193,16 @@ impl ReceiverSubflow {
         if ce {
             stats.ce_segments += 1;
         }
-        if ce != self.ce_state {
-            // DCTCP: ACK the data received before this segment with the old CE state first.
-            if self.pending > 0 {
-                self.send_ack(ctx, stats);
+        match self.ce_echo {
+            CeEcho::Dctcp if ce != self.ce_state => {
+                // DCTCP: ACK the data received before this segment with the old CE state first.
+                if self.pending > 0 {
+                    self.send_ack(ctx, stats);
+                }
+                self.ce_state = ce;
             }
-            self.ce_state = ce;
+            CeEcho::Dctcp => {}
+            CeEcho::XmpCount => self.cnt_ce += u32::from(ce),
         }
         let s = packet.seq;
         let len = packet.payload_bytes;
@@ -158,6 +210,11 @@ impl ReceiverSubflow {
         if s == self.rcv_nxt {
             deliver(packet.data_seq, len);
             self.rcv_nxt += len as u64;
+            if self.hold.is_some() {
+                // The cumulative ACK supersedes the held duplicate ACKs.
+                stats.dupacks_absorbed += self.hold_state.owed() as u64;
+                self.hold_state.on_progress();
+            }
             let mut filled = false;
             while let Some(entry) = self.store.first_entry() {
                 if *entry.key() != self.rcv_nxt {
@@ -174,15 +231,36 @@ impl ReceiverSubflow {
                 self.pending += 1;
                 if self.pending < d.segments {
                     ack_now = false;
-                    if !self.dack_timer.is_armed() {
-                        self.dack_timer
-                            .set(ctx, ctx.now().saturating_add(d.timeout));
+                    if self.dack_due.is_none() {
+                        self.dack_due = Some(ctx.now().saturating_add(d.timeout));
                     }
                 }
+            }
+            if !ack_now {
+                self.arm_ack_timer(ctx); // (send_ack re-arms it otherwise)
             }
         } else if s > self.rcv_nxt {
             stats.out_of_order_segments += 1;
             self.store.entry(s).or_insert((len, packet.data_seq));
+            if let Some(hold) = self.hold {
+                match self
+                    .hold_state
+                    .on_out_of_order(&hold, self.rcv_nxt, ctx.now())
+                {
+                    HoldDecision::AckNow => {}
+                    HoldDecision::Hold => {
+                        ack_now = false;
+                        self.arm_ack_timer(ctx);
+                    }
+                    HoldDecision::Release(n) => {
+                        ack_now = false;
+                        stats.hold_releases += 1;
+                        for _ in 0..n {
+                            self.send_ack(ctx, stats);
+                        }
+                    }
+                }
+            }
         } else {
             stats.duplicate_segments += 1;
         }
@@ -198,8 +276,8 @@ impl ReceiverSubflow {
         self.send_ack(ctx, stats);
     }
 
-    /// Handles a timer event; returns `true` if it was this subflow's delayed-ACK timer and an
-    /// ACK went out.
+    /// Handles a timer event; returns `true` if it was this subflow's ACK timer (delayed ACK,
+    /// reorder hold) and it expired.
     pub fn on_timer(
         &mut self,
         fired: TimerFired,
@@ -209,8 +287,23 @@ impl ReceiverSubflow {
         if fired.key != self.dack_timer.key() || !self.dack_timer.fire(ctx, fired) {
             return false;
         }
-        if self.pending > 0 {
-            self.send_ack(ctx, stats);
+        let now = ctx.now();
+        if self.dack_due.is_some_and(|d| d <= now) {
+            self.dack_due = None;
+            if self.pending > 0 {
+                self.send_ack(ctx, stats);
+            }
+        }
+        if self.hold.is_some() {
+            // The hold deadline passed: the hole is taken for a loss (crate::reorder).
+            let n = self.hold_state.on_expiry(self.rcv_nxt, now);
+            if n > 0 {
+                stats.hold_releases += 1;
+            }
+            for _ in 0..n {
+                self.send_ack(ctx, stats);
+            }
+            self.arm_ack_timer(ctx);
         }
         true
     }
