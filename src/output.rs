@@ -1,5 +1,18 @@
 //! The output directory (scenario-format.md "Outputs"): where each file goes, and writing files
 //! atomically so that no partial file ever looks complete.
+//!
+//! This module is the one home of the output's file names and of atomic writes: the runner,
+//! [`crate::simulate`] and [`crate::report`] all use it.
+//!
+//! ```text
+//! DIR/scenario.toml                          SCENARIO_FILE
+//! DIR/summary.csv, DIR/summary.json          SUMMARY_CSV_FILE, SUMMARY_JSON_FILE (all seeds)
+//! DIR/plots/*.png, *.svg                     PLOTS_DIR
+//! DIR/runs/<point>/seed-<n>/                 RUNS_DIR, run_dir()
+//!     flows.csv, links.csv                   FLOWS_FILE, LINKS_FILE
+//!     timeseries.csv                         TIMESERIES_FILE
+//!     summary.json                           RUN_SUMMARY_FILE (written last: the run is complete)
+//! ```
 
 use std::fs;
 use std::io::{self, Write};
@@ -12,8 +25,18 @@ pub const SCENARIO_FILE: &str = "scenario.toml";
 pub const FLOWS_FILE: &str = "flows.csv";
 /// Per-link results of a run.
 pub const LINKS_FILE: &str = "links.csv";
+/// Sampled time series of a run, when asked for.
+pub const TIMESERIES_FILE: &str = "timeseries.csv";
 /// A run's summary; written last, so its presence marks the run complete.
-pub const SUMMARY_FILE: &str = "summary.json";
+pub const RUN_SUMMARY_FILE: &str = "summary.json";
+/// The cross-seed summary table, `DIR/summary.csv`.
+pub const SUMMARY_CSV_FILE: &str = "summary.csv";
+/// The nested cross-seed summary, `DIR/summary.json`.
+pub const SUMMARY_JSON_FILE: &str = "summary.json";
+/// The plots directory, `DIR/plots`.
+pub const PLOTS_DIR: &str = "plots";
+/// The directory of the runs, `DIR/runs`.
+pub const RUNS_DIR: &str = "runs";
 
 /// The columns of flows.csv, in order (scenario-format.md).
 pub const FLOWS_COLUMNS: &[&str] = &[
@@ -56,12 +79,12 @@ pub const LINKS_COLUMNS: &[&str] = &[
 
 /// `DIR/runs/<point>/seed-<n>`.
 pub fn run_dir(out: &Path, point: &str, seed: u64) -> PathBuf {
-    out.join("runs").join(point).join(format!("seed-{seed}"))
+    out.join(RUNS_DIR).join(point).join(format!("seed-{seed}"))
 }
 
 /// Whether the run in `dir` finished: its summary.json, written last, exists.
 pub fn is_complete(dir: &Path) -> bool {
-    dir.join(SUMMARY_FILE).is_file()
+    dir.join(RUN_SUMMARY_FILE).is_file()
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed to disk,
@@ -98,6 +121,8 @@ pub struct RunFiles {
     pub flows_csv: Option<Vec<u8>>,
     /// links.csv, when asked for.
     pub links_csv: Option<Vec<u8>>,
+    /// timeseries.csv, when asked for.
+    pub timeseries_csv: Option<Vec<u8>>,
     /// summary.json.
     pub summary_json: Vec<u8>,
 }
@@ -111,7 +136,10 @@ pub fn write_run(dir: &Path, files: &RunFiles) -> io::Result<()> {
     if let Some(b) = &files.links_csv {
         write_atomic(&dir.join(LINKS_FILE), b)?;
     }
-    write_atomic(&dir.join(SUMMARY_FILE), &files.summary_json)
+    if let Some(b) = &files.timeseries_csv {
+        write_atomic(&dir.join(TIMESERIES_FILE), b)?;
+    }
+    write_atomic(&dir.join(RUN_SUMMARY_FILE), &files.summary_json)
 }
 
 #[cfg(test)]
@@ -127,6 +155,7 @@ mod tests {
         let files = RunFiles {
             flows_csv: Some(b"a\n".to_vec()),
             links_csv: None,
+            timeseries_csv: None,
             summary_json: b"{}".to_vec(),
         };
         write_run(&dir, &files).unwrap();
@@ -139,5 +168,15 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names.len(), 2, "{names:?}");
+    }
+
+    #[test]
+    fn write_atomic_replaces_and_creates_the_directory() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("sub/a.txt");
+        write_atomic(&path, b"one").unwrap();
+        write_atomic(&path, b"two").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"two");
+        assert_eq!(fs::read_dir(tmp.path().join("sub")).unwrap().count(), 1);
     }
 }

@@ -1,6 +1,7 @@
 //! The run list and its execution: sweep points x seeds in a stable order with stable ids,
 //! sharding, a rayon pool, each run's files written atomically as soon as it finishes, and runs
-//! already complete skipped (so running the same command again resumes).
+//! already complete skipped (so running the same command again resumes), and at the end the
+//! cross-seed summaries ([`write_report`]).
 //!
 //! What one run computes is behind [`Executor`], so that the runner can be used (and tested)
 //! independently of how a world is built.
@@ -11,6 +12,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::output::{self, RunFiles};
+use crate::report::rebuild::{build_report, Report, ReportOptions};
+use crate::report::ReportError;
 use crate::scenario::{Loaded, Scenario};
 use crate::shard::Shard;
 
@@ -197,6 +200,50 @@ pub fn run_all(
         }
     }
     Ok(report)
+}
+
+/// What [`write_report`] did.
+#[derive(Debug)]
+pub enum ReportOutcome {
+    /// Every run of the run list is complete in the output directory: the cross-seed summaries
+    /// (and the plots, when the scenario asks for them) are written.
+    Written(Report),
+    /// Some runs are not in the output directory (a shard of a sweep, or failed runs): nothing
+    /// is written; `htsim report` over the shard directories merges them later.
+    Incomplete {
+        /// Runs of the run list complete in the output directory.
+        complete: usize,
+        /// Runs in the run list.
+        total: usize,
+    },
+}
+
+/// The end of `htsim run`: when every run of the full run list is complete in `out` (always
+/// after an unsharded run without failures; after a shard only if the other shards wrote into
+/// the same directory and have finished), writes `out/summary.csv`, `out/summary.json` and, with
+/// `[output] plots = true`, `out/plots`, exactly as `htsim report out` would. Otherwise writes
+/// nothing and says how many runs are complete.
+pub fn write_report(loaded: &Loaded, out: &Path) -> Result<ReportOutcome, ReportError> {
+    let runs = run_list(loaded);
+    let complete = runs
+        .iter()
+        .filter(|r| output::is_complete(&r.dir(out)))
+        .count();
+    if complete < runs.len() {
+        return Ok(ReportOutcome::Incomplete {
+            complete,
+            total: runs.len(),
+        });
+    }
+    let options = ReportOptions {
+        plots: loaded.scenario.output.plots,
+        only: Some(
+            runs.iter()
+                .map(|r| (r.point_name.clone(), r.seed))
+                .collect(),
+        ),
+    };
+    build_report(&[out.to_path_buf()], out, &options).map(ReportOutcome::Written)
 }
 
 enum Outcome {

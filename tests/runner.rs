@@ -53,6 +53,7 @@ fn fake(scenario: &Scenario, seed: u64) -> Result<RunFiles, RunError> {
     Ok(RunFiles {
         flows_csv: Some(format!("class,flow_id\nlong,{x}\n").into_bytes()),
         links_csv: Some(format!("link\n{subflows}\n").into_bytes()),
+        timeseries_csv: None,
         summary_json: format!("{{\"seed\":{seed},\"x\":{x}}}\n").into_bytes(),
     })
 }

@@ -17,15 +17,10 @@ use std::path::{Path, PathBuf};
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
-use super::atomic::write_atomic;
-use super::error::{ReportError, Result};
+use super::error::{write_file, ReportError, Result};
 use super::run_summary::{read_run_summaries, RunSummary};
 use super::stats::Summary;
-
-/// File name of the cross-seed summary table.
-pub const SUMMARY_CSV: &str = "summary.csv";
-/// File name of the nested cross-seed summary.
-pub const SUMMARY_JSON: &str = "summary.json";
+use crate::output::{SUMMARY_CSV_FILE as SUMMARY_CSV, SUMMARY_JSON_FILE as SUMMARY_JSON};
 /// The columns of summary.csv (normative, scenario-format.md).
 pub const SUMMARY_COLUMNS: [&str; 12] = [
     "point", "class", "metric", "unit", "n", "mean", "std", "ci95", "p50", "p99", "min", "max",
@@ -295,8 +290,8 @@ pub fn summary_json(rows: &[SummaryRow]) -> String {
 
 /// Writes `DIR/summary.csv` and `DIR/summary.json` for `rows`, each atomically.
 pub fn write_summaries(dir: &Path, rows: &[SummaryRow]) -> Result<()> {
-    write_atomic(&dir.join(SUMMARY_CSV), summary_csv(rows).as_bytes())?;
-    write_atomic(&dir.join(SUMMARY_JSON), summary_json(rows).as_bytes())
+    write_file(&dir.join(SUMMARY_CSV), summary_csv(rows).as_bytes())?;
+    write_file(&dir.join(SUMMARY_JSON), summary_json(rows).as_bytes())
 }
 
 /// `htsim report DIR...`: reads every run summary under the given directories (merging shards),

@@ -47,3 +47,9 @@ pub(crate) fn io_error(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) 
     let path = path.into();
     move |source| ReportError::Io { path, source }
 }
+
+/// Writes `bytes` to `path` atomically ([`crate::output::write_atomic`]), creating the parent
+/// directory; errors name the path.
+pub(crate) fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
+    crate::output::write_atomic(path, bytes).map_err(io_error(path))
+}

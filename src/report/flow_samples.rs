@@ -6,9 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::{ReportError, Result};
 use super::run_summary::{read_run_summaries, RunSummary};
-
-/// File name of a run's per-flow results.
-pub const FLOWS_CSV: &str = "flows.csv";
+use crate::output::{run_dir, FLOWS_FILE};
 
 /// The pooled per-flow values of one flow class at one sweep point.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -28,9 +26,14 @@ pub struct FlowSamples {
 /// ordered by point (run-list order), then class (first appearance). Runs without flows.csv
 /// contribute nothing; unparsable numbers are skipped.
 pub fn read_flow_samples(dirs: &[PathBuf]) -> Result<Vec<FlowSamples>> {
-    let runs = read_run_summaries(dirs)?;
+    read_flow_samples_of(dirs, &read_run_summaries(dirs)?)
+}
+
+/// Like [`read_flow_samples`], for the given runs only (in their order): each run's flows.csv
+/// is taken from the first directory of `dirs` that has it.
+pub fn read_flow_samples_of(dirs: &[PathBuf], runs: &[RunSummary]) -> Result<Vec<FlowSamples>> {
     let mut out: Vec<FlowSamples> = Vec::new();
-    for run in &runs {
+    for run in runs {
         let Some(path) = dirs
             .iter()
             .map(|d| flows_path(d, run))
@@ -45,10 +48,7 @@ pub fn read_flow_samples(dirs: &[PathBuf]) -> Result<Vec<FlowSamples>> {
 
 /// `dir/runs/<point>/seed-<n>/flows.csv`.
 fn flows_path(dir: &Path, run: &RunSummary) -> PathBuf {
-    dir.join("runs")
-        .join(&run.point)
-        .join(format!("seed-{}", run.seed))
-        .join(FLOWS_CSV)
+    run_dir(dir, &run.point, run.seed).join(FLOWS_FILE)
 }
 
 /// Adds one flows.csv's values to `out`.

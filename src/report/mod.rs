@@ -14,7 +14,6 @@
 //!   font.
 
 pub mod aggregate;
-pub mod atomic;
 pub mod error;
 pub mod flow_samples;
 pub mod metrics;

@@ -1,47 +1,112 @@
 //! `htsim report DIR...`: the cross-seed summaries and the plots, rebuilt from the run files
 //! alone (each run's summary.json and flows.csv), merging shard directories.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::aggregate::{rebuild_summaries, SummaryRow, SUMMARY_CSV, SUMMARY_JSON};
-use super::error::Result;
+use super::aggregate::{aggregate, write_summaries, SummaryRow};
+use super::error::{ReportError, Result};
+use super::run_summary::{read_run_summaries, RunSummary};
+use crate::output::{PLOTS_DIR, SUMMARY_CSV_FILE, SUMMARY_JSON_FILE};
 
-/// Name of the plots directory inside a results directory.
-pub const PLOTS_DIR: &str = "plots";
-
-/// Rebuilds `out/summary.csv` and `out/summary.json` from the runs under `dirs` and, when
-/// `plots` is set, redraws `out/plots` (nothing without the `plots` feature). Returns the files
-/// written.
-pub fn rebuild_report(dirs: &[PathBuf], out: &Path, plots: bool) -> Result<Vec<PathBuf>> {
-    let rows = rebuild_summaries(dirs, out)?;
-    let mut files = vec![out.join(SUMMARY_CSV), out.join(SUMMARY_JSON)];
-    if plots {
-        files.extend(draw_plots(dirs, out, &rows)?);
-    }
-    Ok(files)
+/// What to build (see [`build_report`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReportOptions {
+    /// Draw the plots into `out/plots` too (nothing without the `plots` feature).
+    pub plots: bool,
+    /// Only these runs, as (point, seed): e.g. the run list of `DIR/scenario.toml`, so that
+    /// stale run directories (seeds or points no longer in the scenario) are left out. Every run
+    /// found when `None`.
+    pub only: Option<Vec<(String, u64)>>,
 }
 
-/// The summary plots and the per-flow plots into `out/plots`.
+/// What [`build_report`] did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Report {
+    /// The runs summarised (complete runs found, after [`ReportOptions::only`]).
+    pub runs: usize,
+    /// Rows of summary.csv.
+    pub rows: usize,
+    /// Every file written: summary.csv, summary.json, then the plots.
+    pub files: Vec<PathBuf>,
+}
+
+/// Rebuilds `out/summary.csv` and `out/summary.json` from every complete run under `dirs` and,
+/// when `plots` is set, redraws `out/plots`. Returns the files written.
+pub fn rebuild_report(dirs: &[PathBuf], out: &Path, plots: bool) -> Result<Vec<PathBuf>> {
+    let options = ReportOptions { plots, only: None };
+    Ok(build_report(dirs, out, &options)?.files)
+}
+
+/// `htsim report DIR... --out OUT` and the end of `htsim run`: reads the complete runs
+/// (`runs/<point>/seed-<n>/summary.json`) under `dirs`, merging shard directories (the first
+/// directory wins when a run is in several), aggregates them across seeds into
+/// `out/summary.csv` and `out/summary.json`, and draws the plots when asked. The output depends
+/// only on the run files, never on which directory or shard holds which run. An error when no
+/// run is found.
+pub fn build_report(dirs: &[PathBuf], out: &Path, options: &ReportOptions) -> Result<Report> {
+    let mut runs = read_run_summaries(dirs)?;
+    if let Some(only) = &options.only {
+        let keep: HashSet<(&str, u64)> = only.iter().map(|(p, s)| (p.as_str(), *s)).collect();
+        runs.retain(|r| keep.contains(&(r.point.as_str(), r.seed)));
+    }
+    if runs.is_empty() {
+        return Err(ReportError::Io {
+            path: dirs.first().cloned().unwrap_or_default(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "no complete run (runs/<point>/seed-<n>/summary.json) found",
+            ),
+        });
+    }
+    let rows = aggregate(&runs);
+    write_summaries(out, &rows)?;
+    let mut files = vec![out.join(SUMMARY_CSV_FILE), out.join(SUMMARY_JSON_FILE)];
+    if options.plots {
+        files.extend(draw_plots(dirs, out, &rows, &runs)?);
+    }
+    Ok(Report {
+        runs: runs.len(),
+        rows: rows.len(),
+        files,
+    })
+}
+
+/// The summary plots, the per-flow plots and the time-series plots into `out/plots`.
 #[cfg(feature = "plots")]
-fn draw_plots(dirs: &[PathBuf], out: &Path, rows: &[SummaryRow]) -> Result<Vec<PathBuf>> {
-    use super::{flow_samples::read_flow_samples, plots};
+fn draw_plots(
+    dirs: &[PathBuf],
+    out: &Path,
+    rows: &[SummaryRow],
+    runs: &[RunSummary],
+) -> Result<Vec<PathBuf>> {
+    use super::{flow_samples::read_flow_samples_of, plots};
     let dir = out.join(PLOTS_DIR);
     let mut files = plots::write_summary_plots(&dir, rows)?;
-    files.extend(plots::write_flow_plots(&dir, &read_flow_samples(dirs)?)?);
+    files.extend(plots::write_flow_plots(
+        &dir,
+        &read_flow_samples_of(dirs, runs)?,
+    )?);
     Ok(files)
 }
 
 /// Without the `plots` feature there is nothing to draw.
 #[cfg(not(feature = "plots"))]
-fn draw_plots(_dirs: &[PathBuf], _out: &Path, _rows: &[SummaryRow]) -> Result<Vec<PathBuf>> {
+fn draw_plots(
+    _dirs: &[PathBuf],
+    _out: &Path,
+    _rows: &[SummaryRow],
+    _runs: &[RunSummary],
+) -> Result<Vec<PathBuf>> {
     Ok(Vec::new())
 }
 
 #[cfg(all(test, feature = "plots"))]
 mod tests {
     use super::*;
+    use crate::output::SUMMARY_CSV_FILE as SUMMARY_CSV;
     use crate::report::flow_samples::read_flow_samples;
-    use crate::report::run_summary::{RunCost, RunSummary};
+    use crate::report::run_summary::RunCost;
 
     #[test]
     fn report_redraws_summaries_and_flow_plots_from_run_files() {

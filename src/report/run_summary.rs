@@ -11,12 +11,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::atomic::write_atomic;
-use super::error::{io_error, ReportError, Result};
+use super::error::{io_error, write_file, ReportError, Result};
 use super::stats::Summary;
-
-/// File name of a run's summary inside its run directory.
-pub const RUN_SUMMARY_FILE: &str = "summary.json";
+use crate::output::{RUNS_DIR, RUN_SUMMARY_FILE};
 
 /// Everything measured in one run (one sweep point, one seed).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -152,15 +149,17 @@ impl RunCost {
 }
 
 impl RunSummary {
-    /// Writes the summary as pretty JSON to `run_dir/summary.json`, atomically.
-    pub fn write(&self, run_dir: &Path) -> Result<()> {
-        let path = run_dir.join(RUN_SUMMARY_FILE);
-        let mut text = serde_json::to_string_pretty(self).map_err(|source| ReportError::Json {
-            path: path.clone(),
-            source,
-        })?;
+    /// The summary as the text of summary.json: pretty JSON ending with a newline.
+    pub fn to_json(&self) -> String {
+        // Plain data with string keys and finite-or-null numbers always serialises.
+        let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
         text.push('\n');
-        write_atomic(&path, text.as_bytes())
+        text
+    }
+
+    /// Writes [`RunSummary::to_json`] to `run_dir/summary.json`, atomically.
+    pub fn write(&self, run_dir: &Path) -> Result<()> {
+        write_file(&run_dir.join(RUN_SUMMARY_FILE), self.to_json().as_bytes())
     }
 
     /// Reads a summary written by [`RunSummary::write`].
@@ -183,7 +182,7 @@ pub fn read_run_summaries(dirs: &[PathBuf]) -> Result<Vec<RunSummary>> {
     let mut runs: Vec<RunSummary> = Vec::new();
     let mut seen: HashSet<(String, u64)> = HashSet::new();
     for dir in dirs {
-        let runs_dir = dir.join("runs");
+        let runs_dir = dir.join(RUNS_DIR);
         if !runs_dir.is_dir() {
             continue;
         }

@@ -303,9 +303,7 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
             cost,
         },
     );
-    let mut summary_json = serde_json::to_string_pretty(&summary)
-        .map_err(|e| RunError::Failed(format!("writing summary.json: {e}")))?;
-    summary_json.push('\n');
+    let summary_json = summary.to_json();
     let files = RunFiles {
         flows_csv: scenario
             .output
@@ -320,6 +318,7 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
                 window,
             )
         }),
+        timeseries_csv: None,
         summary_json: summary_json.into_bytes(),
     };
     Ok(RunOutput {

@@ -10,7 +10,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use htsim::runner::{self, RunEvent, RunOptions};
+use htsim::report::rebuild::{build_report, Report, ReportOptions};
+use htsim::runner::{self, ReportOutcome, RunEvent, RunOptions};
 use htsim::scenario::{self, params, LoadOptions, Seeds};
 use htsim::shard::Shard;
 use htsim_core::SimTime;
@@ -37,12 +38,9 @@ enum Command {
         #[arg(long = "set", value_name = "PATH=VALUE")]
         set: Vec<String>,
     },
-    /// Check result directories (merging shard directories) and report what is complete.
-    Report {
-        /// Result directories (several: the shards of one sweep).
-        #[arg(required = true)]
-        dirs: Vec<PathBuf>,
-    },
+    /// Rebuild summary.csv and summary.json (and plots) from the run files, merging shard
+    /// directories.
+    Report(ReportArgs),
     /// What exists, each parameter with its default.
     List {
         /// What to list (everything when absent).
@@ -76,6 +74,24 @@ struct RunArgs {
     #[arg(long, value_name = "N")]
     shard_count: Option<usize>,
     /// Print only errors and the final line.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// `htsim report DIR... [--out OUT] [--plots]`.
+#[derive(Parser, Debug)]
+struct ReportArgs {
+    /// Result directories: one `htsim run` output, or the directories of the shards of one
+    /// sweep (a run found in several is taken from the first).
+    #[arg(required = true)]
+    dirs: Vec<PathBuf>,
+    /// Where to write summary.csv, summary.json and plots/ [default: the first DIR].
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Draw the plots (also drawn when the scenario has `[output] plots = true`).
+    #[arg(long)]
+    plots: bool,
+    /// Print only errors.
     #[arg(long, short)]
     quiet: bool,
 }
@@ -114,7 +130,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run(args),
         Command::Validate { scenarios, set } => validate(&scenarios, set),
-        Command::Report { dirs } => report(&dirs),
+        Command::Report(args) => report(&args),
         Command::List { what } => {
             list(what);
             Ok(())
@@ -250,7 +266,45 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         report.skipped.len(),
         out.display()
     );
+    match runner::write_report(&loaded, &out).map_err(|e| Failure {
+        code: 1,
+        message: format!("writing the summary: {e}"),
+    })? {
+        ReportOutcome::Written(r) => {
+            if !args.quiet {
+                print_report(&r, &out);
+            }
+        }
+        ReportOutcome::Incomplete { complete, total } => eprintln!(
+            "summary not written: {complete} of {total} run(s) are in {}; when every shard \
+             has finished, merge them with `htsim report DIR...`",
+            out.display()
+        ),
+    }
     Ok(())
+}
+
+/// What a report wrote, one line per kind of file.
+fn print_report(r: &Report, out: &Path) {
+    let plots = r
+        .files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "png"))
+        .count();
+    eprintln!(
+        "summary: {} and {} ({} row(s) over {} run(s))",
+        out.join(htsim::output::SUMMARY_CSV_FILE).display(),
+        out.join(htsim::output::SUMMARY_JSON_FILE).display(),
+        r.rows,
+        r.runs
+    );
+    if plots > 0 {
+        eprintln!(
+            "plots: {} chart(s) as PNG and SVG in {}",
+            plots,
+            out.join(htsim::output::PLOTS_DIR).display()
+        );
+    }
 }
 
 fn validate(paths: &[PathBuf], set: Vec<String>) -> Result<(), Failure> {
@@ -279,27 +333,81 @@ fn validate(paths: &[PathBuf], set: Vec<String>) -> Result<(), Failure> {
     }
 }
 
-fn report(dirs: &[PathBuf]) -> Result<(), Failure> {
-    let first = &dirs[0];
-    let scenario_file = first.join(htsim::output::SCENARIO_FILE);
-    let loaded = load(&scenario_file, &LoadOptions::default())?;
-    let runs = runner::run_list(&loaded);
-    let mut missing = Vec::new();
-    for r in &runs {
-        if !dirs.iter().any(|d| htsim::output::is_complete(&r.dir(d))) {
-            missing.push(r.id(&loaded.scenario.name));
+fn report(args: &ReportArgs) -> Result<(), Failure> {
+    let dirs = &args.dirs;
+    for d in dirs {
+        if !d.is_dir() {
+            return Err(usage(format!("{}: no such directory", d.display())));
         }
     }
-    println!(
-        "{}: {} of {} run(s) complete across {} director{}",
-        loaded.scenario.name,
-        runs.len() - missing.len(),
-        runs.len(),
-        dirs.len(),
-        if dirs.len() == 1 { "y" } else { "ies" }
-    );
-    for m in missing.iter().take(20) {
-        println!("  missing: {m}");
+    let out = args.out.clone().unwrap_or_else(|| dirs[0].clone());
+    // The run list of the scenario the runs came from (DIR/scenario.toml, written by `run`),
+    // when one of the directories has it: the report covers exactly its runs.
+    let scenario_file = dirs
+        .iter()
+        .map(|d| d.join(htsim::output::SCENARIO_FILE))
+        .find(|f| f.is_file());
+    let loaded = match &scenario_file {
+        Some(f) => match scenario::load(f, &LoadOptions::default()) {
+            Ok(l) => Some(l),
+            Err(e) => {
+                eprintln!("warning: {e}\nwarning: summarising every run found instead");
+                None
+            }
+        },
+        None => None,
+    };
+    let mut options = ReportOptions {
+        plots: args.plots,
+        only: None,
+    };
+    if let Some(loaded) = &loaded {
+        let runs = runner::run_list(loaded);
+        let missing: Vec<String> = runs
+            .iter()
+            .filter(|r| !dirs.iter().any(|d| htsim::output::is_complete(&r.dir(d))))
+            .map(|r| r.id(&loaded.scenario.name))
+            .collect();
+        if !args.quiet || !missing.is_empty() {
+            eprintln!(
+                "{}: {} of {} run(s) complete across {} director{}",
+                loaded.scenario.name,
+                runs.len() - missing.len(),
+                runs.len(),
+                dirs.len(),
+                if dirs.len() == 1 { "y" } else { "ies" }
+            );
+        }
+        for m in missing.iter().take(20) {
+            eprintln!("  missing: {m}");
+        }
+        options.plots |= loaded.scenario.output.plots;
+        options.only = Some(
+            runs.iter()
+                .map(|r| (r.point_name.clone(), r.seed))
+                .collect(),
+        );
+    }
+    let report = build_report(dirs, &out, &options).map_err(|e| Failure {
+        code: 1,
+        message: e.to_string(),
+    })?;
+    // The merged directory describes itself: copy the scenario when it has none.
+    if let Some(f) = &scenario_file {
+        let target = out.join(htsim::output::SCENARIO_FILE);
+        if !target.exists() {
+            let bytes = std::fs::read(f).map_err(|e| Failure {
+                code: 1,
+                message: format!("{}: {e}", f.display()),
+            })?;
+            htsim::output::write_atomic(&target, &bytes).map_err(|e| Failure {
+                code: 1,
+                message: format!("{}: {e}", target.display()),
+            })?;
+        }
+    }
+    if !args.quiet {
+        print_report(&report, &out);
     }
     Ok(())
 }

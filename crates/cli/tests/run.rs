@@ -99,8 +99,10 @@ fn one_and_two_jobs_give_identical_results_and_rerunning_resumes() {
         String::from_utf8_lossy(&b.stderr)
     );
     let (fa, fb) = (files(&dir.path().join("a")), files(&dir.path().join("b")));
-    // scenario.toml + 2 points x 2 seeds x (flows.csv, links.csv, summary.json).
-    assert_eq!(fa.len(), 1 + 2 * 2 * 3, "{:?}", fa.keys());
+    // scenario.toml, summary.csv, summary.json + 2 points x 2 seeds x (flows.csv, links.csv,
+    // summary.json).
+    assert_eq!(fa.len(), 3 + 2 * 2 * 3, "{:?}", fa.keys());
+    assert!(fa[Path::new("summary.csv")].starts_with("point,class,metric,unit,n,"));
     assert_eq!(fa, fb);
     let flows = &fa[Path::new("runs/transports.long.kind=dctcp/seed-2/flows.csv")];
     assert!(flows.starts_with("class,flow_id,transport,src,dst,size_bytes,"));

@@ -1,0 +1,278 @@
+//! Results through the `htsim` binary (issue 7): the cross-seed summary written by `run`, its
+//! exact header and row order; `report` over shard directories equal to the unsharded result
+//! byte for byte; plots when asked.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn htsim(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_htsim"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .env_remove("SLURM_ARRAY_TASK_COUNT")
+        .env_remove("SLURM_ARRAY_TASK_MIN")
+        .env_remove("JOB_COMPLETION_INDEX")
+        .output()
+        .expect("the binary runs")
+}
+
+fn ok(out: &Output) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    err
+}
+
+/// Two points, two seeds, two flow classes; small enough to run in a moment.
+const TINY: &str = r#"
+name = "tiny"
+[run]
+duration = "100ms"
+drain = "50ms"
+seeds = 2
+[topology]
+kind = "fattree"
+k = 4
+link_rate = "1Gbps"
+[transports.long]
+kind = "tcp"
+[[flows]]
+name = "long"
+senders = "25%"
+size = "infinite"
+transport = "long"
+[[flows]]
+name = "short"
+senders = "rest"
+size = "20KB"
+arrivals = { poisson = 300 }
+transport = { kind = "tcp" }
+[sweep]
+"transports.long.kind" = ["tcp", "dctcp"]
+"#;
+
+const HEADER: &str = "point,class,metric,unit,n,mean,std,ci95,p50,p99,min,max";
+
+fn setup() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tiny.toml"), TINY).unwrap();
+    dir
+}
+
+fn read(path: impl AsRef<Path>) -> Vec<u8> {
+    let path = path.as_ref();
+    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn run_writes_the_summary_with_the_exact_header_and_ordered_rows() {
+    let dir = setup();
+    let err = ok(&htsim(
+        &["run", "tiny.toml", "--out", "a", "--jobs", "2"],
+        dir.path(),
+    ));
+    assert!(
+        err.contains("summary: a/summary.csv and a/summary.json ("),
+        "{err}"
+    );
+    let csv = String::from_utf8(read(dir.path().join("a/summary.csv"))).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some(HEADER));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert!(rows.iter().all(|r| r.len() == 12), "{csv}");
+    // One row per (point, class, metric).
+    let mut keys: Vec<(&str, &str, &str)> = rows.iter().map(|r| (r[0], r[1], r[2])).collect();
+    let n = keys.len();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), n, "duplicate (point, class, metric) rows");
+    // Points in run-list order; within a point, flow classes in scenario order, then layers in
+    // the topology's order, then the run's cost.
+    let points: Vec<&str> = dedup(rows.iter().map(|r| r[0]));
+    assert_eq!(
+        points,
+        ["transports.long.kind=tcp", "transports.long.kind=dctcp"]
+    );
+    for p in &points {
+        let classes = dedup(rows.iter().filter(|r| r[0] == *p).map(|r| r[1]));
+        assert_eq!(
+            classes,
+            [
+                "long",
+                "short",
+                "layer:tor",
+                "layer:agg",
+                "layer:core",
+                "layer:host",
+                "run"
+            ],
+            "{p}"
+        );
+        let short: Vec<&str> = rows
+            .iter()
+            .filter(|r| r[0] == *p && r[1] == "short")
+            .map(|r| r[2])
+            .collect();
+        assert_eq!(
+            &short[..4],
+            ["flows", "completed", "unfinished", "fct_mean"]
+        );
+        // Every metric has both seeds.
+        assert!(rows
+            .iter()
+            .filter(|r| r[0] == *p && r[1] == "run")
+            .all(|r| r[4] == "2"));
+    }
+    let run_metrics: Vec<&str> = rows
+        .iter()
+        .filter(|r| r[1] == "run")
+        .map(|r| r[2])
+        .collect();
+    assert_eq!(
+        &run_metrics[..3],
+        ["events", "data_packets_delivered", "peak_packets_in_flight"]
+    );
+    // summary.json holds the same, nested.
+    let json: serde_json::Value =
+        serde_json::from_slice(&read(dir.path().join("a/summary.json"))).unwrap();
+    let fct = &json["transports.long.kind=dctcp"]["short"]["fct_mean"];
+    assert_eq!(fct["unit"], "ms");
+    assert_eq!(fct["n"], 2);
+    // `report` on the same directory rewrites the same bytes.
+    let before = read(dir.path().join("a/summary.csv"));
+    ok(&htsim(&["report", "a"], dir.path()));
+    assert_eq!(read(dir.path().join("a/summary.csv")), before);
+}
+
+fn dedup<'a>(items: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for i in items {
+        if out.last() != Some(&i) {
+            assert!(!out.contains(&i), "{i} is not contiguous");
+            out.push(i);
+        }
+    }
+    out
+}
+
+#[test]
+fn report_over_shard_directories_equals_the_unsharded_summary_byte_for_byte() {
+    let dir = setup();
+    ok(&htsim(
+        &["run", "tiny.toml", "--out", "all", "-q"],
+        dir.path(),
+    ));
+    for (shard, out) in [("1/3", "s1"), ("2/3", "s2"), ("3/3", "s3")] {
+        let err = ok(&htsim(
+            &["run", "tiny.toml", "--out", out, "--shard", shard],
+            dir.path(),
+        ));
+        // A shard writes only its runs: no summary, and it says how to merge.
+        assert!(err.contains("summary not written"), "{err}");
+        assert!(err.contains("htsim report"), "{err}");
+        assert!(!dir.path().join(out).join("summary.csv").exists());
+    }
+    let err = ok(&htsim(
+        &["report", "s3", "s1", "s2", "--out", "merged"],
+        dir.path(),
+    ));
+    assert!(
+        err.contains("4 of 4 run(s) complete across 3 directories"),
+        "{err}"
+    );
+    for f in ["summary.csv", "summary.json", "scenario.toml"] {
+        assert_eq!(
+            read(dir.path().join("merged").join(f)),
+            read(dir.path().join("all").join(f)),
+            "{f} differs"
+        );
+    }
+    // A missing shard is reported, and the summary covers what exists.
+    let err = ok(&htsim(&["report", "s1", "--out", "part"], dir.path()));
+    assert!(err.contains("missing: tiny/"), "{err}");
+    let part = String::from_utf8(read(dir.path().join("part/summary.csv"))).unwrap();
+    assert!(part.starts_with(HEADER));
+    // No runs at all is a failure.
+    std::fs::create_dir(dir.path().join("empty")).unwrap();
+    let out = htsim(&["report", "empty"], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    // A directory that does not exist is a usage error.
+    let out = htsim(&["report", "nope"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// Width and height from a PNG's IHDR chunk, after checking the signature.
+fn png_size(bytes: &[u8]) -> (u32, u32) {
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    assert_eq!(&bytes[12..16], b"IHDR");
+    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    (be(&bytes[16..20]), be(&bytes[20..24]))
+}
+
+#[test]
+fn plots_are_drawn_when_the_scenario_asks_and_report_redraws_them_identically() {
+    let dir = setup();
+    let err = ok(&htsim(
+        &[
+            "run",
+            "tiny.toml",
+            "--out",
+            "p",
+            "--set",
+            "output.plots=true",
+        ],
+        dir.path(),
+    ));
+    assert!(err.contains("chart(s) as PNG and SVG in p/plots"), "{err}");
+    let plots = dir.path().join("p/plots");
+    let svg = |name: &str| String::from_utf8(read(plots.join(format!("{name}.svg")))).unwrap();
+    let cdf = svg("fct_cdf_short");
+    for s in [
+        "short: flow completion time CDF",
+        "Flow completion time (ms, log scale)",
+        "CDF (fraction of flows)",
+        "transports.long.kind=dctcp",
+    ] {
+        assert!(cdf.contains(s), "{s} missing from fct_cdf_short.svg");
+    }
+    assert!(svg("throughput_ranked_long").contains("Throughput (Mb/s)"));
+    assert!(svg("utilisation_per_layer").contains("Utilisation per layer"));
+    let vs = svg("fct_mean_short_vs_transports_long_kind");
+    assert!(
+        vs.contains("short: fct_mean against transports.long.kind"),
+        "{vs}"
+    );
+    assert!(vs.contains("mean and 95% CI over seeds"));
+    for name in ["fct_cdf_short", "utilisation_per_layer"] {
+        assert_eq!(
+            png_size(&read(plots.join(format!("{name}.png")))),
+            (960, 600)
+        );
+    }
+    // Without plots = true, `report --plots` draws the same files from the run files alone.
+    ok(&htsim(
+        &["run", "tiny.toml", "--out", "q", "-q"],
+        dir.path(),
+    ));
+    assert!(!dir.path().join("q/plots").exists());
+    ok(&htsim(&["report", "q", "--plots"], dir.path()));
+    let names = |d: &Path| {
+        let mut v: Vec<_> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        v.sort();
+        v
+    };
+    let (a, b) = (names(&plots), names(&dir.path().join("q/plots")));
+    assert_eq!(a, b);
+    for n in &a {
+        if n.to_string_lossy().ends_with(".svg") {
+            assert_eq!(
+                read(plots.join(n)),
+                read(dir.path().join("q/plots").join(n)),
+                "{n:?}"
+            );
+        }
+    }
+}
