@@ -11,6 +11,7 @@
 //! - [`receiver`]: cumulative ACKs, delayed ACKs, the DCTCP CE echo and XMP's 2-bit CE count
 //!   (7.2), the passive handshake;
 //! - [`reorder`]: the reorder-resilient receiver option (issue 5, Juggler-like duplicate-ACK hold);
+//! - [`xmp`]: XMP's per-connection controller (BOS + TraSh, 7) and single-path BOS;
 //! - [`path`]: the per-packet path hook (ECMP ports, pinned path, per-packet scatter ports);
 //! - [`tcp`]: the sender endpoint, completion rule (9.6) and flow record;
 //! - [`transport`]: [`Transport`], [`ConnectionSpec`], and the registry of transports.
@@ -62,6 +63,7 @@ pub mod rtt;
 pub mod subflow;
 pub mod tcp;
 pub mod transport;
+pub mod xmp;
 
 pub use config::{PacketSizes, Profile, TcpConfig};
 pub use error::TransportError;
