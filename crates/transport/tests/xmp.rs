@@ -1,17 +1,145 @@
-//! XMP (transports.md 7) on small networks: single-subflow XMP (BOS) with beta 4 and K 10 holds
-//! a 1 Gb/s bottleneck's queue low at high utilisation; conservation and in-order delivery are
-//! checked at the end of every run. Run in release.
+//! XMP (transports.md 7): the receiver's 2-bit CE echo (7.2) driven by a scripted peer, and on
+//! small networks single-subflow XMP (BOS) with beta 4 and K 10 holding a 1 Gb/s bottleneck's
+//! queue low at high utilisation; conservation and in-order delivery are checked at the end of
+//! every run. Run in release.
 
 mod common;
 
 use common::*;
+use htsim_core::endpoint::{Ctx, Endpoint};
+use htsim_core::ids::{EndpointId, HostId, LinkId};
+use htsim_core::packet::{flags, Packet, PacketKind};
 use htsim_core::queue::{Discipline, Queue};
+use htsim_core::routing::PathSource;
 use htsim_core::units::BufferSize;
 use htsim_core::world::World;
 use htsim_core::SimTime;
-use htsim_transport::config::DelayedAck;
-use htsim_transport::xmp::BosTransport;
+use htsim_transport::config::{DelayedAck, TcpConfig};
+use htsim_transport::path::PathChoice;
+use htsim_transport::receiver::TcpReceiver;
+use htsim_transport::reorder::ReorderHold;
+use htsim_transport::xmp::{BosTransport, XmpConfig};
 use htsim_transport::{Profile, Transport};
+
+/// Every pair of distinct hosts has one empty path: packets are delivered at once.
+struct Loopback;
+impl PathSource for Loopback {
+    fn path_count(&self, src: HostId, dst: HostId) -> u32 {
+        u32::from(src != dst)
+    }
+    fn path(&self, _src: HostId, _dst: HostId, _index: u32, _out: &mut Vec<LinkId>) {}
+}
+
+/// Sends a SYN, then on the SYN-ACK the scripted 100-byte segments (index, CE) and a FIN;
+/// records every packet it gets back as (kind, ack, e = ECE + 2 CWR).
+struct Script {
+    peer: EndpointId,
+    segments: Vec<(u64, bool)>,
+    got: Vec<(PacketKind, u64, u8)>,
+}
+
+impl Script {
+    fn packet(&self, ctx: &mut Ctx<'_>, kind: PacketKind, seq: u64, len: u32) -> Packet {
+        let set = ctx.path_set(HostId(0), HostId(1)).expect("loopback path");
+        Packet {
+            seq,
+            data_seq: seq,
+            dst: self.peer,
+            route: ctx.route(set, 0),
+            size_bytes: len + 62,
+            payload_bytes: len,
+            kind,
+            ..Packet::default()
+        }
+    }
+}
+
+impl Endpoint for Script {
+    fn start(&mut self, ctx: &mut Ctx<'_>) {
+        let syn = self.packet(ctx, PacketKind::Syn, 0, 0);
+        ctx.send(syn);
+    }
+    fn on_packet(&mut self, p: &Packet, ctx: &mut Ctx<'_>) {
+        let e = u8::from(p.has(flags::ECE)) + 2 * u8::from(p.has(flags::CWR));
+        self.got.push((p.kind, p.ack, e));
+        if p.kind == PacketKind::Fin {
+            let mut last = self.packet(ctx, PacketKind::Ack, p.ack, 0);
+            last.ack = p.seq + 1;
+            ctx.send(last);
+        }
+        if p.kind == PacketKind::SynAck {
+            let ack = self.packet(ctx, PacketKind::Ack, 0, 0);
+            ctx.send(ack);
+            for &(i, ce) in &self.segments.clone() {
+                let mut d = self.packet(ctx, PacketKind::Data, 1 + 100 * i, 100);
+                d.set(flags::ECT);
+                if ce {
+                    d.set(flags::CE);
+                }
+                ctx.send(d);
+            }
+            let end = self.segments.iter().map(|&(i, _)| 101 + 100 * i).max();
+            let mut fin = self.packet(ctx, PacketKind::Fin, end.unwrap_or(1), 0);
+            fin.set(flags::FIN);
+            ctx.send(fin);
+        }
+    }
+}
+
+/// The ACKs an XMP receiver with `config` sends for `segments`.
+fn echoes(config: &TcpConfig, segments: Vec<(u64, bool)>) -> Vec<(PacketKind, u64, u8)> {
+    let mut w = World::new(1);
+    w.set_path_source(Box::new(Loopback));
+    let script = w.reserve();
+    let set = w.routes_mut().path_set(HostId(1), HostId(0)).expect("path");
+    let rx = TcpReceiver::new(0, script, PathChoice::ecmp(set, 80, 1234), config, None);
+    let rx = w.spawn(Box::new(rx), SimTime::ZERO);
+    let got = Vec::new();
+    let s = Script {
+        peer: rx,
+        segments,
+        got,
+    };
+    w.install(script, Box::new(s), SimTime::ZERO);
+    w.run();
+    assert!(w.conservation().holds());
+    let e: &dyn std::any::Any = w.endpoint(script).expect("script alive");
+    e.downcast_ref::<Script>().expect("a Script").got.clone()
+}
+
+#[test]
+fn the_receiver_echoes_a_two_bit_ce_count() {
+    use PacketKind::{Ack, Fin, SynAck};
+    // Delayed ACK m = 2, five CE segments in order: each ACK carries e = 2, the FIN+ACK the last.
+    let mut config = XmpConfig::tcp_config(Profile::Rfc);
+    config.delayed_ack = Some(DelayedAck {
+        segments: 2,
+        timeout: SimTime::from_ms(40),
+    });
+    let all_ce = (0..5).map(|i| (i, true)).collect();
+    assert_eq!(
+        echoes(&config, all_ce),
+        vec![(SynAck, 1, 0), (Ack, 201, 2), (Ack, 401, 2), (Fin, 502, 1)]
+    );
+    // Four CE segments whose duplicate ACKs are held (reorder option) until the first arrives
+    // last: one cumulative ACK with e = min(4, 3) = 3; the remaining 1 goes on the FIN+ACK.
+    let mut config = XmpConfig::tcp_config(Profile::Rfc);
+    config.reorder_hold = Some(ReorderHold {
+        max_delay: SimTime::from_ms(1),
+        max_segments: 8,
+    });
+    let reordered = vec![(1, true), (2, true), (3, true), (0, true)];
+    assert_eq!(
+        echoes(&config, reordered),
+        vec![(SynAck, 1, 0), (Ack, 401, 3), (Fin, 402, 1)]
+    );
+    // Without CE nothing is echoed.
+    let clean = vec![(0, false), (1, false)];
+    assert_eq!(
+        echoes(&config, clean),
+        vec![(SynAck, 1, 0), (Ack, 101, 0), (Ack, 201, 0), (Fin, 202, 0)]
+    );
+}
 
 /// Two long flows of `t` through a 1 Gb/s bottleneck with a 100-packet buffer marking
 /// ECN-capable arrivals above K = 10 for 0.5 s; returns (time-averaged queue in packets after a
