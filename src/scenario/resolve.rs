@@ -363,7 +363,12 @@ pub fn scenario(cx: &Cx, root: &Node) -> Result<Scenario> {
         Some(n) => events(cx, n, &run, layers)?,
         None => Vec::new(),
     };
-    let output = output(cx, top.get("output").unwrap_or(&default_table))?;
+    let output = output(
+        cx,
+        top.get("output").unwrap_or(&default_table),
+        &flows,
+        layers,
+    )?;
     let sweep = match top.get("sweep") {
         Some(n) => sweep(cx, n)?,
         None => Vec::new(),
@@ -1218,7 +1223,7 @@ fn events(cx: &Cx, node: &Node, run: &RunConfig, layers: &[&str]) -> Result<Vec<
     Ok(out)
 }
 
-fn output(cx: &Cx, node: &Node) -> Result<OutputConfig> {
+fn output(cx: &Cx, node: &Node, classes: &[FlowClass], layers: &[&str]) -> Result<OutputConfig> {
     let t = Tab::open(
         cx,
         node,
@@ -1229,7 +1234,7 @@ fn output(cx: &Cx, node: &Node) -> Result<OutputConfig> {
         None => None,
         Some(n) => {
             let p = t.key("timeseries");
-            let ts = Tab::open(cx, n, &p, &["interval", "series"])?;
+            let ts = Tab::open(cx, n, &p, &["interval", "series", "links", "flows"])?;
             let interval = ts.duration("interval", None)?;
             if interval == SimTime::ZERO {
                 return Err(cx.err(
@@ -1255,7 +1260,79 @@ fn output(cx: &Cx, node: &Node) -> Result<OutputConfig> {
                     ))
                 }
             };
-            Some(TimeseriesConfig { interval, series })
+            let list = |key: &str| -> Result<Option<&Vec<Node>>> {
+                match ts.get(key) {
+                    None => Ok(None),
+                    Some(Node {
+                        value: Value::Array(a),
+                        ..
+                    }) => Ok(Some(a)),
+                    Some(other) => Err(cx.type_err(other, &ts.key(key), "a list")),
+                }
+            };
+            let links = match list("links")? {
+                None => vec!["all".to_string()],
+                Some(a) => a
+                    .iter()
+                    .map(|x| {
+                        let path = ts.key("links");
+                        let s = string(cx, x, &path)?;
+                        if s == "all" || s.contains("->") || layers.contains(&s) {
+                            Ok(s.to_string())
+                        } else {
+                            Err(cx
+                                .err(
+                                    &x.origin,
+                                    &path,
+                                    format!(
+                                        "\"{s}\" is neither \"all\", a layer ({}) nor a link \
+                                         name such as \"tor0.0->agg0.0\" (as in links.csv)",
+                                        quoted_list(layers)
+                                    ),
+                                )
+                                .with_hint_opt(did_you_mean(s, layers.iter().copied())))
+                        }
+                    })
+                    .collect::<Result<Vec<_>>>()?,
+            };
+            let flows = match list("flows")? {
+                None => vec![FlowSelector::All],
+                Some(a) => a
+                    .iter()
+                    .map(|x| {
+                        let path = ts.key("flows");
+                        if let Value::Integer(_) = x.value {
+                            return Ok(FlowSelector::Id(int(cx, x, &path, 0, i64::MAX)? as u64));
+                        }
+                        let s = string(cx, x, &path)?;
+                        if s == "all" {
+                            Ok(FlowSelector::All)
+                        } else if classes.iter().any(|c| c.name == s) {
+                            Ok(FlowSelector::Class(s.to_string()))
+                        } else {
+                            let names: Vec<&str> =
+                                classes.iter().map(|c| c.name.as_str()).collect();
+                            Err(cx
+                                .err(
+                                    &x.origin,
+                                    &path,
+                                    format!(
+                                        "\"{s}\" is neither \"all\", a flow class ({}) nor a \
+                                         flow id",
+                                        quoted_list(&names)
+                                    ),
+                                )
+                                .with_hint_opt(did_you_mean(s, names.iter().copied())))
+                        }
+                    })
+                    .collect::<Result<Vec<_>>>()?,
+            };
+            Some(TimeseriesConfig {
+                interval,
+                series,
+                links,
+                flows,
+            })
         }
     };
     Ok(OutputConfig {

@@ -559,6 +559,33 @@ pub struct TimeseriesConfig {
     pub interval: SimTime,
     /// Which series (`queue`, `cwnd`, `rate`).
     pub series: Vec<String>,
+    /// Links whose queue is sampled: `"all"` (the default), a layer name (every egress link of
+    /// the layer) or a link name as in links.csv (`"tor0.0->agg0.0"`).
+    pub links: Vec<String>,
+    /// Flows whose cwnd and rate are sampled: `"all"` (the default), a flow class name (every
+    /// flow of the class) or a flow id (an integer, as in flows.csv).
+    pub flows: Vec<FlowSelector>,
+}
+
+/// One entry of `[output.timeseries] flows`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FlowSelector {
+    /// Every flow (`"all"`).
+    All,
+    /// Every flow of the class of this name.
+    Class(String),
+    /// The flow with this id.
+    Id(u64),
+}
+
+impl Serialize for FlowSelector {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            FlowSelector::All => s.serialize_str("all"),
+            FlowSelector::Class(c) => s.serialize_str(c),
+            FlowSelector::Id(i) => s.serialize_u64(*i),
+        }
+    }
 }
 
 /// The time series that can be asked for.

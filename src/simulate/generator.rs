@@ -20,7 +20,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use htsim_core::endpoint::{Ctx, Endpoint};
-use htsim_core::ids::HostId;
+use htsim_core::ids::{EndpointId, HostId};
 use htsim_core::packet::Packet;
 use htsim_core::rng::{RngStreams, SimRng};
 use htsim_core::timer::{Timer, TimerFired};
@@ -74,6 +74,8 @@ pub struct Generator {
     /// Closed-loop notification tokens: token -> (class, connection).
     loop_slots: Vec<(u32, u32)>,
     started: Vec<StartedFlow>,
+    /// The sending endpoint of each started flow, by flow id.
+    senders: Vec<EndpointId>,
     error: Option<String>,
 }
 
@@ -116,6 +118,7 @@ impl Generator {
             cutoff,
             loop_slots,
             started: Vec::new(),
+            senders: Vec::new(),
             error: None,
         }
     }
@@ -123,6 +126,12 @@ impl Generator {
     /// The flows opened so far, by flow id.
     pub fn started(&self) -> &[StartedFlow] {
         &self.started
+    }
+
+    /// The sending endpoint of each flow opened so far, by flow id (for sampling its state;
+    /// it is gone from the world once the flow has closed).
+    pub fn senders(&self) -> &[EndpointId] {
+        &self.senders
     }
 
     /// The first error met opening a flow (the run fails with it).
@@ -169,14 +178,17 @@ impl Generator {
         }
         spec.notify_on_complete = token.map(|t| (ctx.me(), t));
         match class.plan.transport.transport.open(ctx, spec) {
-            Ok(_) => self.started.push(StartedFlow {
-                flow_id,
-                class: c as u32,
-                src: pair.src as u32,
-                dst: pair.dst as u32,
-                size,
-                arrival: now,
-            }),
+            Ok(connection) => {
+                self.started.push(StartedFlow {
+                    flow_id,
+                    class: c as u32,
+                    src: pair.src as u32,
+                    dst: pair.dst as u32,
+                    size,
+                    arrival: now,
+                });
+                self.senders.push(connection.sender);
+            }
             Err(e) => {
                 self.error = Some(format!(
                     "flows.{}: opening a flow from host{} to host{}: {e}",

@@ -5,7 +5,8 @@
 //! - [`transports`]: scenario transport parameters as a configured transport;
 //! - [`workload`]: flow classes resolved on the topology (matrices, senders, sizes);
 //! - [`generator`]: the central endpoint that opens flows at their arrival times;
-//! - [`outputs`]: flows.csv, links.csv and the per-run summary.
+//! - [`outputs`]: flows.csv, links.csv and the per-run summary;
+//! - [`timeseries`]: timeseries.csv (`[output] timeseries`), sampled while the world runs.
 //!
 //! [`run`] does one run from Rust; [`Simulator`] is the [`Executor`] the runner and the CLI use.
 //!
@@ -33,11 +34,12 @@
 //!
 //! Not wired yet: partition/aggregate jobs (the scenario schema has no keys for them), the
 //! multipath transports (ps, mptcp, mmptcp, xmp: a run using them fails with "not implemented
-//! yet"), `[output] timeseries`.
+//! yet").
 
 pub mod generator;
 pub mod network;
 pub mod outputs;
+pub mod timeseries;
 pub mod transports;
 pub mod workload;
 
@@ -197,17 +199,36 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
     let mut at_window_start: Vec<(u64, BytesAtWindowStart)> = Vec::new();
     let step = SimTime::from_ps((end.as_ps() / PROGRESS_SLICES).max(1));
     let mut next_checkpoint = 0;
+    // Time series: only when asked; then the world also stops at every sample time.
+    let mut sampler = match &scenario.output.timeseries {
+        Some(ts) => {
+            let names: Vec<String> = classes.iter().map(|c| c.name.clone()).collect();
+            Some(timeseries::Sampler::for_scenario(
+                ts, &topology, &names, end,
+            )?)
+        }
+        None => None,
+    };
     loop {
         let now = world.now();
-        let target = checkpoints
+        let mut target = checkpoints
             .get(next_checkpoint)
             .copied()
             .unwrap_or(end)
             .min(now.saturating_add(step))
             .min(end);
+        if let Some(s) = &sampler {
+            target = target.min(s.next_time());
+        }
         world.run_until(target);
-        if let Some(e) = generator_of(&world, gen_id)?.error() {
+        let generator = generator_of(&world, gen_id)?;
+        if let Some(e) = generator.error() {
             return Err(RunError::Failed(e.to_string()));
+        }
+        if let Some(s) = sampler.as_mut() {
+            if s.next_time() == target {
+                s.sample(&world, generator.started(), generator.senders());
+            }
         }
         if checkpoints.get(next_checkpoint) == Some(&target) {
             if next_checkpoint == 0 && window.start > SimTime::ZERO {
@@ -318,7 +339,7 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
                 window,
             )
         }),
-        timeseries_csv: None,
+        timeseries_csv: sampler.map(timeseries::Sampler::into_csv),
         summary_json: summary_json.into_bytes(),
     };
     Ok(RunOutput {

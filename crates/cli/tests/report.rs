@@ -276,3 +276,72 @@ fn plots_are_drawn_when_the_scenario_asks_and_report_redraws_them_identically() 
         }
     }
 }
+
+#[test]
+fn timeseries_rows_come_at_the_interval_for_the_selected_links_and_flows() {
+    let dir = setup();
+    let text = TINY.replace(
+        "[sweep]",
+        "[output]\ntimeseries = { interval = \"5ms\", links = [\"core\", \"host0->tor0.0\"], \
+         flows = [\"long\", 9999] }\n[sweep]",
+    );
+    std::fs::write(dir.path().join("ts.toml"), text).unwrap();
+    ok(&htsim(
+        &["run", "ts.toml", "--out", "t", "--seed", "1", "-q"],
+        dir.path(),
+    ));
+    let csv = String::from_utf8(read(
+        dir.path()
+            .join("t/runs/transports.long.kind=tcp/seed-1/timeseries.csv"),
+    ))
+    .unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("time_ns,series,id,value"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    // Samples every 5 ms from 5 ms to the end (100 ms + 50 ms drain).
+    let times = dedup(rows.iter().map(|r| r[0]));
+    let want: Vec<String> = (1..=30).map(|k| (k * 5_000_000).to_string()).collect();
+    assert_eq!(times, want.iter().map(String::as_str).collect::<Vec<_>>());
+    let at = |t: &str, series: &str| -> Vec<Vec<&str>> {
+        rows.iter()
+            .filter(|r| r[0] == t && r[1] == series)
+            .cloned()
+            .collect()
+    };
+    // FatTree k = 4: 4 core switches x 4 ports, plus the one named link, in topology order.
+    let queues = at("5000000", "queue");
+    assert_eq!(queues.len(), 17, "{queues:?}");
+    assert_eq!(queues[0][2], "host0->tor0.0");
+    assert!(queues[1..].iter().all(|r| r[2].starts_with("core")));
+    // The long class has 4 flows (25% of 16 hosts), ids 0..4; they run until the duration, so
+    // their cwnd (bytes, at least one MSS) and rate (bit/s) are there at 50 ms, not after
+    // they have stopped and closed.
+    let cwnd = at("50000000", "cwnd");
+    let ids: Vec<&str> = cwnd.iter().map(|r| r[2]).collect();
+    assert_eq!(ids, ["0", "1", "2", "3"]);
+    assert!(
+        cwnd.iter().all(|r| r[3].parse::<u64>().unwrap() >= 1000),
+        "{cwnd:?}"
+    );
+    let rate: u64 = at("50000000", "rate")
+        .iter()
+        .map(|r| r[3].parse::<u64>().unwrap())
+        .sum();
+    assert!(rate > 100_000_000 && rate <= 4_000_000_000, "{rate}");
+    assert!(rows
+        .iter()
+        .all(|r| r[1] != "cwnd" || ["0", "1", "2", "3"].contains(&r[2])));
+    // A selector naming nothing is a scenario error (exit 2) naming the key and line.
+    let bad = TINY.replace(
+        "[sweep]",
+        "[output]\ntimeseries = { interval = \"5ms\", flows = [\"lng\"] }\n[sweep]",
+    );
+    std::fs::write(dir.path().join("bad.toml"), bad).unwrap();
+    let out = htsim(&["validate", "bad.toml"], dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("output.timeseries.flows") && err.contains("long"),
+        "{err}"
+    );
+}

@@ -38,6 +38,8 @@ senders = "rest"
 size = "20KB"
 arrivals = { poisson = 400 }
 transport = { kind = "tcp" }
+[output]
+timeseries = { interval = "20ms", series = ["queue", "cwnd", "rate"], links = ["core"], flows = ["long"] }
 [sweep]
 "transports.long.kind" = ["tcp", "dctcp"]
 "#;
@@ -100,8 +102,13 @@ fn one_and_two_jobs_give_identical_results_and_rerunning_resumes() {
     );
     let (fa, fb) = (files(&dir.path().join("a")), files(&dir.path().join("b")));
     // scenario.toml, summary.csv, summary.json + 2 points x 2 seeds x (flows.csv, links.csv,
-    // summary.json).
-    assert_eq!(fa.len(), 3 + 2 * 2 * 3, "{:?}", fa.keys());
+    // timeseries.csv, summary.json).
+    assert_eq!(fa.len(), 3 + 2 * 2 * 4, "{:?}", fa.keys());
+    let ts = &fa[Path::new("runs/transports.long.kind=dctcp/seed-1/timeseries.csv")];
+    assert!(
+        ts.starts_with("time_ns,series,id,value\n20000000,queue,core"),
+        "{ts}"
+    );
     assert!(fa[Path::new("summary.csv")].starts_with("point,class,metric,unit,n,"));
     assert_eq!(fa, fb);
     let flows = &fa[Path::new("runs/transports.long.kind=dctcp/seed-2/flows.csv")];
@@ -123,6 +130,7 @@ fn one_and_two_jobs_give_identical_results_and_rerunning_resumes() {
     let victim = dir.path().join("a/runs/transports.long.kind=tcp/seed-1");
     std::fs::remove_file(victim.join("summary.json")).unwrap();
     std::fs::remove_file(victim.join("flows.csv")).unwrap();
+    std::fs::remove_file(victim.join("timeseries.csv")).unwrap();
     let resumed = htsim(&["run", "tiny.toml", "--out", "a", "-q"], dir.path());
     let err = String::from_utf8_lossy(&resumed.stderr);
     assert!(err.contains("1 run(s) finished, 3 skipped"), "{err}");

@@ -1,0 +1,345 @@
+//! Time series (`[output] timeseries`): queue lengths of selected links and the congestion
+//! window and rate of selected flows, sampled at a fixed interval of simulated time into
+//! `DIR/runs/<point>/seed-<n>/timeseries.csv`.
+//!
+//! Format (long, one value per row), header `time_ns,series,id,value`:
+//!
+//! | series  | id                                    | value                                      |
+//! |---------|---------------------------------------|--------------------------------------------|
+//! | `queue` | link name as in links.csv (`a->b`)    | packets waiting in the link's egress queue, not counting the one being serialised |
+//! | `cwnd`  | flow id as in flows.csv               | congestion window, bytes (TCP and DCTCP senders) |
+//! | `rate`  | flow id                               | bytes acknowledged during the past interval x 8 / interval, bit/s (integer) |
+//!
+//! Samples are taken at `t = k x interval` for k = 1, 2, ... up to the end of the run (duration
+//! plus drain; the warmup is included), each after every event due at or before `t`. Rows are
+//! ordered by time, then queue rows in link order (the topology's order, as links.csv), then
+//! per flow (by id) its `cwnd` row and its `rate` row. A flow is sampled from the first sample
+//! after it opens until its sender closes (a completed flow's last partial interval is not
+//! reported). Numbers are integers, so the file depends only on the scenario and the seed.
+//!
+//! Selection: `links` takes `"all"`, layer names and link names; `flows` takes `"all"`, class
+//! names and flow ids (scenario-format.md, `[output] timeseries`).
+//!
+//! Cost: nothing when time series are off (the run loop has no extra slice and no check). When
+//! on, the world runs in slices of one interval ([`World::run_until`]) and each sample reads the
+//! selected queues and asks each open selected sender for its flow record
+//! ([`Endpoint::flow_record`](htsim_core::endpoint::Endpoint::flow_record)); the cwnd is read by
+//! downcasting the sender to [`TcpSender`] (other senders have no `cwnd` rows until the core
+//! offers a generic per-endpoint sample).
+
+use std::any::Any;
+use std::collections::HashSet;
+use std::fmt::Write as _;
+
+use htsim_core::ids::{EndpointId, LinkId};
+use htsim_core::world::World;
+use htsim_core::SimTime;
+use htsim_topology::topology::Topology;
+use htsim_transport::tcp::TcpSender;
+
+use super::generator::StartedFlow;
+use crate::runner::RunError;
+use crate::scenario::{FlowSelector, TimeseriesConfig};
+
+/// The header of timeseries.csv.
+pub const TIMESERIES_HEADER: &str = "time_ns,series,id,value";
+
+/// Which flows a sampler follows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FlowSelection {
+    /// Every flow.
+    pub all: bool,
+    /// Flows of these classes (indices into the scenario's flow classes).
+    pub classes: HashSet<u32>,
+    /// These flow ids.
+    pub ids: HashSet<u64>,
+}
+
+impl FlowSelection {
+    fn contains(&self, f: &StartedFlow) -> bool {
+        self.all || self.classes.contains(&f.class) || self.ids.contains(&f.flow_id)
+    }
+}
+
+/// A flow being sampled.
+#[derive(Clone, Copy, Debug)]
+struct Tracked {
+    flow_id: u64,
+    sender: EndpointId,
+    /// Bytes acknowledged at the previous sample.
+    last_acked: u64,
+}
+
+/// Samples a running world at a fixed interval into timeseries.csv text (see the module doc).
+#[derive(Debug)]
+pub struct Sampler {
+    interval: SimTime,
+    next: SimTime,
+    end: SimTime,
+    queue: bool,
+    cwnd: bool,
+    rate: bool,
+    links: Vec<(LinkId, String)>,
+    flows: FlowSelection,
+    /// Started flows already looked at (selected or not).
+    seen: usize,
+    tracked: Vec<Tracked>,
+    csv: String,
+}
+
+impl Sampler {
+    /// A sampler every `interval` up to `end` of the `series` named (`queue`, `cwnd`, `rate`),
+    /// over `links` (id and name) and the flows in `flows`.
+    pub fn new(
+        interval: SimTime,
+        end: SimTime,
+        series: &[String],
+        links: Vec<(LinkId, String)>,
+        flows: FlowSelection,
+    ) -> Self {
+        let has = |s: &str| series.iter().any(|x| x == s);
+        let mut csv = String::from(TIMESERIES_HEADER);
+        csv.push('\n');
+        let interval = interval.max(SimTime::from_ps(1));
+        Sampler {
+            interval,
+            next: interval,
+            end,
+            queue: has("queue"),
+            cwnd: has("cwnd"),
+            rate: has("rate"),
+            links,
+            flows,
+            seen: 0,
+            tracked: Vec::new(),
+            csv,
+        }
+    }
+
+    /// The sampler a scenario's `[output] timeseries` asks for, on `topology` with flow classes
+    /// named `classes`; an error naming the key when a link name matches nothing.
+    pub fn for_scenario(
+        config: &TimeseriesConfig,
+        topology: &Topology,
+        classes: &[String],
+        end: SimTime,
+    ) -> Result<Self, RunError> {
+        let mut wanted: Vec<bool> = vec![false; topology.links().len()];
+        for sel in &config.links {
+            let mut found = false;
+            for (i, l) in topology.links().iter().enumerate() {
+                if sel == "all"
+                    || topology.layer_name(l.layer) == sel
+                    || topology.link_name(l) == *sel
+                {
+                    wanted[i] = true;
+                    found = true;
+                }
+            }
+            if !found {
+                return Err(RunError::Failed(format!(
+                    "output.timeseries.links: no link or layer named \"{sel}\" in this topology \
+                     (link names are as in links.csv, e.g. \"{}\")",
+                    topology
+                        .links()
+                        .first()
+                        .map_or(String::new(), |l| topology.link_name(l))
+                )));
+            }
+        }
+        let links = topology
+            .links()
+            .iter()
+            .zip(wanted)
+            .filter(|(_, w)| *w)
+            .map(|(l, _)| (l.id, topology.link_name(l)))
+            .collect();
+        let mut flows = FlowSelection::default();
+        for sel in &config.flows {
+            match sel {
+                FlowSelector::All => flows.all = true,
+                FlowSelector::Id(i) => {
+                    flows.ids.insert(*i);
+                }
+                FlowSelector::Class(c) => {
+                    if let Some(i) = classes.iter().position(|n| n == c) {
+                        flows.classes.insert(i as u32);
+                    }
+                }
+            }
+        }
+        Ok(Sampler::new(
+            config.interval,
+            end,
+            &config.series,
+            links,
+            flows,
+        ))
+    }
+
+    /// When the next sample is due (`SimTime::MAX` when none is left).
+    pub fn next_time(&self) -> SimTime {
+        if self.next > self.end {
+            SimTime::MAX
+        } else {
+            self.next
+        }
+    }
+
+    /// Takes the sample due now (`world.now()` must be [`Sampler::next_time`]): `started` and
+    /// `senders` are the generator's flows and their sending endpoints, by flow id.
+    pub fn sample(&mut self, world: &World, started: &[StartedFlow], senders: &[EndpointId]) {
+        let now = world.now();
+        let t = now.as_ns();
+        if self.queue {
+            for (id, name) in &self.links {
+                let _ = writeln!(
+                    self.csv,
+                    "{t},queue,{name},{}",
+                    world.link(*id).queue.len_packets()
+                );
+            }
+        }
+        if self.cwnd || self.rate {
+            for (f, &sender) in started.iter().zip(senders).skip(self.seen) {
+                if self.flows.contains(f) {
+                    self.tracked.push(Tracked {
+                        flow_id: f.flow_id,
+                        sender,
+                        last_acked: 0,
+                    });
+                }
+            }
+            self.seen = started.len().min(senders.len());
+            let interval_ns = u128::from(self.interval.as_ns().max(1));
+            let (cwnd, rate, csv) = (self.cwnd, self.rate, &mut self.csv);
+            self.tracked.retain_mut(|tr| {
+                let Some(endpoint) = world.endpoint(tr.sender) else {
+                    return false;
+                };
+                if cwnd {
+                    let any: &dyn Any = endpoint;
+                    if let Some(tcp) = any.downcast_ref::<TcpSender>() {
+                        let _ = writeln!(csv, "{t},cwnd,{},{}", tr.flow_id, tcp.subflow().cwnd());
+                    }
+                }
+                if let Some(record) = endpoint.flow_record(now) {
+                    if rate {
+                        let bytes = record.bytes_acked.saturating_sub(tr.last_acked);
+                        let bps = u128::from(bytes) * 8 * 1_000_000_000 / interval_ns;
+                        let _ = writeln!(csv, "{t},rate,{},{bps}", tr.flow_id);
+                    }
+                    tr.last_acked = record.bytes_acked;
+                }
+                true
+            });
+        }
+        self.next = self.next.saturating_add(self.interval);
+    }
+
+    /// The text of timeseries.csv.
+    pub fn into_csv(self) -> Vec<u8> {
+        self.csv.into_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use htsim_core::endpoint::{Ctx, Endpoint};
+    use htsim_core::packet::{Packet, PacketKind};
+    use htsim_core::queue::{Discipline, Queue};
+    use htsim_core::units::BufferSize;
+    use htsim_core::Rate;
+
+    /// Sends a fixed list of packets at start.
+    struct Burst(Vec<Packet>);
+    impl Endpoint for Burst {
+        fn start(&mut self, ctx: &mut Ctx<'_>) {
+            for p in self.0.drain(..) {
+                ctx.send(p);
+            }
+        }
+        fn on_packet(&mut self, _packet: &Packet, _ctx: &mut Ctx<'_>) {}
+    }
+    struct Sink;
+    impl Endpoint for Sink {
+        fn on_packet(&mut self, _packet: &Packet, _ctx: &mut Ctx<'_>) {}
+    }
+
+    /// Runs `world` to `end`, sampling as the run loop does.
+    fn run(world: &mut World, sampler: &mut Sampler, end: SimTime) {
+        loop {
+            let target = sampler.next_time().min(end);
+            world.run_until(target);
+            if sampler.next_time() == target {
+                sampler.sample(world, &[], &[]);
+            }
+            if target >= end {
+                break;
+            }
+        }
+    }
+
+    #[test]
+    fn a_burst_drains_from_the_queue_at_line_rate() {
+        // 10 packets of 1500 B into an empty 1 Gb/s link at t = 0: one is serialised at once
+        // (12 us each), nine wait. After t, floor(t / 12 us) packets have finished, one more is
+        // in service: waiting = max(0, 10 - 1 - floor(t / 12 us)).
+        let mut w = World::new(1);
+        let link = w.add_link(
+            Rate::gbps(1),
+            SimTime::from_us(1),
+            Queue::new(BufferSize::Packets(100), Discipline::DropTail),
+        );
+        let idle = w.add_link(
+            Rate::gbps(1),
+            SimTime::from_us(1),
+            Queue::new(BufferSize::Packets(100), Discipline::DropTail),
+        );
+        let route = w.routes_mut().intern(&[link]);
+        let sink = w.spawn(Box::new(Sink), SimTime::ZERO);
+        let packets = (0..10)
+            .map(|i| Packet {
+                seq: i * 1500,
+                dst: sink,
+                route,
+                size_bytes: 1500,
+                payload_bytes: 1500,
+                kind: PacketKind::Data,
+                ..Packet::default()
+            })
+            .collect();
+        w.spawn(Box::new(Burst(packets)), SimTime::ZERO);
+        let end = SimTime::from_us(150);
+        let mut s = Sampler::new(
+            SimTime::from_us(30),
+            end,
+            &["queue".to_string()],
+            vec![(link, "a->b".into()), (idle, "b->a".into())],
+            FlowSelection::default(),
+        );
+        run(&mut w, &mut s, end);
+        let csv = String::from_utf8(s.into_csv()).unwrap();
+        let want = "time_ns,series,id,value\n\
+            30000,queue,a->b,7\n30000,queue,b->a,0\n\
+            60000,queue,a->b,4\n60000,queue,b->a,0\n\
+            90000,queue,a->b,2\n90000,queue,b->a,0\n\
+            120000,queue,a->b,0\n120000,queue,b->a,0\n\
+            150000,queue,a->b,0\n150000,queue,b->a,0\n";
+        assert_eq!(csv, want);
+    }
+
+    #[test]
+    fn no_sample_is_due_after_the_end() {
+        let s = Sampler::new(
+            SimTime::from_ms(1),
+            SimTime::from_us(500),
+            &[],
+            vec![],
+            FlowSelection::default(),
+        );
+        assert_eq!(s.next_time(), SimTime::MAX);
+        assert_eq!(s.into_csv(), b"time_ns,series,id,value\n");
+    }
+}
