@@ -17,7 +17,7 @@
 //! - `Up`: the link carries packets again from that instant.
 
 use crate::packet::PacketId;
-use crate::queue::Queue;
+use crate::queue::{Queue, Transit};
 use crate::time::{Rate, SimTime};
 use crate::units::BufferSize;
 use std::collections::VecDeque;
@@ -43,7 +43,7 @@ pub struct Link {
     rate: Rate,
     delay: SimTime,
     /// Packets in propagation, with their arrival time at the far end, oldest first.
-    in_flight: VecDeque<(SimTime, PacketId)>,
+    in_flight: VecDeque<(SimTime, Transit)>,
     up: bool,
     /// Incremented when the link goes down, so events scheduled before are recognised as stale.
     pub(crate) epoch: u32,
@@ -89,18 +89,18 @@ impl Link {
     /// Puts a packet that finished serialisation at `now` into propagation. Returns whether it is
     /// now the head (so the caller must schedule its arrival).
     #[inline]
-    pub(crate) fn launch(&mut self, now: SimTime, id: PacketId) -> Option<SimTime> {
+    pub(crate) fn launch(&mut self, now: SimTime, t: Transit) -> Option<SimTime> {
         let at = now + self.delay;
-        self.in_flight.push_back((at, id));
+        self.in_flight.push_back((at, t));
         (self.in_flight.len() == 1).then_some(at)
     }
 
     /// Takes the head packet, which arrives at `now`; returns it and the arrival time of the
     /// next one, if any.
     #[inline]
-    pub(crate) fn land(&mut self) -> Option<(PacketId, Option<SimTime>)> {
-        let (_, id) = self.in_flight.pop_front()?;
-        Some((id, self.in_flight.front().map(|&(t, _)| t)))
+    pub(crate) fn land(&mut self) -> Option<(Transit, Option<SimTime>)> {
+        let (_, t) = self.in_flight.pop_front()?;
+        Some((t, self.in_flight.front().map(|&(at, _)| at)))
     }
 
     /// Takes the link down; returns every packet on it (waiting, in service, propagating).
@@ -108,7 +108,7 @@ impl Link {
         self.up = false;
         self.epoch = self.epoch.wrapping_add(1);
         let mut lost: Vec<PacketId> = self.queue.flush().collect();
-        lost.extend(self.in_flight.drain(..).map(|(_, id)| id));
+        lost.extend(self.in_flight.drain(..).map(|(_, t)| t.id));
         lost
     }
 

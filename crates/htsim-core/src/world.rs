@@ -14,7 +14,7 @@ use crate::flow::FlowRecord;
 use crate::ids::{EndpointId, LinkId};
 use crate::link::{Link, LinkChange};
 use crate::packet::{Packet, PacketId, PacketKind, PacketPool};
-use crate::queue::{Admission, Queue};
+use crate::queue::{Admission, Queue, Transit};
 use crate::rng::{RngStreams, SimRng};
 use crate::routing::{mix64, PathSource, RouteTable, RoutingMode};
 use crate::time::{Rate, SimTime};
@@ -452,46 +452,44 @@ impl World {
     pub fn send(&mut self, mut packet: Packet) {
         packet.hop = 0;
         self.stats.packets_sent += 1;
-        let route = packet.route;
         let id = self.pool.alloc(packet);
-        match self.routes.hop(route, 0) {
-            Some(link) => self.enqueue(link, id),
+        let t = Transit::of(id, &packet);
+        match self.routes.hop(t.route, 0) {
+            Some(link) => self.enqueue(link, t),
             None => self.schedule(self.now, Event::Deliver(id)),
         }
     }
 
     #[inline]
-    fn enqueue(&mut self, link_id: LinkId, id: PacketId) {
+    fn enqueue(&mut self, link_id: LinkId, t: Transit) {
         let now = self.now;
         let link = &mut self.links[link_id.0 as usize];
-        let packet = self.pool.get_mut(id);
-        let size = packet.size_bytes;
         if !link.is_up() {
-            link.queue.count_drop(size as u64);
+            link.queue.count_drop(t.size as u64);
             self.stats.packets_dropped += 1;
-            self.pool.release(id);
+            self.pool.release(t.id);
             return;
         }
-        match link.queue.admit(packet, now) {
+        match link.queue.admit(&t, &mut self.pool, now) {
             Admission::Drop => {
                 self.stats.packets_dropped += 1;
-                self.pool.release(id);
+                self.pool.release(t.id);
             }
             Admission::Enqueue => {
-                if link.queue.in_service().is_none() {
-                    self.start_service(link_id, id, size);
+                if link.queue.is_busy() {
+                    link.queue.push(t);
                 } else {
-                    link.queue.push(id, size);
+                    self.start_service(link_id, t);
                 }
             }
         }
     }
 
     #[inline]
-    fn start_service(&mut self, link_id: LinkId, id: PacketId, size_bytes: u32) {
+    fn start_service(&mut self, link_id: LinkId, t: Transit) {
         let link = &mut self.links[link_id.0 as usize];
-        link.queue.set_in_service(Some(id));
-        let tx = link.rate().serialisation_time(size_bytes as u64);
+        link.queue.set_in_service(Some(t));
+        let tx = link.rate().serialisation_time(t.size as u64);
         link.queue.counters.busy_time += tx;
         let epoch = link.epoch;
         let at = self.now.saturating_add(tx);
@@ -511,13 +509,17 @@ impl World {
         if link.epoch != epoch {
             return; // the link went down after this packet started service
         }
-        let Some(id) = link.queue.in_service() else {
+        let Some(t) = link.queue.serving() else {
             return;
         };
-        let size = self.pool.get(id).size_bytes;
         link.queue.counters.packets_departed += 1;
-        link.queue.counters.bytes_departed += size as u64;
-        if let Some(at) = link.launch(now, id) {
+        link.queue.counters.bytes_departed += t.size as u64;
+        let arrival = link.launch(now, t);
+        let next = link.queue.pop();
+        if next.is_none() {
+            link.queue.set_in_service(None);
+        }
+        if let Some(at) = arrival {
             self.schedule(
                 at,
                 Event::Arrive {
@@ -526,13 +528,8 @@ impl World {
                 },
             );
         }
-        let link = &mut self.links[link_idx as usize];
-        match link.queue.pop() {
-            Some(next) => {
-                let size = self.pool.get(next).size_bytes;
-                self.start_service(LinkId(link_idx), next, size);
-            }
-            None => link.queue.set_in_service(None),
+        if let Some(next) = next {
+            self.start_service(LinkId(link_idx), next);
         }
     }
 
@@ -542,7 +539,7 @@ impl World {
         if link.epoch != epoch {
             return;
         }
-        let Some((id, next)) = link.land() else {
+        let Some((mut t, next)) = link.land() else {
             return;
         };
         if let Some(at) = next {
@@ -554,11 +551,13 @@ impl World {
                 },
             );
         }
-        let packet = self.pool.get_mut(id);
-        packet.hop += 1;
-        match self.routes.hop(packet.route, packet.hop) {
-            Some(next_link) => self.enqueue(next_link, id),
-            None => self.deliver(id),
+        t.hop += 1;
+        match self.routes.hop(t.route, t.hop) {
+            Some(next_link) => self.enqueue(next_link, t),
+            None => {
+                self.pool.get_mut(t.id).hop = t.hop;
+                self.deliver(t.id)
+            }
         }
     }
 
