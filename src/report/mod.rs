@@ -10,6 +10,7 @@
 //! - [`rebuild`] is `htsim report DIR...`: summaries and plots from the run files alone
 //!   ([`flow_samples`] reads the per-flow values back);
 //! - [`stats`] holds the statistics both use;
+//! - [`timeseries`] reads the runs' timeseries.csv back for the time-series plots;
 //! - `plots` (cargo feature `plots`, on by default) draws PNG and SVG charts with an embedded
 //!   font.
 
@@ -22,5 +23,6 @@ pub mod plots;
 pub mod rebuild;
 pub mod run_summary;
 pub mod stats;
+pub mod timeseries;
 
 pub use error::{ReportError, Result};

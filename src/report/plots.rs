@@ -522,6 +522,42 @@ pub fn write_flow_plots(dir: &Path, samples: &[FlowSamples]) -> Result<Vec<PathB
     Ok(files)
 }
 
+/// The time-series plots into `dir`: per sweep point and series, its lowest seed's samples,
+/// one line per link or flow (at most
+/// [`MAX_IDS_PER_CHART`](super::timeseries::MAX_IDS_PER_CHART)), as
+/// `timeseries_<series>_<point>`. Returns the files written.
+pub fn write_timeseries_plots(
+    dir: &Path,
+    series: &[super::timeseries::RunSeries],
+) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for s in series {
+        let (what, y_label) = match s.series.as_str() {
+            "queue" => ("queue length", "Queue length (packets waiting)"),
+            "cwnd" => ("congestion window", "cwnd (bytes)"),
+            "rate" => ("rate", "Rate (bit/s, acknowledged)"),
+            other => (other, other),
+        };
+        let label = |id: &str| match s.series.as_str() {
+            "queue" => id.to_string(),
+            _ => format!("flow {id}"),
+        };
+        let lines: Vec<(String, Vec<(f64, f64)>)> = s
+            .lines
+            .iter()
+            .map(|(id, points)| (label(id), points.clone()))
+            .collect();
+        let chart = time_series(
+            &format!("{}, seed {}: {what}", s.point, s.seed),
+            y_label,
+            &lines,
+        );
+        let name = file_name(&format!("timeseries_{}_{}", s.series, s.point));
+        files.extend(render(&chart, dir, &name)?);
+    }
+    Ok(files)
+}
+
 /// `name` with every character other than ASCII letters, digits, `-` and `_` replaced by `_`.
 pub fn file_name(name: &str) -> String {
     name.chars()

@@ -87,6 +87,10 @@ fn draw_plots(
         &dir,
         &read_flow_samples_of(dirs, runs)?,
     )?);
+    files.extend(plots::write_timeseries_plots(
+        &dir,
+        &super::timeseries::read_point_series(dirs, runs)?,
+    )?);
     Ok(files)
 }
 

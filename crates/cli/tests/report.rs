@@ -331,6 +331,26 @@ fn timeseries_rows_come_at_the_interval_for_the_selected_links_and_flows() {
     assert!(rows
         .iter()
         .all(|r| r[1] != "cwnd" || ["0", "1", "2", "3"].contains(&r[2])));
+    // `report --plots` draws them: per point and series, one line per link or flow.
+    ok(&htsim(&["report", "t", "--plots"], dir.path()));
+    let svg = String::from_utf8(read(
+        dir.path()
+            .join("t/plots/timeseries_queue_transports_long_kind_tcp.svg"),
+    ))
+    .unwrap();
+    for s in [
+        "transports.long.kind=tcp, seed 1: queue length",
+        "Simulated time (s)",
+        "Queue length (packets waiting)",
+        "host0-&gt;tor0.0",
+    ] {
+        assert!(svg.contains(s), "{s} missing");
+    }
+    let cwnd = read(
+        dir.path()
+            .join("t/plots/timeseries_cwnd_transports_long_kind_tcp.png"),
+    );
+    assert_eq!(png_size(&cwnd), (960, 600));
     // A selector naming nothing is a scenario error (exit 2) naming the key and line.
     let bad = TINY.replace(
         "[sweep]",
