@@ -14,7 +14,9 @@
 //! - [`xmp`]: XMP's per-connection controller (BOS + TraSh, 7) and single-path BOS;
 //! - [`path`]: the per-packet path hook (ECMP ports, pinned path, per-packet scatter ports);
 //! - [`tcp`]: the sender endpoint, completion rule (9.6) and flow record;
-//! - [`transport`]: [`Transport`], [`ConnectionSpec`], and the registry of transports.
+//! - [`transport`]: [`Transport`], [`ConnectionSpec`], and the registry of transports;
+//! - [`ps`]: packet scatter (5); [`mptcp`]: MPTCP with its coupled controllers (4);
+//!   [`mmptcp`]: MMPTCP (6); [`reach`]: the destination's locality and path count (6.5, 6.7).
 //!
 //! Choices where transports.md is silent or where this crate departs from it (each also noted
 //! at the code it concerns):
@@ -55,8 +57,12 @@ pub mod cc;
 pub mod config;
 pub mod dctcp;
 pub mod error;
+pub mod mmptcp;
+pub mod mptcp;
 pub mod newreno;
 pub mod path;
+pub mod ps;
+pub mod reach;
 pub mod receiver;
 pub mod reorder;
 pub mod rtt;
@@ -67,6 +73,10 @@ pub mod xmp;
 
 pub use config::{PacketSizes, Profile, TcpConfig};
 pub use error::TransportError;
+pub use mmptcp::MmptcpTransport;
+pub use mptcp::MptcpTransport;
+pub use ps::PsTransport;
+pub use reach::{Locality, Reach};
 pub use transport::{
     transport_by_name, transport_names, Connection, ConnectionSpec, DctcpTransport, TcpTransport,
     Transport,

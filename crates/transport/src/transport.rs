@@ -11,6 +11,7 @@ use crate::dctcp::{Dctcp, DctcpConfig};
 use crate::error::TransportError;
 use crate::newreno::NewReno;
 use crate::path::{PathChoice, PathPolicy};
+use crate::reach::Reach;
 use crate::receiver::TcpReceiver;
 use crate::subflow::{Subflow, SubflowAddr};
 use crate::tcp::{ReportSink, SenderSpec, TcpSender};
@@ -49,6 +50,9 @@ pub struct ConnectionSpec {
     pub path: PathPolicy,
     /// Where both endpoints report their final state when they close (tests, debugging).
     pub report: Option<ReportSink>,
+    /// The destination's locality and path count, for PS's and MMPTCP's automatic dupthresh
+    /// and subflow count (transports.md 6.5, 6.7); `None` = unknown (X = 0, configured count).
+    pub reach: Option<Reach>,
 }
 
 impl ConnectionSpec {
@@ -73,6 +77,7 @@ impl ConnectionSpec {
             notify_on_complete: None,
             path: PathPolicy::Ecmp,
             report: None,
+            reach: None,
         }
     }
 }
@@ -237,6 +242,11 @@ pub type TransportCtor = fn(Profile) -> Box<dyn Transport>;
 pub const REGISTRY: &[(&str, TransportCtor)] = &[
     ("tcp", |p| Box::new(TcpTransport::new(p))),
     ("dctcp", |p| Box::new(DctcpTransport::new(p))),
+    ("ps", |p| Box::new(crate::ps::PsTransport::new(p))),
+    ("mptcp", |p| Box::new(crate::mptcp::MptcpTransport::new(p))),
+    ("mmptcp", |p| {
+        Box::new(crate::mmptcp::MmptcpTransport::new(p))
+    }),
 ];
 
 /// The names of the registered transports.
@@ -263,7 +273,10 @@ mod tests {
 
     #[test]
     fn registry_finds_each_transport_by_name() {
-        assert_eq!(transport_names(), vec!["tcp", "dctcp"]);
+        assert_eq!(
+            transport_names(),
+            vec!["tcp", "dctcp", "ps", "mptcp", "mmptcp"]
+        );
         for name in transport_names() {
             let t = transport_by_name(name, Profile::Ns3Mmptcp).expect("registered");
             assert_eq!(t.name(), name);

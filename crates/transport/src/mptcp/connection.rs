@@ -1,0 +1,615 @@
+//! The multipath sender endpoint (transports.md 4; MMPTCP's two phases, 6): subflow setup with
+//! NdiffPorts and MP_JOIN SYNs (4.1), the scheduler (4.3), per-subflow loss recovery through
+//! the [`Subflow`] engine with the coupled controller (4.5, 4.6), the staggered FINs (2.11),
+//! completion (4.7, 9.6) and the flow record with counters summed over subflows (2.12).
+
+use super::coupled::{CoupledAdapter, CoupledCc, SubflowView};
+use super::receiver::MptcpReceiver;
+use super::scheduler::RoundRobin;
+use super::{MptcpConfig, TotalCwndScope};
+use crate::cc::CongestionControl;
+use crate::config::{LimitedTransmit, TcpConfig};
+use crate::error::TransportError;
+use crate::newreno::NewReno;
+use crate::path::{PathChoice, PathPolicy};
+use crate::subflow::{
+    DataSource, Subflow, SubflowAddr, SubflowCounters, SubflowEnv, SubflowState, TimerOutcome,
+    FIRST_SEQ,
+};
+use crate::tcp::{BulkSend, ConnectionReport, SenderSpec};
+use crate::transport::{Connection, ConnectionSpec, CLIENT_PORT_MIN, SERVER_PORT};
+use htsim_core::endpoint::{Ctx, Endpoint, Spawn};
+use htsim_core::flow::FlowRecord;
+use htsim_core::ids::{EndpointId, PathSetId};
+use htsim_core::packet::{Packet, PacketKind};
+use htsim_core::rng::SimRng;
+use htsim_core::timer::{Timer, TimerFired};
+use htsim_core::SimTime;
+use rand::seq::index::sample;
+use rand::{Rng, SeedableRng};
+
+/// Timer keys: subflow j owns `4j` (RTO) and `4j + 1` (SYN); `4j + 2` opens join j; `4j + 3`
+/// sends subflow j's staggered FIN.
+const KEYS_PER_SUBFLOW: u32 = 4;
+
+/// MMPTCP's settings for one connection (transports.md 6), given by
+/// [`MmptcpTransport`](crate::mmptcp::MmptcpTransport).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MmptcpSetup {
+    /// FlowSizeThresh (bytes): switch when more than this was sent (6.3).
+    pub switch_threshold: u64,
+    /// Subflows opened at the switch (MaxSubflows - 1 faithful, MaxSubflows clean; 0 = never).
+    pub new_subflows: u32,
+    /// Subflow 0's dupthresh (3 + X, 6.5).
+    pub sf0_dupthresh: u32,
+    /// Subflow 0's limited transmit (6.6).
+    pub sf0_limited_transmit: LimitedTransmit,
+}
+
+/// MMPTCP's run-time state (6.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Mmptcp {
+    setup: MmptcpSetup,
+    phase2: bool,
+    initiated: bool,
+}
+
+/// Lifecycle of the sender.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Connecting,
+    Open,
+    Completed,
+    Failed,
+}
+
+/// A data source that offers nothing: MMPTCP's subflow 0 after the switch only recovers its
+/// own segments (6.4).
+struct NoNewData;
+
+impl DataSource for NoNewData {
+    fn unsent_bytes(&self) -> u64 {
+        0
+    }
+    fn take(&mut self, _len: u32) -> u64 {
+        0 // never called: nothing is offered
+    }
+}
+
+/// Draws `count` integer delays in [0, `span`) microseconds, distinct while `count <= span`
+/// (transports.md 4.1, 10 #12).
+fn distinct_gaps(rng: &mut SimRng, span: u32, count: usize) -> Vec<SimTime> {
+    let span = span.max(1) as usize;
+    let mut gaps: Vec<u64> = sample(rng, span, count.min(span))
+        .into_iter()
+        .map(|g| g as u64)
+        .collect();
+    while gaps.len() < count {
+        gaps.push(rng.random_range(0..span as u64));
+    }
+    gaps.into_iter().map(SimTime::from_us).collect()
+}
+
+/// The sending endpoint of an MPTCP or MMPTCP connection.
+pub struct MptcpSender {
+    spec: SenderSpec,
+    config: TcpConfig,
+    mptcp: MptcpConfig,
+    fwd: PathSetId,
+    peer: EndpointId,
+    base_port: u16,
+    join_policy: PathPolicy,
+    subs: Vec<Subflow>,
+    views: Vec<SubflowView>,
+    done: Vec<bool>,
+    cc: Box<dyn CoupledCc>,
+    sf0_cc: NewReno,
+    app: BulkSend,
+    scheduler: RoundRobin,
+    rng: SimRng,
+    join_timers: Vec<Timer>,
+    fin_timers: Vec<Timer>,
+    fin_started: bool,
+    mmptcp: Option<Mmptcp>,
+    phase: Phase,
+    arrival: SimTime,
+    end: Option<SimTime>,
+}
+
+impl MptcpSender {
+    /// The subflows, by index.
+    pub fn subflows(&self) -> &[Subflow] {
+        &self.subs
+    }
+
+    /// Whether MMPTCP has switched to phase 2 (always false for MPTCP).
+    pub fn in_phase2(&self) -> bool {
+        self.mmptcp.is_some_and(|m| m.phase2)
+    }
+
+    /// Counters summed over subflows (2.12).
+    pub fn counters(&self) -> SubflowCounters {
+        let mut t = SubflowCounters::default();
+        for c in self.subs.iter().map(Subflow::counters) {
+            t.packets_sent += c.packets_sent;
+            t.retransmits += c.retransmits;
+            t.fast_retransmits += c.fast_retransmits;
+            t.timeouts += c.timeouts;
+            t.partial_acks += c.partial_acks;
+            t.full_acks += c.full_acks;
+            t.fr_dupacks += c.fr_dupacks;
+            t.limited_transmits += c.limited_transmits;
+            t.limited_transmit_bytes += c.limited_transmit_bytes;
+            t.bytes_acked += c.bytes_acked;
+            t.syns_sent += c.syns_sent;
+        }
+        t
+    }
+
+    /// The flow record (9.6, 2.12): counters summed over subflows, `bytes_acked` the sum of
+    /// the subflows' cumulative ACKs (no reinjection, so these are distinct data bytes).
+    pub fn record(&self) -> FlowRecord {
+        let c = self.counters();
+        FlowRecord {
+            flow_id: self.spec.flow_id,
+            src: self.spec.src,
+            dst: self.spec.dst,
+            size_bytes: self.spec.size_bytes,
+            arrival: self.arrival,
+            start: self.subs[0].established_at(),
+            end: self.end,
+            bytes_sent: self.app.bytes_sent(),
+            bytes_acked: self.subs.iter().map(|s| s.snd_una() - FIRST_SEQ).sum(),
+            packets_sent: c.packets_sent,
+            retransmits: c.retransmits,
+            fast_retransmits: c.fast_retransmits,
+            timeouts: c.timeouts,
+            subflows: self.subs.len() as u32,
+        }
+    }
+
+    /// MMPTCP's `bytes_sent` of 6.3: new bytes packetised, limited transmit excluded.
+    fn switch_bytes(&self) -> u64 {
+        self.app.packetised() - self.subs[0].counters().limited_transmit_bytes
+    }
+
+    /// Whether subflow `i` counts in W and alpha (4.6 scope; 6.2 and 6.4 for MMPTCP).
+    fn in_scope(&self, i: usize) -> bool {
+        let sf = &self.subs[i];
+        let by_state = match self.mptcp.total_cwnd_scope {
+            TotalCwndScope::AllSubflows => sf.state() != SubflowState::Failed,
+            TotalCwndScope::Established => sf.is_established(),
+        };
+        match self.mmptcp {
+            Some(m) if m.phase2 => i != 0 && by_state,
+            Some(_) => i == 0,
+            None => by_state,
+        }
+    }
+
+    fn refresh_views(&mut self) {
+        self.views.clear();
+        for i in 0..self.subs.len() {
+            let sf = &self.subs[i];
+            let v = SubflowView {
+                index: sf.index(),
+                established: sf.is_established(),
+                in_scope: self.in_scope(i),
+                cwnd: sf.cwnd(),
+                ssthresh: sf.ssthresh(),
+                in_fast_recovery: sf.in_fast_recovery(),
+                srtt: sf.rtt().srtt(),
+                snd_una: sf.snd_una(),
+                snd_nxt: sf.snd_nxt(),
+                snd_max: sf.snd_max(),
+            };
+            self.views.push(v);
+        }
+    }
+
+    /// Runs `f` on subflow `i` with its environment: MMPTCP's subflow 0 uses the TCP increase
+    /// (6.2) and, after the switch, gets no new data (6.4); every other subflow uses the
+    /// connection's coupled controller.
+    fn with_subflow<R>(
+        &mut self,
+        i: usize,
+        ctx: &mut Ctx<'_>,
+        f: impl FnOnce(&mut Subflow, &mut SubflowEnv<'_, '_>) -> R,
+    ) -> R {
+        self.refresh_views();
+        let mmptcp_sf0 = i == 0 && self.mmptcp.is_some();
+        let phase2 = self.in_phase2();
+        let mut adapter = CoupledAdapter {
+            cc: self.cc.as_mut(),
+            views: &mut self.views,
+        };
+        let cc: &mut dyn CongestionControl = if mmptcp_sf0 {
+            &mut self.sf0_cc
+        } else {
+            &mut adapter
+        };
+        let mut none = NoNewData;
+        let source: &mut dyn DataSource = if mmptcp_sf0 && phase2 {
+            &mut none
+        } else {
+            &mut self.app
+        };
+        let mut env = SubflowEnv { ctx, cc, source };
+        f(&mut self.subs[i], &mut env)
+    }
+
+    /// The scheduler, then subflow `named`'s go-back-N resends if no data is left (4.3), then
+    /// the FINs once every byte has been transmitted (2.11).
+    fn pump(&mut self, ctx: &mut Ctx<'_>, named: Option<usize>) {
+        let phase = self.mmptcp.map(|m| m.phase2);
+        let eligible = move |i: usize| match phase {
+            None => true,
+            Some(false) => i == 0,
+            Some(true) => i != 0,
+        };
+        {
+            let mut env = SubflowEnv {
+                ctx: &mut *ctx,
+                cc: &mut self.sf0_cc, // sending never consults the controller
+                source: &mut self.app,
+            };
+            self.scheduler.run(&mut self.subs, eligible, &mut env);
+        }
+        if let Some(i) = named {
+            if self.app.unsent_bytes() == 0 || !eligible(i) {
+                self.with_subflow(i, ctx, |sf, env| sf.try_send(env));
+            }
+        }
+        if self.app.all_sent() && !self.fin_started {
+            self.start_fins(ctx);
+        }
+    }
+
+    /// 2.11: the FIN goes at once on subflow 0, after distinct random delays on the other
+    /// established subflows; none on subflows still in SYN_SENT (they get theirs when they
+    /// establish).
+    fn start_fins(&mut self, ctx: &mut Ctx<'_>) {
+        self.fin_started = true;
+        self.subs[0].send_fin(ctx);
+        let others: Vec<usize> = (1..self.subs.len())
+            .filter(|&j| self.subs[j].is_established())
+            .collect();
+        let gaps = distinct_gaps(&mut self.rng, self.mptcp.random_gap_us, others.len());
+        for (j, gap) in others.into_iter().zip(gaps) {
+            let at = ctx.now().saturating_add(gap);
+            self.fin_timers[j].set(ctx, at);
+        }
+    }
+
+    /// Schedules `count` joins after distinct gaps (4.1 step 2; 6.3).
+    fn schedule_joins(&mut self, ctx: &mut Ctx<'_>, count: u32) {
+        let gaps = distinct_gaps(&mut self.rng, self.mptcp.random_gap_us, count as usize);
+        for gap in gaps {
+            let key = (self.join_timers.len() as u32 + 1) * KEYS_PER_SUBFLOW + 2;
+            let mut t = Timer::new(key);
+            t.set(ctx, ctx.now().saturating_add(gap));
+            self.join_timers.push(t);
+        }
+    }
+
+    /// A creation event: subflow j = current count, port P + j, MP_JOIN SYN (4.1).
+    fn create_join(&mut self, ctx: &mut Ctx<'_>) {
+        let j = self.subs.len() as u32;
+        let policy = match self.join_policy {
+            PathPolicy::Pinned(p) => PathPolicy::Pinned(p.wrapping_add(j)),
+            _ => PathPolicy::Ecmp,
+        };
+        let mut sf = Subflow::new(
+            SubflowAddr {
+                index: j as u16,
+                peer: self.peer,
+                flow: self.spec.flow_id as u32,
+                path: PathChoice {
+                    set: self.fwd,
+                    local_port: self.base_port.wrapping_add(j as u16),
+                    remote_port: SERVER_PORT,
+                    policy,
+                },
+                rto_timer_key: j * KEYS_PER_SUBFLOW,
+                syn_timer_key: j * KEYS_PER_SUBFLOW + 1,
+            },
+            &self.config,
+        );
+        sf.open(ctx);
+        self.subs.push(sf);
+        self.done.push(false);
+        self.fin_timers
+            .push(Timer::new(j * KEYS_PER_SUBFLOW + KEYS_PER_SUBFLOW - 1));
+    }
+
+    /// MMPTCP's switching rule, at the start of every ACK (6.3).
+    fn check_switch(&mut self, ctx: &mut Ctx<'_>) {
+        let Some(m) = self.mmptcp else { return };
+        if m.phase2
+            || m.initiated
+            || m.setup.new_subflows == 0
+            || self.switch_bytes() <= m.setup.switch_threshold
+        {
+            return;
+        }
+        self.mmptcp = Some(Mmptcp {
+            initiated: true,
+            ..m
+        });
+        self.schedule_joins(ctx, m.setup.new_subflows);
+    }
+
+    /// 9.6: complete at the first ACK after subflow 0's FIN with nothing unacknowledged.
+    fn check_complete(&mut self, ctx: &mut Ctx<'_>) {
+        if self.phase == Phase::Open
+            && self.subs[0].fin_sent()
+            && self.subs.iter().all(|s| s.snd_una() == s.snd_max())
+        {
+            self.phase = Phase::Completed;
+            self.end = Some(ctx.now());
+            ctx.record_flow(self.record());
+            if let Some((target, token)) = self.spec.notify_on_complete {
+                ctx.notify(target, token);
+            }
+        }
+    }
+
+    fn maybe_close(&mut self, ctx: &mut Ctx<'_>) {
+        let joins_pending = self.join_timers.iter().any(Timer::is_armed);
+        if self.fin_started && !joins_pending && self.done.iter().all(|&d| d) {
+            self.close(ctx);
+        }
+    }
+
+    fn close(&mut self, ctx: &mut Ctx<'_>) {
+        if let Some(sink) = &self.spec.report {
+            if let Ok(mut v) = sink.lock() {
+                v.push(ConnectionReport::Sender {
+                    record: self.record(),
+                    counters: self.counters(),
+                    last_rtt: self
+                        .subs
+                        .iter()
+                        .filter_map(|s| s.rtt().last_sample())
+                        .last(),
+                });
+            }
+        }
+        ctx.close();
+    }
+
+    fn fail(&mut self, ctx: &mut Ctx<'_>) {
+        self.phase = Phase::Failed;
+        self.subs[0].send_rst(ctx);
+        if let Some((target, token)) = self.spec.notify_on_complete {
+            ctx.notify(target, token);
+        }
+        self.close(ctx);
+    }
+
+    fn on_established(&mut self, j: usize, ctx: &mut Ctx<'_>) {
+        if j == 0 {
+            self.phase = Phase::Open;
+            if self.mmptcp.is_none() {
+                let joins = self.mptcp.max_subflows.saturating_sub(1);
+                self.schedule_joins(ctx, joins);
+            }
+        } else if let Some(m) = self.mmptcp {
+            if !m.phase2 {
+                self.mmptcp = Some(Mmptcp { phase2: true, ..m });
+                let iw = self.config.initial_cwnd_segments as u64 * self.config.mss_bytes();
+                self.subs[j].set_cwnd(iw);
+            }
+        }
+        if self.fin_started {
+            self.subs[j].send_fin(ctx);
+        }
+        self.pump(ctx, Some(j));
+    }
+}
+
+impl Endpoint for MptcpSender {
+    fn start(&mut self, ctx: &mut Ctx<'_>) {
+        self.arrival = ctx.now();
+        self.subs[0].open(ctx);
+    }
+
+    fn on_packet(&mut self, packet: &Packet, ctx: &mut Ctx<'_>) {
+        let j = packet.subflow as usize;
+        if j >= self.subs.len() || self.phase == Phase::Failed {
+            return;
+        }
+        match packet.kind {
+            PacketKind::SynAck => {
+                if self.subs[j].on_syn_ack(ctx) {
+                    self.on_established(j, ctx);
+                }
+            }
+            PacketKind::Ack | PacketKind::Fin => {
+                self.check_switch(ctx);
+                self.with_subflow(j, ctx, |sf, env| sf.on_ack(packet, env));
+                self.pump(ctx, Some(j));
+                self.check_complete(ctx);
+                let sf = &mut self.subs[j];
+                if packet.kind == PacketKind::Fin && sf.fin_sent() && sf.snd_una() == sf.snd_max() {
+                    if !sf.fin_acked() {
+                        sf.on_fin_acked();
+                        sf.send_ack(ctx, packet.seq + 1);
+                    }
+                    self.done[j] = true;
+                    self.maybe_close(ctx);
+                }
+            }
+            PacketKind::Rst => self.fail(ctx),
+            PacketKind::Data | PacketKind::Syn => {}
+        }
+    }
+
+    fn on_timer(&mut self, fired: TimerFired, ctx: &mut Ctx<'_>) {
+        let j = (fired.key / KEYS_PER_SUBFLOW) as usize;
+        match fired.key % KEYS_PER_SUBFLOW {
+            2 => {
+                let Some(t) = j.checked_sub(1).and_then(|i| self.join_timers.get_mut(i)) else {
+                    return;
+                };
+                if t.fire(ctx, fired) && !matches!(self.phase, Phase::Failed) {
+                    self.create_join(ctx);
+                }
+            }
+            3 => {
+                let Some(t) = self.fin_timers.get_mut(j) else {
+                    return;
+                };
+                if t.fire(ctx, fired) {
+                    self.subs[j].send_fin(ctx);
+                }
+            }
+            _ if j < self.subs.len() => {
+                match self.with_subflow(j, ctx, |sf, env| sf.on_timer(fired, env)) {
+                    TimerOutcome::Rto => self.pump(ctx, Some(j)),
+                    TimerOutcome::SynFailed if j == 0 => self.fail(ctx),
+                    TimerOutcome::SynFailed | TimerOutcome::FinGaveUp => {
+                        self.done[j] = true;
+                        self.pump(ctx, None); // a failed join no longer stalls the scheduler
+                        self.maybe_close(ctx);
+                    }
+                    TimerOutcome::Nothing
+                    | TimerOutcome::FinRetransmitted
+                    | TimerOutcome::SynRetransmitted => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn stop(&mut self, ctx: &mut Ctx<'_>) {
+        if self.app.is_closed() {
+            return;
+        }
+        self.app.stop(self.config.send_buffer_bytes);
+        match self.phase {
+            Phase::Open => self.pump(ctx, None),
+            Phase::Connecting => self.fail(ctx),
+            Phase::Completed | Phase::Failed => {}
+        }
+    }
+
+    fn flow_record(&self, _now: SimTime) -> Option<FlowRecord> {
+        matches!(self.phase, Phase::Connecting | Phase::Open).then(|| self.record())
+    }
+}
+
+/// Opens an MPTCP connection, or an MMPTCP one with `mmptcp` (subflow 0 then sprays, 6.2).
+///
+/// `conn.path`: `Ecmp` (the default) gives every subflow ECMP on its own ports (4.1 step 6);
+/// `Pinned(p)` pins subflow j on path p + j (testbeds with disjoint paths); `Scatter` is
+/// treated as `Ecmp` (MPTCP does not spray).
+pub fn open_multipath(
+    spawner: &mut dyn Spawn,
+    mut conn: ConnectionSpec,
+    config: &TcpConfig,
+    mptcp: &MptcpConfig,
+    cc: Box<dyn CoupledCc>,
+    mmptcp: Option<MmptcpSetup>,
+) -> Result<Connection, TransportError> {
+    config.validate()?;
+    mptcp.validate()?;
+    let no_path = TransportError::NoPath {
+        src: conn.src,
+        dst: conn.dst,
+    };
+    let fwd = spawner
+        .path_set(conn.src, conn.dst)
+        .ok_or(no_path.clone())?;
+    let rev = spawner.path_set(conn.dst, conn.src).ok_or(no_path)?;
+    let port0 = conn.rng.random_range(CLIENT_PORT_MIN..=u16::MAX);
+    // 4.1: P = uniform{0..64999}, P + 1 if it equals subflow 0's port; drawn at open time so
+    // the receiver knows the joins' ports (module doc).
+    let mut base_port = conn.rng.random_range(0..=64_999u16);
+    if base_port == port0 {
+        base_port += 1;
+    }
+    let mut rng = SimRng::seed_from_u64(conn.rng.random());
+    let sender = spawner.reserve();
+    let receiver = spawner.reserve();
+    let flow = conn.flow_id as u32;
+    let join_policy = match conn.path {
+        PathPolicy::Pinned(p) => PathPolicy::Pinned(p),
+        _ => PathPolicy::Ecmp,
+    };
+    let sf0_policy = match (&mmptcp, &join_policy) {
+        (Some(_), _) => PathPolicy::Scatter(SimRng::seed_from_u64(rng.random())),
+        (None, p) => p.clone(),
+    };
+    let mut sf0 = Subflow::new(
+        SubflowAddr {
+            index: 0,
+            peer: receiver,
+            flow,
+            path: PathChoice {
+                set: fwd,
+                local_port: port0,
+                remote_port: SERVER_PORT,
+                policy: sf0_policy,
+            },
+            rto_timer_key: 0,
+            syn_timer_key: 1,
+        },
+        config,
+    );
+    if let Some(m) = &mmptcp {
+        sf0.set_dupthresh(m.sf0_dupthresh);
+        sf0.set_limited_transmit(m.sf0_limited_transmit);
+    }
+    let rx = MptcpReceiver::new(
+        conn.flow_id,
+        sender,
+        rev,
+        (port0, base_port),
+        config,
+        mptcp.rx_subflow_ack,
+        conn.report.clone(),
+    );
+    let spec = SenderSpec {
+        flow_id: conn.flow_id,
+        src: conn.src,
+        dst: conn.dst,
+        size_bytes: conn.size_bytes,
+        notify_on_complete: conn.notify_on_complete,
+        report: conn.report,
+    };
+    let tx = MptcpSender {
+        app: BulkSend::new(spec.size_bytes),
+        spec,
+        config: config.clone(),
+        mptcp: *mptcp,
+        fwd,
+        peer: receiver,
+        base_port,
+        join_policy,
+        subs: vec![sf0],
+        views: Vec::new(),
+        done: vec![false],
+        cc,
+        sf0_cc: NewReno::new(config.ss_increase),
+        scheduler: RoundRobin::new(mptcp.rr_skip_unestablished),
+        rng,
+        join_timers: Vec::new(),
+        fin_timers: vec![Timer::new(KEYS_PER_SUBFLOW - 1)],
+        fin_started: false,
+        mmptcp: mmptcp.map(|setup| Mmptcp {
+            setup,
+            phase2: false,
+            initiated: false,
+        }),
+        phase: Phase::Connecting,
+        arrival: SimTime::ZERO,
+        end: None,
+    };
+    spawner.install(receiver, Box::new(rx), conn.start);
+    spawner.install(sender, Box::new(tx), conn.start);
+    if let (None, Some(stop)) = (conn.size_bytes, conn.stop) {
+        spawner.schedule_stop(sender, stop);
+    }
+    Ok(Connection { sender, receiver })
+}

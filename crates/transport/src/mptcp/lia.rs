@@ -1,0 +1,57 @@
+//! Linked Increases (RFC 6356), with and without its cap (transports.md 4.6, 12 `lia_variant`).
+
+use super::coupled::{slow_start, to_bytes, CoupledCc, Coupling};
+use crate::cc::{AckSample, CcState};
+use crate::config::SlowStartIncrease;
+
+/// LIA: in congestion avoidance `cwnd_i += max(1, min(alpha MSS^2 / W, MSS^2 / cwnd_i))` per new
+/// ACK (the code's `RTT_Compensator`, RFC 6356 3-4); with `capped = false` the min with the
+/// TCP increase is dropped (`Linked_Increases`, not RFC compliant). Decreases are NewReno's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lia {
+    slow_start: SlowStartIncrease,
+    capped: bool,
+}
+
+impl Lia {
+    /// RFC 6356 LIA (the default MPTCP controller, transports.md 4.6).
+    pub fn new(slow_start: SlowStartIncrease) -> Self {
+        Lia {
+            slow_start,
+            capped: true,
+        }
+    }
+
+    /// LIA without the min with the TCP increase (`Linked_Increases`).
+    pub fn uncapped(slow_start: SlowStartIncrease) -> Self {
+        Lia {
+            slow_start,
+            capped: false,
+        }
+    }
+}
+
+impl CoupledCc for Lia {
+    fn name(&self) -> &'static str {
+        if self.capped {
+            "lia"
+        } else {
+            "lia-uncapped"
+        }
+    }
+
+    fn increase(&mut self, c: &Coupling<'_>, state: &mut CcState, ack: &AckSample) {
+        if slow_start(self.slow_start, state, ack) {
+            return;
+        }
+        let mss2 = (state.mss as f64) * (state.mss as f64);
+        let w = (c.total_window() as f64).max(1.0);
+        let coupled = c.alpha() * mss2 / w;
+        let inc = if self.capped {
+            coupled.min(mss2 / (state.cwnd as f64).max(1.0))
+        } else {
+            coupled
+        };
+        state.cwnd = state.cwnd.saturating_add(to_bytes(inc));
+    }
+}

@@ -1,0 +1,239 @@
+//! MPTCP (transports.md 4): subflow setup with NdiffPorts (4.1), data-sequence mapping (4.2),
+//! the round-robin scheduler (4.3), reassembly at the receiver (4.4), per-subflow loss recovery
+//! (4.5), the coupled congestion controls (4.6) and completion (4.7).
+//!
+//! - [`coupled`]: the coupled-CC interface ([`CoupledCc`], [`Coupling`], [`SubflowView`]);
+//!   [`lia`], [`fully_coupled`], [`uncoupled`], [`ewtcp`] implement it (XMP plugs in through
+//!   [`MptcpTransport::with_cc_factory`]);
+//! - [`scheduler`]: round robin with the stall on non-established subflows;
+//! - [`connection`]: the sender endpoint (also MMPTCP's, transports.md 6);
+//! - [`receiver`]: the receiver endpoint with both 4.4 semantics.
+//!
+//! Choices where transports.md is silent (also noted at the code):
+//! - The base port `P` of the joins is drawn when the connection is opened, not at the
+//!   SYN-ACK, so the receiver knows the joins' ports (packets carry no ports); the draw is the
+//!   same uniform{0..64999}, P + 1 if it equals subflow 0's port.
+//! - A join that completes after the FIN was sent gets its FIN at once; the sender closes when
+//!   every subflow has had its FIN acknowledged or failed.
+//! - Gaps and FIN delays are distinct while there are at most 50 subflows; beyond, they repeat.
+//! - Every data segment is ACKed at once by the multipath receiver (2.5; `delayed_ack` is not
+//!   applied), with ECE = the CE mark of the segment answered.
+
+pub mod connection;
+pub mod coupled;
+pub mod ewtcp;
+pub mod fully_coupled;
+pub mod lia;
+pub mod receiver;
+pub mod scheduler;
+pub mod uncoupled;
+
+pub use coupled::{CoupledAdapter, CoupledCc, Coupling, SubflowView};
+
+use crate::config::{Profile, SlowStartIncrease, TcpConfig};
+use crate::error::TransportError;
+use crate::transport::{Connection, ConnectionSpec, Transport};
+use htsim_core::endpoint::Spawn;
+use std::fmt;
+use std::sync::Arc;
+
+/// Largest number of subflows of one connection (ports are `P + index` within a u16).
+pub const MAX_SUBFLOWS: u32 = 256;
+
+/// The coupled congestion controls of transports.md 4.6.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CcKind {
+    /// RFC 6356 LIA (`RTT_Compensator`), the default.
+    #[default]
+    Lia,
+    /// LIA without the min with the TCP increase (`Linked_Increases`).
+    LiaUncapped,
+    /// Fully Coupled.
+    FullyCoupled,
+    /// Uncoupled NewReno subflows.
+    Uncoupled,
+    /// EWTCP with a = 1/n^2.
+    Ewtcp,
+}
+
+impl CcKind {
+    /// Every kind with its scenario name.
+    pub const ALL: [(&'static str, CcKind); 5] = [
+        ("lia", CcKind::Lia),
+        ("lia-uncapped", CcKind::LiaUncapped),
+        ("fully-coupled", CcKind::FullyCoupled),
+        ("uncoupled", CcKind::Uncoupled),
+        ("ewtcp", CcKind::Ewtcp),
+    ];
+
+    /// Parses a scenario name (`lia`, `lia-uncapped`, `fully-coupled`, `uncoupled`, `ewtcp`).
+    pub fn from_name(name: &str) -> Option<CcKind> {
+        CcKind::ALL
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, k)| *k)
+    }
+
+    /// A controller of this kind.
+    pub fn build(self, ss: SlowStartIncrease) -> Box<dyn CoupledCc> {
+        match self {
+            CcKind::Lia => Box::new(lia::Lia::new(ss)),
+            CcKind::LiaUncapped => Box::new(lia::Lia::uncapped(ss)),
+            CcKind::FullyCoupled => Box::new(fully_coupled::FullyCoupled::new(ss)),
+            CcKind::Uncoupled => Box::new(uncoupled::Uncoupled::new(ss)),
+            CcKind::Ewtcp => Box::new(ewtcp::Ewtcp::new(ss)),
+        }
+    }
+}
+
+/// Which subflows `W` and alpha sum over (transports.md 4.6, 12 `total_cwnd_scope`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TotalCwndScope {
+    /// Every subflow that has not failed, whatever its state (the code; faithful).
+    AllSubflows,
+    /// Established subflows only (**\[PROPOSED\]**; clean).
+    Established,
+}
+
+/// How a subflow's `rcv_nxt` advances at the receiver (transports.md 4.4, 12 `rx_subflow_ack`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RxSubflowAck {
+    /// The code's `drain` semantics, with its artefacts (a) and (b) (faithful).
+    CodeDrain,
+    /// Over all contiguous received segments of the subflow (RFC 8684; clean).
+    PerSubflow,
+}
+
+/// MPTCP's parameters (transports.md 4, 11, 12).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MptcpConfig {
+    /// MaxSubflows: subflows of a connection, subflow 0 included (8).
+    pub max_subflows: u32,
+    /// The coupled congestion control (LIA).
+    pub cc: CcKind,
+    /// Round robin skips non-established subflows instead of stalling (faithful: false).
+    pub rr_skip_unestablished: bool,
+    /// Receiver `rcv_nxt` semantics (rfc: per subflow; ns3-mmptcp: code drain).
+    pub rx_subflow_ack: RxSubflowAck,
+    /// Scope of W and alpha (rfc: established; ns3-mmptcp: all subflows).
+    pub total_cwnd_scope: TotalCwndScope,
+    /// Joins open after distinct integer gaps in [0, `random_gap_us`) microseconds (50); FINs
+    /// of subflows other than 0 are staggered the same way.
+    pub random_gap_us: u32,
+}
+
+impl MptcpConfig {
+    /// The parameters of `profile` (transports.md 12).
+    pub fn for_profile(profile: Profile) -> Self {
+        let faithful = profile == Profile::Ns3Mmptcp;
+        MptcpConfig {
+            max_subflows: 8,
+            cc: CcKind::Lia,
+            rr_skip_unestablished: false,
+            rx_subflow_ack: if faithful {
+                RxSubflowAck::CodeDrain
+            } else {
+                RxSubflowAck::PerSubflow
+            },
+            total_cwnd_scope: if faithful {
+                TotalCwndScope::AllSubflows
+            } else {
+                TotalCwndScope::Established
+            },
+            random_gap_us: 50,
+        }
+    }
+
+    /// Checks the values.
+    pub fn validate(&self) -> Result<(), TransportError> {
+        if self.max_subflows == 0 || self.max_subflows > MAX_SUBFLOWS {
+            return Err(TransportError::InvalidConfig(format!(
+                "subflows must be in 1..={MAX_SUBFLOWS}"
+            )));
+        }
+        if self.random_gap_us == 0 {
+            return Err(TransportError::InvalidConfig(
+                "random_gap_us must be positive".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Builds a connection's coupled controller (a custom one such as XMP).
+pub type CcFactory = Arc<dyn Fn(&TcpConfig) -> Box<dyn CoupledCc> + Send + Sync>;
+
+/// The MPTCP transport (transports.md 4).
+#[derive(Clone)]
+pub struct MptcpTransport {
+    /// Per-subflow TCP parameters (dupthresh 3, no limited transmit: 4.5).
+    pub config: TcpConfig,
+    /// Multipath parameters.
+    pub mptcp: MptcpConfig,
+    /// Overrides `mptcp.cc` when set.
+    pub cc_factory: Option<CcFactory>,
+    /// The name scenario files use (`mptcp`; another for a plugged-in controller, e.g. `xmp`).
+    pub name: &'static str,
+}
+
+impl fmt::Debug for MptcpTransport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MptcpTransport")
+            .field("config", &self.config)
+            .field("mptcp", &self.mptcp)
+            .field("custom_cc", &self.cc_factory.is_some())
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+impl MptcpTransport {
+    /// MPTCP with `profile`'s parameters.
+    pub fn new(profile: Profile) -> Self {
+        MptcpTransport {
+            config: TcpConfig::for_profile(profile),
+            mptcp: MptcpConfig::for_profile(profile),
+            cc_factory: None,
+            name: "mptcp",
+        }
+    }
+
+    /// MPTCP whose subflows are driven by the controllers `factory` builds (one per
+    /// connection), registered as `name` (XMP, transports.md 7).
+    pub fn with_cc_factory(profile: Profile, name: &'static str, factory: CcFactory) -> Self {
+        MptcpTransport {
+            cc_factory: Some(factory),
+            name,
+            ..MptcpTransport::new(profile)
+        }
+    }
+
+    /// The controller of a new connection.
+    pub(crate) fn build_cc(&self) -> Box<dyn CoupledCc> {
+        match &self.cc_factory {
+            Some(f) => f(&self.config),
+            None => self.mptcp.cc.build(self.config.ss_increase),
+        }
+    }
+}
+
+impl Transport for MptcpTransport {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn open(
+        &self,
+        spawner: &mut dyn Spawn,
+        conn: ConnectionSpec,
+    ) -> Result<Connection, TransportError> {
+        self.mptcp.validate()?;
+        connection::open_multipath(
+            spawner,
+            conn,
+            &self.config,
+            &self.mptcp,
+            self.build_cc(),
+            None,
+        )
+    }
+}

@@ -1,0 +1,437 @@
+//! The multipath receiver endpoint (transports.md 4.4): the passive side of every subflow's
+//! handshake (2.2 step 3, MP_JOIN SYNs by subflow index, 4.1 step 4), a cumulative ACK per
+//! segment in each subflow's own sequence space (2.5; there is no DATA_ACK), data-level
+//! reassembly with both `rcv_nxt` semantics of 4.4, and the close (2.11).
+//!
+//! Also the receiver of MMPTCP (6): sprayed packets reach this endpoint whatever their path
+//! (the engine delivers by endpoint, which stands for 5's token demultiplexing).
+
+use super::RxSubflowAck;
+use crate::config::{PacketSizes, TcpConfig};
+use crate::path::PathChoice;
+use crate::receiver::ReceiverStats;
+use crate::subflow::FIRST_SEQ;
+use crate::tcp::{ConnectionReport, ReportSink};
+use crate::transport::SERVER_PORT;
+use htsim_core::endpoint::{Ctx, Endpoint};
+use htsim_core::ids::{EndpointId, PathSetId};
+use htsim_core::packet::{flags, Packet, PacketKind};
+use htsim_core::timer::{Timer, TimerFired};
+use htsim_core::SimTime;
+use std::collections::BTreeMap;
+
+/// Handshake and close state of one passive subflow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RxState {
+    SynRcvd { transmissions: u32 },
+    Established,
+    LastAck { transmissions: u32 },
+    Finished,
+}
+
+/// One subflow's receive state.
+#[derive(Debug)]
+struct RxSubflow {
+    path: PathChoice,
+    state: RxState,
+    rcv_nxt: u64,
+    /// Per-subflow semantics only: out-of-order segments, subflow seq -> (len, data_seq).
+    ooo: BTreeMap<u64, (u32, u64)>,
+    fin_seq: Option<u64>,
+    timer: Timer,
+}
+
+impl RxSubflow {
+    fn fin_complete(&self) -> bool {
+        self.fin_seq == Some(self.rcv_nxt)
+    }
+}
+
+/// A stored data-level segment: its subflow, subflow seq and length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stored {
+    sub: usize,
+    seq: u64,
+    len: u32,
+}
+
+/// The receiving endpoint of an MPTCP or MMPTCP connection.
+pub struct MptcpReceiver {
+    flow_id: u64,
+    peer: EndpointId,
+    rev: PathSetId,
+    ports: (u16, u16),
+    sizes: PacketSizes,
+    syn_timeout: SimTime,
+    syn_max_transmissions: u32,
+    semantics: RxSubflowAck,
+    subs: Vec<Option<RxSubflow>>,
+    rcv_next_data: u64,
+    store: BTreeMap<u64, Stored>,
+    stats: ReceiverStats,
+    report: Option<ReportSink>,
+}
+
+impl MptcpReceiver {
+    /// A receiver for flow `flow_id` answering `peer` over path set `rev`; `ports` = (subflow
+    /// 0's client port, the joins' base port P: join j uses P + j, 4.1).
+    pub fn new(
+        flow_id: u64,
+        peer: EndpointId,
+        rev: PathSetId,
+        ports: (u16, u16),
+        config: &TcpConfig,
+        semantics: RxSubflowAck,
+        report: Option<ReportSink>,
+    ) -> Self {
+        MptcpReceiver {
+            flow_id,
+            peer,
+            rev,
+            ports,
+            sizes: config.sizes,
+            syn_timeout: config.syn_timeout,
+            syn_max_transmissions: config.syn_max_transmissions,
+            semantics,
+            subs: Vec::new(),
+            rcv_next_data: FIRST_SEQ,
+            store: BTreeMap::new(),
+            stats: ReceiverStats::default(),
+            report,
+        }
+    }
+
+    /// The counters so far.
+    pub fn stats(&self) -> &ReceiverStats {
+        &self.stats
+    }
+
+    fn backoff(&self, transmissions: u32) -> SimTime {
+        let shift = transmissions.saturating_sub(1).min(30);
+        SimTime::from_ps(self.syn_timeout.as_ps().saturating_mul(1u64 << shift))
+    }
+
+    fn send(&mut self, j: usize, ctx: &mut Ctx<'_>, kind: PacketKind, ce: bool) {
+        let Some(sub) = self.subs[j].as_mut() else {
+            return;
+        };
+        let route = sub.path.control_route(ctx);
+        let fin = kind == PacketKind::Ack && sub.fin_complete();
+        let mut p = Packet {
+            sent_at: ctx.now(),
+            dst: self.peer,
+            route,
+            flow: self.flow_id as u32,
+            subflow: j as u16,
+            ..Packet::default()
+        };
+        if kind == PacketKind::SynAck {
+            p.kind = PacketKind::SynAck;
+            p.ack = FIRST_SEQ;
+            p.size_bytes = self.sizes.syn;
+        } else {
+            // The FIN+ACK takes seq 1 and acknowledges the FIN (as TcpReceiver does).
+            p.kind = if fin {
+                PacketKind::Fin
+            } else {
+                PacketKind::Ack
+            };
+            p.seq = if fin { FIRST_SEQ } else { 0 };
+            p.ack = sub.rcv_nxt + fin as u64;
+            p.size_bytes = if fin { self.sizes.fin } else { self.sizes.ack };
+            if fin {
+                p.set(flags::FIN);
+            }
+            if ce {
+                p.set(flags::ECE);
+            }
+            self.stats.acks_sent += 1;
+        }
+        ctx.send(p);
+    }
+
+    fn on_syn(&mut self, j: usize, ctx: &mut Ctx<'_>) {
+        if self.subs.len() <= j {
+            self.subs.resize_with(j + 1, || None);
+        }
+        let transmissions = match &self.subs[j] {
+            None => {
+                let port = if j == 0 {
+                    self.ports.0
+                } else {
+                    self.ports.1.wrapping_add(j as u16)
+                };
+                self.subs[j] = Some(RxSubflow {
+                    path: PathChoice::ecmp(self.rev, SERVER_PORT, port),
+                    state: RxState::SynRcvd { transmissions: 0 },
+                    rcv_nxt: FIRST_SEQ,
+                    ooo: BTreeMap::new(),
+                    fin_seq: None,
+                    timer: Timer::new(j as u32),
+                });
+                1
+            }
+            Some(RxSubflow {
+                state: RxState::SynRcvd { transmissions },
+                ..
+            }) => transmissions + 1,
+            Some(_) => return,
+        };
+        self.send_syn_ack(j, ctx, transmissions);
+    }
+
+    fn send_syn_ack(&mut self, j: usize, ctx: &mut Ctx<'_>, transmissions: u32) {
+        self.send(j, ctx, PacketKind::SynAck, false);
+        let at = ctx.now().saturating_add(self.backoff(transmissions));
+        if let Some(sub) = self.subs[j].as_mut() {
+            sub.state = RxState::SynRcvd { transmissions };
+            sub.timer.set(ctx, at);
+        }
+    }
+
+    /// Established on the handshake ACK or the first data segment / FIN (2.2 step 3).
+    fn establish(sub: &mut RxSubflow) {
+        if let RxState::SynRcvd { .. } = sub.state {
+            sub.state = RxState::Established;
+            sub.timer.cancel();
+        }
+    }
+
+    fn deliver(&mut self, len: u32) {
+        self.rcv_next_data += len as u64;
+        self.stats.bytes_delivered += len as u64;
+    }
+
+    /// Delivers stored segments from `rcv_next_data` on (per-subflow semantics).
+    fn deliver_in_order(&mut self) {
+        while let Some(e) = self.store.first_entry() {
+            if *e.key() != self.rcv_next_data {
+                if *e.key() < self.rcv_next_data {
+                    e.remove(); // a data-level duplicate
+                    continue;
+                }
+                break;
+            }
+            let s = e.remove();
+            self.deliver(s.len);
+        }
+    }
+
+    /// Per-subflow contiguous `rcv_nxt` (RFC 8684; 4.4 **\[PROPOSED\]**).
+    fn on_data_per_subflow(&mut self, j: usize, s: u64, d: u64, len: u32) {
+        let Some(sub) = self.subs[j].as_mut() else {
+            return;
+        };
+        let mut accepted = Vec::new();
+        if s == sub.rcv_nxt {
+            accepted.push((d, len));
+            sub.rcv_nxt += len as u64;
+            while let Some(e) = sub.ooo.first_entry() {
+                if *e.key() != sub.rcv_nxt {
+                    break;
+                }
+                let (l, dd) = e.remove();
+                accepted.push((dd, l));
+                sub.rcv_nxt += l as u64;
+            }
+        } else if s > sub.rcv_nxt {
+            self.stats.out_of_order_segments += 1;
+            sub.ooo.entry(s).or_insert((len, d));
+        } else {
+            self.stats.duplicate_segments += 1;
+        }
+        for (d, len) in accepted {
+            if d >= self.rcv_next_data {
+                self.store.entry(d).or_insert(Stored {
+                    sub: j,
+                    seq: 0,
+                    len,
+                });
+            }
+        }
+        self.deliver_in_order();
+    }
+
+    /// The code's reassembly (4.4 "Reassembly as coded"), artefacts (a) and (b) included.
+    fn on_data_code(&mut self, j: usize, s: u64, d: u64, len: u32) {
+        let Some(sub) = self.subs[j].as_mut() else {
+            return;
+        };
+        if s == sub.rcv_nxt {
+            if d == self.rcv_next_data {
+                sub.rcv_nxt += len as u64;
+                self.deliver(len);
+                self.drain();
+            } else if d > self.rcv_next_data {
+                if let std::collections::btree_map::Entry::Vacant(v) = self.store.entry(d) {
+                    v.insert(Stored {
+                        sub: j,
+                        seq: s,
+                        len,
+                    });
+                    sub.rcv_nxt += len as u64;
+                } else {
+                    self.stats.duplicate_segments += 1;
+                }
+            } else {
+                // The code aborts here; 4.4 [PROPOSED]: a duplicate that still advances rcv_nxt.
+                sub.rcv_nxt += len as u64;
+                self.stats.duplicate_segments += 1;
+            }
+        } else if s > sub.rcv_nxt {
+            self.stats.out_of_order_segments += 1;
+            self.store.entry(d).or_insert(Stored {
+                sub: j,
+                seq: s,
+                len,
+            });
+        } else {
+            self.stats.duplicate_segments += 1;
+        }
+    }
+
+    /// `drain()` of 4.4: one walk of the store in data-sequence order.
+    fn drain(&mut self) {
+        let keys: Vec<u64> = self.store.keys().copied().collect();
+        for d in keys {
+            let Some(e) = self.store.get(&d).copied() else {
+                continue;
+            };
+            let Some(x) = self.subs.get_mut(e.sub).and_then(Option::as_mut) else {
+                continue;
+            };
+            if d == self.rcv_next_data {
+                if e.seq == x.rcv_nxt {
+                    x.rcv_nxt += e.len as u64;
+                }
+                self.store.remove(&d);
+                self.deliver(e.len);
+            } else if e.seq == x.rcv_nxt {
+                x.rcv_nxt += e.len as u64;
+            }
+        }
+    }
+
+    fn on_data(&mut self, j: usize, packet: &Packet, ctx: &mut Ctx<'_>) {
+        self.stats.segments_received += 1;
+        let ce = packet.has(flags::CE);
+        if ce {
+            self.stats.ce_segments += 1;
+        }
+        let (s, d, len) = (packet.seq, packet.data_seq, packet.payload_bytes);
+        match self.semantics {
+            RxSubflowAck::PerSubflow => self.on_data_per_subflow(j, s, d, len),
+            RxSubflowAck::CodeDrain => self.on_data_code(j, s, d, len),
+        }
+        self.send(j, ctx, PacketKind::Ack, ce);
+        self.after_fin_check(j, ctx);
+    }
+
+    fn after_fin_check(&mut self, j: usize, ctx: &mut Ctx<'_>) {
+        let at = ctx.now().saturating_add(self.backoff(1));
+        if let Some(sub) = self.subs[j].as_mut() {
+            if sub.fin_complete() && sub.state == RxState::Established {
+                sub.state = RxState::LastAck { transmissions: 1 };
+                sub.timer.set(ctx, at);
+            }
+        }
+    }
+
+    fn maybe_close(&mut self, ctx: &mut Ctx<'_>) {
+        let all = self
+            .subs
+            .iter()
+            .flatten()
+            .all(|s| s.state == RxState::Finished);
+        if all && self.subs.first().is_some_and(Option::is_some) {
+            self.close(ctx);
+        }
+    }
+
+    fn close(&mut self, ctx: &mut Ctx<'_>) {
+        if let Some(sink) = &self.report {
+            if let Ok(mut v) = sink.lock() {
+                v.push(ConnectionReport::Receiver {
+                    flow_id: self.flow_id,
+                    stats: self.stats,
+                });
+            }
+        }
+        ctx.close();
+    }
+}
+
+impl Endpoint for MptcpReceiver {
+    fn on_packet(&mut self, packet: &Packet, ctx: &mut Ctx<'_>) {
+        let j = packet.subflow as usize;
+        if packet.kind == PacketKind::Syn {
+            self.on_syn(j, ctx);
+            return;
+        }
+        if packet.kind == PacketKind::Rst {
+            self.close(ctx);
+            return;
+        }
+        let Some(sub) = self.subs.get_mut(j).and_then(Option::as_mut) else {
+            return; // nothing before the SYN
+        };
+        match packet.kind {
+            PacketKind::Ack => match sub.state {
+                RxState::SynRcvd { .. } => Self::establish(sub),
+                RxState::LastAck { .. } if packet.ack > FIRST_SEQ => {
+                    sub.state = RxState::Finished;
+                    sub.timer.cancel();
+                    self.maybe_close(ctx);
+                }
+                _ => {}
+            },
+            PacketKind::Data => {
+                Self::establish(sub);
+                if sub.state != RxState::Finished {
+                    self.on_data(j, packet, ctx);
+                }
+            }
+            PacketKind::Fin => {
+                Self::establish(sub);
+                if sub.state != RxState::Finished {
+                    sub.fin_seq = Some(packet.seq);
+                    self.send(j, ctx, PacketKind::Ack, false);
+                    self.after_fin_check(j, ctx);
+                }
+            }
+            PacketKind::Syn | PacketKind::SynAck | PacketKind::Rst => {}
+        }
+    }
+
+    fn on_timer(&mut self, fired: TimerFired, ctx: &mut Ctx<'_>) {
+        let j = fired.key as usize;
+        let max = self.syn_max_transmissions;
+        let (timeout, now) = (self.syn_timeout, ctx.now());
+        let Some(sub) = self.subs.get_mut(j).and_then(Option::as_mut) else {
+            return;
+        };
+        if !sub.timer.fire(ctx, fired) {
+            return;
+        }
+        match sub.state {
+            RxState::SynRcvd { transmissions } | RxState::LastAck { transmissions }
+                if transmissions >= max =>
+            {
+                // A join given up, or no last ACK (**[PROPOSED]**, as TcpReceiver).
+                sub.state = RxState::Finished;
+                self.maybe_close(ctx);
+            }
+            RxState::SynRcvd { transmissions } => self.send_syn_ack(j, ctx, transmissions + 1),
+            RxState::LastAck { transmissions } => {
+                sub.state = RxState::LastAck {
+                    transmissions: transmissions + 1,
+                };
+                let shift = transmissions.min(30);
+                let wait = SimTime::from_ps(timeout.as_ps().saturating_mul(1u64 << shift));
+                sub.timer.set(ctx, now.saturating_add(wait));
+                self.send(j, ctx, PacketKind::Ack, false);
+            }
+            RxState::Established | RxState::Finished => {}
+        }
+    }
+}

@@ -1,0 +1,63 @@
+//! The MPTCP scheduler: round robin with a stall on non-established subflows (transports.md
+//! 4.3; MMPTCP phase 2 in 6.4).
+
+use crate::subflow::{Subflow, SubflowEnv, SubflowState};
+
+/// Round robin over a connection's subflows, one segment per subflow in turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RoundRobin {
+    rr: usize,
+    skip_unestablished: bool,
+}
+
+impl RoundRobin {
+    /// A scheduler starting at subflow 0; `skip_unestablished` is 12's `rr_skip_unestablished`
+    /// (false = the faithful stall).
+    pub fn new(skip_unestablished: bool) -> Self {
+        RoundRobin {
+            rr: 0,
+            skip_unestablished,
+        }
+    }
+
+    /// The round-robin pointer.
+    pub fn pointer(&self) -> usize {
+        self.rr
+    }
+
+    /// Deals out segments while there is unsent data (4.3 `try_send`). A subflow for which
+    /// `eligible` is false (a failed join; MMPTCP's subflow 0 in phase 2 and the joins in phase
+    /// 1) is passed over. If the subflow at the pointer is not established the whole connection
+    /// stalls, the pointer staying put, unless `skip_unestablished`. A subflow in go-back-N
+    /// resends its stored segment instead of new data ([`Subflow::send_one`]).
+    pub fn run(
+        &mut self,
+        subs: &mut [Subflow],
+        eligible: impl Fn(usize) -> bool,
+        env: &mut SubflowEnv<'_, '_>,
+    ) {
+        let n = subs.len();
+        if n == 0 {
+            return;
+        }
+        while env.source.unsent_bytes() > 0 {
+            let mut sent = false;
+            for _ in 0..n {
+                let i = self.rr % n;
+                let sf = &mut subs[i];
+                let usable = eligible(i) && sf.state() != SubflowState::Failed;
+                if usable && !sf.is_established() && !self.skip_unestablished {
+                    return; // the stall of 4.3: rr is not advanced
+                }
+                self.rr = (i + 1) % n;
+                if usable && sf.is_established() && sf.send_one(env) {
+                    sent = true;
+                    break;
+                }
+            }
+            if !sent {
+                return;
+            }
+        }
+    }
+}
