@@ -10,8 +10,15 @@
 //!   MPTCP, MMPTCP and XMP.
 //! - [`workload`] (`htsim-workload`): traffic matrices, flow-size distributions, arrivals.
 //!
-//! Scenario loading, the run list, parallel runs and results will live here (see README.md for
-//! the status of each part).
+//! And its own modules:
+//!
+//! - [`scenario`]: loading scenario files (TOML), with errors naming file, line, column and key;
+//!   key paths for `[sweep]` and `--set`; sweep points.
+//! - [`runner`], [`shard`], [`output`]: the run list (sweep points x seeds, stable ids), shards,
+//!   parallel runs with atomic per-run files, and resuming interrupted sweeps.
+//! - [`simulate`]: one run of a scenario: building the world (topology, queues, transports, flow
+//!   classes, events), the central flow generator, and flows.csv / links.csv / summary.json.
+//! - [`report`]: metrics, cross-seed summaries (summary.csv / summary.json) and plots.
 //!
 //! ```
 //! use htsim::core::{world::World, Rate, SimTime};
