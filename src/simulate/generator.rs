@@ -65,6 +65,8 @@ struct ClassState {
 /// The generator endpoint (see the module doc).
 pub struct Generator {
     classes: Vec<ClassState>,
+    /// Per class, per pool connection: the destination's reach (PS / MMPTCP auto rules).
+    reach: Vec<Vec<htsim_transport::Reach>>,
     /// Pending class arrivals: (time, class).
     agenda: BinaryHeap<Reverse<(SimTime, u32)>>,
     timer: Timer,
@@ -80,6 +82,23 @@ pub struct Generator {
 }
 
 impl Generator {
+    /// Gives every pool connection its destination's [`Reach`](htsim_transport::Reach), from
+    /// `reach(src, dst)` (transports.md 6.5, 6.7: computed from the topology by the caller).
+    pub fn with_reach(mut self, reach: impl Fn(u32, u32) -> htsim_transport::Reach) -> Self {
+        self.reach = self
+            .classes
+            .iter()
+            .map(|c| {
+                c.plan
+                    .pool
+                    .iter()
+                    .map(|p| reach(p.src as u32, p.dst as u32))
+                    .collect()
+            })
+            .collect();
+        self
+    }
+
     /// A generator for `classes`, with the run's `streams` and its `duration`.
     pub fn new(classes: Vec<ClassPlan>, streams: RngStreams, duration: SimTime) -> Self {
         let cutoff = arrival_cutoff(duration);
@@ -110,6 +129,7 @@ impl Generator {
             })
             .collect();
         Generator {
+            reach: Vec::new(),
             classes,
             agenda: BinaryHeap::new(),
             timer: Timer::new(0),
@@ -177,6 +197,7 @@ impl Generator {
             spec.stop = Some(self.duration);
         }
         spec.notify_on_complete = token.map(|t| (ctx.me(), t));
+        spec.reach = self.reach.get(c).and_then(|r| r.get(conn)).copied();
         match class.plan.transport.transport.open(ctx, spec) {
             Ok(connection) => {
                 self.started.push(StartedFlow {

@@ -178,7 +178,8 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
         start: scenario.run.warmup.min(duration),
         end: duration,
     };
-    let generator = Generator::new(plans, world.streams(), duration);
+    let generator = Generator::new(plans, world.streams(), duration)
+        .with_reach(|s, d| transports::reach(&topology, s, d));
     let gen_id = world.spawn(Box::new(generator), SimTime::ZERO);
 
     let links = &topology.links();

@@ -10,18 +10,25 @@
 
 use std::sync::Arc;
 
+use htsim_core::ids::HostId;
 use htsim_core::units::BufferSize;
 use htsim_core::SimTime;
+use htsim_topology::topology::{Locality as TopoLocality, Topology};
+use htsim_transport::config::LimitedTransmit;
 use htsim_transport::config::{DelayedAck, PacketSizes};
 use htsim_transport::dctcp::DctcpConfig;
-use htsim_transport::{DctcpTransport, Profile, TcpConfig, TcpTransport, Transport};
+use htsim_transport::mptcp::{CcKind, MptcpConfig};
+use htsim_transport::{
+    DctcpTransport, Locality, MmptcpTransport, MptcpTransport, Profile, PsTransport, Reach,
+    TcpConfig, TcpTransport, Transport,
+};
 
 use crate::runner::RunError;
 use crate::scenario::params::{ParamValue, Params};
 use crate::scenario::TransportConfig;
 
 /// Transport kinds the scenario format names that are not implemented yet.
-const LATER: &[&str] = &["ps", "mptcp", "mmptcp", "xmp"];
+const LATER: &[&str] = &["xmp"];
 
 /// A configured transport and what flows.csv and the ideal FCT need to know about it.
 #[derive(Clone)]
@@ -39,7 +46,7 @@ pub fn configure(config: &TransportConfig) -> Result<Configured, RunError> {
     let kind = config.kind.as_str();
     if LATER.contains(&kind) {
         return Err(RunError::Unsupported(format!(
-            "transport `{kind}` is not implemented yet (available: tcp, dctcp)"
+            "transport `{kind}` is not implemented yet (available: tcp, dctcp, ps, mptcp, mmptcp)"
         )));
     }
     let tcp = tcp_config(&config.params)?;
@@ -60,10 +67,37 @@ pub fn configure(config: &TransportConfig) -> Result<Configured, RunError> {
                 .map_err(|e| RunError::Failed(format!("dctcp: {e}")))?;
             Arc::new(t)
         }
+        "ps" => {
+            let mut t = PsTransport::new(tcp.profile);
+            t.config = tcp.clone();
+            t.auto_dupthresh = auto_dupthresh(&config.params);
+            t.config.limited_transmit = limited_transmit(&config.params);
+            Arc::new(t)
+        }
+        "mptcp" => {
+            let mut t = MptcpTransport::new(tcp.profile);
+            t.config = tcp.clone();
+            t.mptcp = mptcp_config(&config.params, tcp.profile)?;
+            Arc::new(t)
+        }
+        "mmptcp" => {
+            let mut t = MmptcpTransport::new(tcp.profile);
+            t.config = tcp.clone();
+            t.mptcp = mptcp_config(&config.params, tcp.profile)?;
+            t.mmptcp.auto_dupthresh = auto_dupthresh(&config.params);
+            t.mmptcp.limited_transmit = limited_transmit(&config.params);
+            if let Some(b) = config.params.size("switch_threshold") {
+                t.mmptcp.switch_threshold = b;
+            }
+            if let Some(ParamValue::Bool(on)) = config.params.get("auto_subflows") {
+                t.mmptcp.auto_subflows = *on;
+            }
+            Arc::new(t)
+        }
         other => {
             return Err(RunError::Unsupported(format!(
-                "transport `{other}` is not implemented yet (available: tcp, dctcp)"
-            )))
+            "transport `{other}` is not implemented yet (available: tcp, dctcp, ps, mptcp, mmptcp)"
+        )))
         }
     };
     Ok(Configured {
@@ -71,6 +105,52 @@ pub fn configure(config: &TransportConfig) -> Result<Configured, RunError> {
         kind: kind.to_string(),
         tcp,
     })
+}
+
+/// `dupthresh = "auto"` (or absent): 3 + X from the destination (transports.md 6.5); a number
+/// is the whole dupthresh (set by [`tcp_config`]).
+fn auto_dupthresh(params: &Params) -> bool {
+    !matches!(params.get("dupthresh"), Some(ParamValue::Int(_)))
+}
+
+/// `limited_transmit = true`: MMPTCP's variant (transports.md 6.6).
+fn limited_transmit(params: &Params) -> LimitedTransmit {
+    match params.get("limited_transmit") {
+        Some(ParamValue::Bool(true)) => LimitedTransmit::Mmptcp,
+        _ => LimitedTransmit::Off,
+    }
+}
+
+/// The MPTCP keys: `subflows` -> MaxSubflows, `cc`; the 12 switches come from the profile.
+fn mptcp_config(params: &Params, profile: Profile) -> Result<MptcpConfig, RunError> {
+    let mut m = MptcpConfig::for_profile(profile);
+    if let Some(n) = params.int("subflows") {
+        m.max_subflows = u32::try_from(n)
+            .map_err(|_| RunError::Failed(format!("subflows {n} is out of range")))?;
+    }
+    if let Some(name) = params.text("cc") {
+        m.cc = CcKind::from_name(name)
+            .ok_or_else(|| RunError::Failed(format!("unknown cc `{name}`")))?;
+    }
+    m.validate()
+        .map_err(|e| RunError::Failed(format!("transport: {e}")))?;
+    Ok(m)
+}
+
+/// The [`Reach`] of `dst` from `src`: locality and equal-cost path count from the topology
+/// (transports.md 6.5; the ECMP fan-out cap is not applied: every path is hashed over).
+pub fn reach(topology: &Topology, src: u32, dst: u32) -> Reach {
+    let (s, d) = (HostId(src), HostId(dst));
+    let locality = match topology.locality(s, d) {
+        TopoLocality::SameHost => Locality::SameHost,
+        TopoLocality::SameTor => Locality::SameTor,
+        TopoLocality::SamePod => Locality::SamePod,
+        TopoLocality::OtherPod => Locality::OtherPod,
+    };
+    Reach {
+        locality,
+        paths: topology.path_count(s, d),
+    }
 }
 
 fn float(params: &Params, key: &str) -> Option<f64> {

@@ -367,11 +367,7 @@ impl MptcpSender {
                 v.push(ConnectionReport::Sender {
                     record: self.record(),
                     counters: self.counters(),
-                    last_rtt: self
-                        .subs
-                        .iter()
-                        .filter_map(|s| s.rtt().last_sample())
-                        .last(),
+                    last_rtt: self.subs.iter().rev().find_map(|s| s.rtt().last_sample()),
                 });
             }
         }

@@ -25,11 +25,12 @@ impl RoundRobin {
         self.rr
     }
 
-    /// Deals out segments while there is unsent data (4.3 `try_send`). A subflow for which
-    /// `eligible` is false (a failed join; MMPTCP's subflow 0 in phase 2 and the joins in phase
-    /// 1) is passed over. If the subflow at the pointer is not established the whole connection
-    /// stalls, the pointer staying put, unless `skip_unestablished`. A subflow in go-back-N
-    /// resends its stored segment instead of new data ([`Subflow::send_one`]).
+    /// Deals out segments while there is unsent data (4.3 `try_send`). Subflows for which
+    /// `eligible` is false are passed over: a failed join, and for MMPTCP the joins before the
+    /// switch and subflow 0 after it. If the subflow at the pointer is not established, the
+    /// whole connection stalls with the pointer staying put, unless `skip_unestablished`. A
+    /// subflow in go-back-N resends its stored segment instead of new data
+    /// ([`Subflow::send_one`]).
     pub fn run(
         &mut self,
         subs: &mut [Subflow],
