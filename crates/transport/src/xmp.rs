@@ -32,9 +32,11 @@
 use crate::cc::{AckSample, CcState, CongestionControl};
 use crate::config::{CeEcho, EcnMode, Profile, TcpConfig};
 use crate::error::TransportError;
+use crate::mptcp::{CoupledCc, Coupling, MptcpTransport};
 use crate::subflow::FIRST_SEQ;
 use crate::transport::{open_single_path, Connection, ConnectionSpec, Transport};
 use htsim_core::endpoint::Spawn;
+use std::sync::Arc;
 
 /// XMP's parameters (transports.md 7.5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -288,6 +290,42 @@ impl CongestionControl for Xmp {
     }
 }
 
+/// XMP as the coupled controller of an MPTCP connection (transports.md 7: "XMP is an MPTCP
+/// congestion controller"): TraSh's sums count the subflows the connection puts in scope
+/// ([`SubflowView::in_scope`](crate::mptcp::SubflowView)).
+impl CoupledCc for Xmp {
+    fn name(&self) -> &'static str {
+        "xmp"
+    }
+
+    fn on_ack(&mut self, c: &Coupling<'_>, state: &mut CcState, ack: &AckSample) -> bool {
+        let in_scope = |i: usize| c.subflows.get(i).is_some_and(|v| v.in_scope);
+        self.on_ack_scoped(state, ack, &in_scope);
+        false
+    }
+
+    fn increase(&mut self, _c: &Coupling<'_>, state: &mut CcState, _ack: &AckSample) {
+        self.grow(state);
+    }
+}
+
+impl XmpConfig {
+    /// The `xmp` transport: MPTCP (transports.md 4: subflow setup, scheduler, per-subflow loss
+    /// recovery) whose subflows are driven by one [`Xmp`] per connection with these parameters,
+    /// and [`XmpConfig::tcp_config`] per subflow. Subflows: 2 (**\[PROPOSED\]**: one per path of
+    /// [P1]'s two-path testbed; set `mptcp.max_subflows` for more). The MPTCP receiver ACKs every
+    /// segment at once with ECE = the CE bit of the segment answered, which is 7.2's `e` without
+    /// delayed ACKs. Fails if the parameters are invalid ([`XmpConfig::validate`]).
+    pub fn mptcp_transport(self, profile: Profile) -> Result<MptcpTransport, TransportError> {
+        self.validate()?;
+        let factory = Arc::new(move |_: &TcpConfig| Box::new(Xmp::new(self)) as Box<dyn CoupledCc>);
+        let mut t = MptcpTransport::with_cc_factory(profile, "xmp", factory);
+        t.config = XmpConfig::tcp_config(profile);
+        t.mptcp.max_subflows = 2;
+        Ok(t)
+    }
+}
+
 /// Single-path XMP, i.e. BOS (transports.md 7: "with one subflow δ = 1, so XMP with one subflow
 /// is BOS"): the TCP endpoint with the [`Xmp`] controller and [`XmpConfig::tcp_config`].
 #[derive(Clone, Debug, PartialEq)]
@@ -356,9 +394,9 @@ mod tests {
 
     /// One ACK through both hooks, as the engine calls them outside fast recovery.
     fn step(x: &mut Xmp, s: &mut CcState, a: &AckSample) {
-        x.on_ack(s, a);
+        CongestionControl::on_ack(x, s, a);
         if a.newly_acked > 0 {
-            x.increase(s, a);
+            CongestionControl::increase(x, s, a);
         }
     }
 
@@ -391,23 +429,23 @@ mod tests {
         let mut x = Xmp::new(XmpConfig::default());
         // cwnd 3: floor(3/4) = 0, so cut by 1 to 2.
         let mut s = st(0, 3, 2, 101, 4001, 100);
-        x.on_ack(&mut s, &ack(1, 100, 1));
+        CongestionControl::on_ack(&mut x, &mut s, &ack(1, 100, 1));
         assert_eq!((s.cwnd / MSS, s.ssthresh / MSS), (2, 1));
         // cwnd 2 in CA: the cut would give 1; the minimum is 2.
         let mut y = Xmp::new(XmpConfig::default());
         let mut s = st(0, 2, 1, 101, 4001, 100);
-        y.on_ack(&mut s, &ack(1, 100, 1));
+        CongestionControl::on_ack(&mut y, &mut s, &ack(1, 100, 1));
         assert_eq!(s.cwnd / MSS, 2);
         // Slow start (ssthresh infinite): no cut, ssthresh = cwnd - 1.
         let mut z = Xmp::new(XmpConfig::default());
         let mut s = st(0, 16, u64::MAX / MSS, 101, 16_001, 100);
-        z.on_ack(&mut s, &ack(1, 100, 1));
+        CongestionControl::on_ack(&mut z, &mut s, &ack(1, 100, 1));
         assert_eq!((s.cwnd / MSS, s.ssthresh / MSS), (16, 15));
         // Echoes in loss recovery are ignored.
         let mut fresh = Xmp::new(XmpConfig::default());
         let mut s = st(0, 40, 30, 101, 40_001, 100);
         s.in_recovery = true;
-        fresh.on_ack(&mut s, &ack(1, 100, 1));
+        CongestionControl::on_ack(&mut fresh, &mut s, &ack(1, 100, 1));
         assert_eq!(fresh.cuts(), 0);
         assert_eq!(s.cwnd / MSS, 40);
     }

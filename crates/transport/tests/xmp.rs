@@ -212,3 +212,102 @@ fn bos_with_beta_4_and_k_10_keeps_the_queue_short_and_the_link_busy() {
     assert!(qd < 20.0, "BOS (delayed ACK) mean queue {qd}");
     assert!(ud >= 0.90, "BOS (delayed ACK) utilisation {ud}");
 }
+
+fn xmp() -> htsim_transport::MptcpTransport {
+    XmpConfig::default()
+        .mptcp_transport(Profile::Rfc)
+        .expect("valid XMP parameters")
+}
+
+#[test]
+fn two_xmp_flows_with_beta_4_and_k_10_keep_the_queue_short_and_the_link_busy() {
+    let (q, u, max, ce) = two_flows_k10(&xmp());
+    println!(
+        "XMP (2 subflows each): mean queue {q:.2} pkts, max {max}, utilisation {u:.4}, {ce} CE"
+    );
+    assert!(q < 20.0, "XMP mean queue {q}");
+    assert!(u >= 0.90, "XMP utilisation {u}");
+    assert!(ce > 0);
+}
+
+/// Bytes subflow `r` of the MPTCP sender `ep` has had acknowledged.
+fn subflow_acked(w: &World, ep: htsim_core::ids::EndpointId, r: usize) -> u64 {
+    let e: &dyn std::any::Any = w.endpoint(ep).expect("sender alive");
+    let s = e
+        .downcast_ref::<htsim_transport::mptcp::connection::MptcpSender>()
+        .expect("an MPTCP sender");
+    s.subflows()[r].snd_una() - 1
+}
+
+#[test]
+fn xmp_compensates_on_the_other_path_when_one_path_gets_loaded() {
+    use htsim_topology::cabling::Cabling;
+    use htsim_topology::xmp::XmpTwoPath;
+    // Senders: host 0 (both paths), host 1 (path 0 only), host 2 (path 1 only); receivers
+    // hosts 3, 4, 5. 1 Gb/s, 100 us per cable (RTT about 0.6 ms, BDP about 51 packets), ECN
+    // with K = 20 >= BDP / (beta - 1) (7.5's sizing rule) and 100-packet buffers everywhere.
+    // (With a BDP near 10 packets, the 2-packet minimum window dominates a starved subflow.)
+    let mut w = World::new(9);
+    let cabling = Cabling::uniform(htsim_core::Rate::gbps(1), SimTime::from_us(100));
+    let mut queues = |_: htsim_topology::cabling::QueueSite<'_>| {
+        Queue::new(
+            BufferSize::Packets(100),
+            Discipline::Ecn {
+                threshold: BufferSize::Packets(20),
+            },
+        )
+    };
+    let testbed = XmpTwoPath {
+        multipath_pairs: 1,
+        single_path_pairs: [1, 1],
+    };
+    testbed
+        .build(&mut w, &cabling, &mut queues)
+        .expect("testbed");
+    let report = sink();
+    let end = SimTime::from_ms(1200);
+    let bos = BosTransport::new(Profile::Rfc);
+    let flow = |w: &mut World, t: &dyn Transport, id: u32, start_ms: u64, pinned: bool| {
+        let mut spec = htsim_transport::ConnectionSpec::new(
+            id as u64,
+            HostId(id),
+            HostId(3 + id),
+            None,
+            SimTime::from_ms(start_ms),
+            w.streams().substream("conn", id as u64),
+        );
+        spec.stop = Some(end);
+        spec.report = Some(report.clone());
+        if pinned {
+            spec.path = htsim_transport::path::PathPolicy::Pinned(0); // subflow j on path j
+        }
+        t.open(w, spec).expect("open")
+    };
+    let x = flow(&mut w, &xmp(), 0, 0, true);
+    flow(&mut w, &bos, 2, 0, false); // competes with subflow 1 on path 1 all along
+    flow(&mut w, &bos, 1, 600, false); // the background flow on path 0
+    let rate = |w: &mut World, from_ms: u64, to_ms: u64, r: usize| {
+        w.run_until(SimTime::from_ms(from_ms));
+        let a = subflow_acked(w, x.sender, r);
+        w.run_until(SimTime::from_ms(to_ms));
+        let b = subflow_acked(w, x.sender, r);
+        (b - a) as f64 * 8.0 / ((to_ms - from_ms) as f64 * 1e-3)
+    };
+    let before1 = rate(&mut w, 300, 600, 1);
+    let after0 = rate(&mut w, 800, 900, 0);
+    let after1 = rate(&mut w, 900, 1200, 1);
+    println!(
+        "XMP subflow on path 1: {:.1} Mb/s before, {:.1} Mb/s after the background flow on path 0 \
+         (subflow 0 then {:.1} Mb/s)",
+        before1 / 1e6,
+        after1 / 1e6,
+        after0 / 1e6
+    );
+    assert!(
+        after1 > 1.2 * before1,
+        "rate compensation: path-1 subflow {before1} -> {after1} b/s"
+    );
+    w.run();
+    let done = check_end(&w, &report);
+    assert_eq!(done.len(), 3);
+}
