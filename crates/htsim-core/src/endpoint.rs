@@ -6,7 +6,7 @@
 //! safe; endpoints live as `Box<dyn Endpoint>` in the world's endpoint arena and are called through
 //! one virtual call per delivered packet.
 
-use crate::flow::FlowRecord;
+use crate::flow::{FlowRecord, FlowSample};
 use crate::ids::{EndpointId, HostId, PathSetId, RouteId};
 use crate::packet::Packet;
 use crate::routing::{ecmp_hash, reduce, FlowKey, RoutingMode};
@@ -33,6 +33,11 @@ pub trait Endpoint: Any + Send {
     /// A snapshot of the flow this endpoint sends, if it is a sender (used for flows still open
     /// when a run ends).
     fn flow_record(&self, _now: SimTime) -> Option<FlowRecord> {
+        None
+    }
+    /// The sender's congestion state now, for time series; `None` for endpoints that are not
+    /// senders (the default).
+    fn sample(&self) -> Option<FlowSample> {
         None
     }
 }

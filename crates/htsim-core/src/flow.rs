@@ -53,3 +53,11 @@ impl FlowRecord {
         self.end.is_some()
     }
 }
+
+/// A sender's state at an instant, for time series (transports.md has no such metric; it serves
+/// plots of the window).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlowSample {
+    /// Congestion window in bytes (multipath: the sum over subflows).
+    pub cwnd_bytes: u64,
+}
