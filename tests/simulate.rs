@@ -1,11 +1,10 @@
 //! End-to-end runs of small scenarios through the library: flows complete, packets are
 //! conserved, the files have the columns of scenario-format.md, transports compared on one seed
-//! see the same workload, and unimplemented transports fail cleanly.
+//! see the same workload, and every multipath transport kind runs.
 
 use std::path::Path;
 
 use htsim::output::{FLOWS_COLUMNS, LINKS_COLUMNS};
-use htsim::runner::RunError;
 use htsim::scenario::{load_str, LoadOptions, Scenario};
 use htsim::simulate::{run, RunContext};
 
@@ -125,11 +124,16 @@ fn transports_compared_on_one_seed_see_the_same_workload() {
 }
 
 #[test]
-fn an_unimplemented_transport_is_a_clear_run_error() {
-    let s = scenario(TINY, &["transports.t.kind=mptcp"]);
-    match run(&s, 1, &RunContext::default()) {
-        Err(RunError::Unsupported(m)) => assert!(m.contains("mptcp"), "{m}"),
-        other => panic!("expected Unsupported, got {other:?}"),
+fn every_multipath_transport_kind_runs_from_a_scenario() {
+    for kind in ["ps", "mptcp", "mmptcp", "xmp"] {
+        let s = scenario(
+            TINY,
+            &[&format!("transports.t.kind={kind}"), "run.duration=100ms"],
+        );
+        let out = run(&s, 1, &RunContext::default()).unwrap();
+        assert!(out.conservation.holds(), "{kind}");
+        let short = &out.summary.classes[1];
+        assert_eq!(short.completed, short.finite_flows, "{kind}: {short:?}");
     }
 }
 

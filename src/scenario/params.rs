@@ -468,6 +468,20 @@ const LIMITED_TRANSMIT: ParamSpec = p(
     "limited transmit in the scatter phase (transports.md 6.6)",
 );
 
+const XMP_SUBFLOWS: ParamSpec = p(
+    "subflows",
+    ParamKind::Int { min: 1, max: 256 },
+    Some("2"),
+    "number of subflows (1 = BOS, single-path XMP)",
+);
+/// XMP runs with "sufficiently large" buffers (transports.md 7.5): no cap under either profile.
+const XMP_RWND: ParamSpec = p(
+    "rwnd",
+    ParamKind::SizeOrUnlimited,
+    Some("unlimited"),
+    "receiver window cap (XMP's experiments use none, transports.md 7.5)",
+);
+
 /// The transport kinds and their parameters (defaults from transports.md section 11).
 pub const TRANSPORTS: &[KindSpec] = &[
     KindSpec {
@@ -561,30 +575,29 @@ pub const TRANSPORTS: &[KindSpec] = &[
     },
     KindSpec {
         name: "xmp",
-        doc: "XMP: BOS marking response with TraSh coupling (transports.md 7)",
+        doc: "XMP: MPTCP with the BOS marking response and TraSh coupling (transports.md 7); \
+              data is ECN-capable, queues of kind \"ecn\" with mark_threshold give K",
         params: &[
             PROFILE,
             MSS,
             HEADER,
             ACK,
             IW,
-            SSTHRESH,
-            RWND,
-            DELACK,
+            XMP_RWND,
             MIN_RTO,
             DUPTHRESH,
-            SUBFLOWS,
+            XMP_SUBFLOWS,
             p(
                 "beta",
                 ParamKind::Int { min: 2, max: 64 },
                 Some("4"),
-                "window cut divisor once per round",
+                "an echo cuts the window by cwnd / beta, once per round (transports.md 7.3)",
             ),
             p(
                 "min_cwnd",
                 ParamKind::Int { min: 1, max: 1000 },
                 Some("2"),
-                "smallest window, in segments",
+                "smallest window after an echo cut, in segments",
             ),
         ],
         layers: &[],

@@ -32,9 +32,8 @@
 //! println!("{} flows, {} completed", out.summary.classes[0].finite_flows, out.summary.classes[0].completed);
 //! ```
 //!
-//! Not wired yet: partition/aggregate jobs (the scenario schema has no keys for them), the
-//! multipath transports (ps, mptcp, mmptcp, xmp: a run using them fails with "not implemented
-//! yet").
+//! Not wired yet: partition/aggregate jobs (the scenario schema has no keys for them). Every
+//! transport kind (tcp, dctcp, ps, mptcp, mmptcp, xmp) runs.
 
 pub mod generator;
 pub mod network;

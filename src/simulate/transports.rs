@@ -7,6 +7,11 @@
 //! `initial_cwnd` -> `initial_cwnd_segments`; `initial_ssthresh` -> bytes (packets x MSS);
 //! `rwnd` -> `rwnd_cap` (`unlimited` = none); `delayed_ack` -> ACK every 2nd segment with a
 //! 40 ms timer; `min_rto`; `dupthresh`; DCTCP's `g`.
+//!
+//! Multipath kinds add `subflows` and (mptcp, mmptcp) `cc`; `xmp` is MPTCP with the XMP
+//! controller ([`XmpConfig::mptcp_transport`]): `beta`, `min_cwnd`, and XMP's own ECN-capable
+//! data, 2-bit CE echo and infinite initial ssthresh whatever the TCP keys say. K is the
+//! `mark_threshold` of queues of kind `ecn`.
 
 use std::sync::Arc;
 
@@ -18,6 +23,7 @@ use htsim_transport::config::LimitedTransmit;
 use htsim_transport::config::{DelayedAck, PacketSizes};
 use htsim_transport::dctcp::DctcpConfig;
 use htsim_transport::mptcp::{CcKind, MptcpConfig};
+use htsim_transport::xmp::XmpConfig;
 use htsim_transport::{
     DctcpTransport, Locality, MmptcpTransport, MptcpTransport, Profile, PsTransport, Reach,
     TcpConfig, TcpTransport, Transport,
@@ -28,7 +34,7 @@ use crate::scenario::params::{ParamValue, Params};
 use crate::scenario::TransportConfig;
 
 /// Transport kinds the scenario format names that are not implemented yet.
-const LATER: &[&str] = &["xmp"];
+const LATER: &[&str] = &[];
 
 /// A configured transport and what flows.csv and the ideal FCT need to know about it.
 #[derive(Clone)]
@@ -46,7 +52,7 @@ pub fn configure(config: &TransportConfig) -> Result<Configured, RunError> {
     let kind = config.kind.as_str();
     if LATER.contains(&kind) {
         return Err(RunError::Unsupported(format!(
-            "transport `{kind}` is not implemented yet (available: tcp, dctcp, ps, mptcp, mmptcp)"
+            "transport `{kind}` is not implemented yet (available: tcp, dctcp, ps, mptcp, mmptcp, xmp)"
         )));
     }
     let tcp = tcp_config(&config.params)?;
@@ -94,9 +100,39 @@ pub fn configure(config: &TransportConfig) -> Result<Configured, RunError> {
             }
             Arc::new(t)
         }
+        "xmp" => {
+            let mut xmp = XmpConfig::default();
+            if let Some(b) = config.params.int("beta") {
+                xmp.beta = u32::try_from(b)
+                    .map_err(|_| RunError::Failed(format!("beta {b} is out of range")))?;
+            }
+            if let Some(m) = config.params.int("min_cwnd") {
+                xmp.min_cwnd_packets = u64::try_from(m)
+                    .map_err(|_| RunError::Failed(format!("min_cwnd {m} is out of range")))?;
+            }
+            let mut t = xmp
+                .mptcp_transport(tcp.profile)
+                .map_err(|e| RunError::Failed(format!("xmp: {e}")))?;
+            // ECN-capable data, the 2-bit CE echo and an infinite initial ssthresh (7.3, 7.4)
+            // are XMP's own; the other TCP keys apply as given.
+            let own = XmpConfig::tcp_config(tcp.profile);
+            t.config = TcpConfig {
+                ecn: own.ecn,
+                ce_echo: own.ce_echo,
+                initial_ssthresh: own.initial_ssthresh,
+                ..tcp.clone()
+            };
+            t.mptcp = mptcp_config(&config.params, tcp.profile)?;
+            let tcp = t.config.clone();
+            return Ok(Configured {
+                transport: Arc::new(t),
+                kind: kind.to_string(),
+                tcp,
+            });
+        }
         other => {
             return Err(RunError::Unsupported(format!(
-            "transport `{other}` is not implemented yet (available: tcp, dctcp, ps, mptcp, mmptcp)"
+            "transport `{other}` is not implemented yet (available: tcp, dctcp, ps, mptcp, mmptcp, xmp)"
         )))
         }
     };

@@ -247,6 +247,9 @@ pub const REGISTRY: &[(&str, TransportCtor)] = &[
     ("mmptcp", |p| {
         Box::new(crate::mmptcp::MmptcpTransport::new(p))
     }),
+    ("xmp", |p| {
+        Box::new(crate::xmp::XmpConfig::default_transport(p))
+    }),
 ];
 
 /// The names of the registered transports.
@@ -275,7 +278,7 @@ mod tests {
     fn registry_finds_each_transport_by_name() {
         assert_eq!(
             transport_names(),
-            vec!["tcp", "dctcp", "ps", "mptcp", "mmptcp"]
+            vec!["tcp", "dctcp", "ps", "mptcp", "mmptcp", "xmp"]
         );
         for name in transport_names() {
             let t = transport_by_name(name, Profile::Ns3Mmptcp).expect("registered");

@@ -318,11 +318,21 @@ impl XmpConfig {
     /// delayed ACKs. Fails if the parameters are invalid ([`XmpConfig::validate`]).
     pub fn mptcp_transport(self, profile: Profile) -> Result<MptcpTransport, TransportError> {
         self.validate()?;
+        Ok(self.build(profile))
+    }
+
+    /// The registry's `xmp`: [`XmpConfig::mptcp_transport`] with the default parameters (valid
+    /// by construction, so this cannot fail).
+    pub fn default_transport(profile: Profile) -> MptcpTransport {
+        XmpConfig::default().build(profile)
+    }
+
+    fn build(self, profile: Profile) -> MptcpTransport {
         let factory = Arc::new(move |_: &TcpConfig| Box::new(Xmp::new(self)) as Box<dyn CoupledCc>);
         let mut t = MptcpTransport::with_cc_factory(profile, "xmp", factory);
         t.config = XmpConfig::tcp_config(profile);
         t.mptcp.max_subflows = 2;
-        Ok(t)
+        t
     }
 }
 

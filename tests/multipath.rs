@@ -1,0 +1,126 @@
+//! Multipath transports from scenario files: XMP long flows over ECN queues on a FatTree make
+//! progress with packets conserved, CE marks are set (K = `mark_threshold`), the `subflows` and
+//! `beta` keys reach the transport, and short XMP flows complete.
+
+use std::path::Path;
+
+use htsim::output::FLOWS_COLUMNS;
+use htsim::scenario::{load_str, LoadOptions, Scenario};
+use htsim::simulate::{run, RunContext};
+
+const XMP: &str = r#"
+name = "xmp-tiny"
+[run]
+duration = "300ms"
+drain = "200ms"
+seeds = 1
+[topology]
+kind = "fattree"
+k = 4
+link_rate = "1Gbps"
+link_delay = "10us"
+[queue]
+kind = "ecn"
+capacity = "100pkt"
+mark_threshold = "10pkt"
+[transports.x]
+kind = "xmp"
+[[flows]]
+name = "long"
+matrix = "permutation"
+senders = "50%"
+size = "infinite"
+transport = "x"
+[[flows]]
+name = "short"
+matrix = "permutation"
+senders = "rest"
+size = "30KB"
+arrivals = { poisson = 200 }
+transport = "x"
+[output]
+flows = true
+links = true
+"#;
+
+fn scenario(text: &str, overrides: &[&str]) -> Scenario {
+    let options = LoadOptions {
+        overrides: overrides.iter().map(|s| s.to_string()).collect(),
+        seeds: None,
+    };
+    let loaded = load_str("xmp.toml", text, Path::new("."), &options).unwrap();
+    loaded.points[0].scenario.clone()
+}
+
+fn text(file: &Option<Vec<u8>>) -> String {
+    String::from_utf8(file.clone().expect("file asked for")).unwrap()
+}
+
+/// The values of `column` in the rows of `csv` whose `class` is `class`.
+fn column(csv: &str, class: &str, column: &str) -> Vec<String> {
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
+    let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (c, k) = (at("class"), at(column));
+    lines
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|f| f[c] == class)
+        .map(|f| f[k].to_string())
+        .collect()
+}
+
+#[test]
+fn xmp_long_flows_progress_over_ecn_queues_with_conservation() {
+    let s = scenario(XMP, &[]);
+    let t = s.transport("x").unwrap();
+    assert_eq!(t.kind, "xmp");
+    let out = run(&s, 3, &RunContext::default()).unwrap();
+    assert!(out.conservation.holds());
+    let (long, short) = (&out.summary.classes[0], &out.summary.classes[1]);
+    assert_eq!(long.long_flows, 8, "{long:?}");
+    // Every long flow moves data: at least 50 Mb/s each on 1 Gb/s links over 300 ms.
+    let goodput = long.goodput_mbps.as_ref().unwrap();
+    assert!(goodput.min > 50.0, "{goodput:?}");
+    assert!(short.finite_flows >= 10, "{short:?}");
+    assert_eq!(short.completed, short.finite_flows, "{short:?}");
+    // The flows are XMP's, with its 2 subflows by default.
+    let flows = text(&out.files.flows_csv);
+    assert!(flows.starts_with(&FLOWS_COLUMNS.join(",")));
+    let kinds = column(&flows, "long", "transport");
+    assert!(kinds.iter().all(|k| k == "xmp"), "{kinds:?}");
+    let subflows = column(&flows, "long", "subflows");
+    assert!(subflows.iter().all(|n| n == "2"), "{subflows:?}");
+    // ECN-capable data: the queues marked CE (K = 10 packets).
+    let links = text(&out.files.links_csv);
+    let mut lines = links.lines();
+    let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
+    let marked = header.iter().position(|h| *h == "packets_marked").unwrap();
+    let marks: u64 = lines
+        .map(|l| l.split(',').nth(marked).unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert!(marks > 0, "no CE marks");
+}
+
+#[test]
+fn xmp_keys_reach_the_transport() {
+    let s = scenario(
+        XMP,
+        &[
+            "transports.x.subflows=4",
+            "transports.x.beta=6",
+            "run.duration=100ms",
+        ],
+    );
+    let t = s.transport("x").unwrap();
+    assert_eq!(t.params.int("beta"), Some(6));
+    let out = run(&s, 1, &RunContext::default()).unwrap();
+    assert!(out.conservation.holds());
+    let subflows = column(&text(&out.files.flows_csv), "long", "subflows");
+    assert!(subflows.iter().all(|n| n == "4"), "{subflows:?}");
+    // beta below 2 is rejected when the scenario is loaded.
+    let options = LoadOptions {
+        overrides: vec!["transports.x.beta=1".into()],
+        seeds: None,
+    };
+    assert!(load_str("xmp.toml", XMP, Path::new("."), &options).is_err());
+}
