@@ -7,7 +7,7 @@
 //! | series  | id                                    | value                                      |
 //! |---------|---------------------------------------|--------------------------------------------|
 //! | `queue` | link name as in links.csv (`a->b`)    | packets waiting in the link's egress queue, not counting the one being serialised |
-//! | `cwnd`  | flow id as in flows.csv               | congestion window, bytes (TCP and DCTCP senders) |
+//! | `cwnd`  | flow id as in flows.csv               | congestion window, bytes (multipath: the sum over subflows) |
 //! | `rate`  | flow id                               | bytes acknowledged during the past interval x 8 / interval, bit/s (integer) |
 //!
 //! Samples are taken at `t = k x interval` for k = 1, 2, ... up to the end of the run (duration
@@ -23,11 +23,10 @@
 //! Cost: nothing when time series are off (the run loop has no extra slice and no check). When
 //! on, the world runs in slices of one interval ([`World::run_until`]) and each sample reads the
 //! selected queues and asks each open selected sender for its flow record
-//! ([`Endpoint::flow_record`](htsim_core::endpoint::Endpoint::flow_record)); the cwnd is read by
-//! downcasting the sender to [`TcpSender`] (other senders have no `cwnd` rows until the core
-//! offers a generic per-endpoint sample).
+//! ([`Endpoint::flow_record`](htsim_core::endpoint::Endpoint::flow_record)) and for its
+//! sample ([`Endpoint::sample`](htsim_core::endpoint::Endpoint::sample)), whatever the
+//! transport.
 
-use std::any::Any;
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
@@ -35,7 +34,6 @@ use htsim_core::ids::{EndpointId, LinkId};
 use htsim_core::world::World;
 use htsim_core::SimTime;
 use htsim_topology::topology::Topology;
-use htsim_transport::tcp::TcpSender;
 
 use super::generator::StartedFlow;
 use crate::runner::RunError;
@@ -218,9 +216,8 @@ impl Sampler {
                     return false;
                 };
                 if cwnd {
-                    let any: &dyn Any = endpoint;
-                    if let Some(tcp) = any.downcast_ref::<TcpSender>() {
-                        let _ = writeln!(csv, "{t},cwnd,{},{}", tr.flow_id, tcp.subflow().cwnd());
+                    if let Some(sample) = endpoint.sample() {
+                        let _ = writeln!(csv, "{t},cwnd,{},{}", tr.flow_id, sample.cwnd_bytes);
                     }
                 }
                 if let Some(record) = endpoint.flow_record(now) {

@@ -280,11 +280,13 @@ fn plots_are_drawn_when_the_scenario_asks_and_report_redraws_them_identically() 
 #[test]
 fn timeseries_rows_come_at_the_interval_for_the_selected_links_and_flows() {
     let dir = setup();
-    let text = TINY.replace(
-        "[sweep]",
-        "[output]\ntimeseries = { interval = \"5ms\", links = [\"core\", \"host0->tor0.0\"], \
-         flows = [\"long\", 9999] }\n[sweep]",
-    );
+    let text = TINY
+        .replace(
+            "[sweep]",
+            "[output]\ntimeseries = { interval = \"5ms\", links = [\"core\", \"host0->tor0.0\"], \
+             flows = [\"long\", 9999] }\n[sweep]",
+        )
+        .replace("[\"tcp\", \"dctcp\"]", "[\"tcp\", \"mptcp\"]");
     std::fs::write(dir.path().join("ts.toml"), text).unwrap();
     ok(&htsim(
         &["run", "ts.toml", "--out", "t", "--seed", "1", "-q"],
@@ -331,6 +333,27 @@ fn timeseries_rows_come_at_the_interval_for_the_selected_links_and_flows() {
     assert!(rows
         .iter()
         .all(|r| r[1] != "cwnd" || ["0", "1", "2", "3"].contains(&r[2])));
+    // Every transport has cwnd rows (Endpoint::sample): an MPTCP flow's is the sum over its 8
+    // subflows, each at least one MSS once joined.
+    let mptcp = String::from_utf8(read(
+        dir.path()
+            .join("t/runs/transports.long.kind=mptcp/seed-1/timeseries.csv"),
+    ))
+    .unwrap();
+    let cwnd: Vec<Vec<&str>> = mptcp
+        .lines()
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|r| r[0] == "50000000" && r[1] == "cwnd")
+        .collect();
+    assert_eq!(
+        cwnd.iter().map(|r| r[2]).collect::<Vec<_>>(),
+        ["0", "1", "2", "3"]
+    );
+    assert!(
+        cwnd.iter()
+            .all(|r| r[3].parse::<u64>().unwrap() >= 8 * 1000),
+        "{cwnd:?}"
+    );
     // `report --plots` draws them: per point and series, one line per link or flow.
     ok(&htsim(&["report", "t", "--plots"], dir.path()));
     let svg = String::from_utf8(read(

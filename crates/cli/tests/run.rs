@@ -138,9 +138,11 @@ fn one_and_two_jobs_give_identical_results_and_rerunning_resumes() {
 }
 
 #[test]
-fn a_run_with_an_unimplemented_transport_exits_1_with_a_clear_message() {
+fn a_run_with_an_unsupported_topology_exits_1_with_a_clear_message() {
     let dir = tempfile::tempdir().unwrap();
-    let text = TINY.replace("[\"tcp\", \"dctcp\"]", "[\"mptcp\"]");
+    let text = TINY
+        .replace("kind = \"fattree\"\nk = 4\n", "kind = \"xmp-two-path\"\n")
+        .replace("links = [\"core\"]", "links = [\"bottleneck\"]");
     std::fs::write(dir.path().join("tiny.toml"), text).unwrap();
     let out = htsim(
         &["run", "tiny.toml", "--out", "o", "--seed", "1"],
@@ -148,10 +150,7 @@ fn a_run_with_an_unimplemented_transport_exits_1_with_a_clear_message() {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("transport `mptcp` is not implemented yet"),
-        "{err}"
-    );
+    assert!(err.contains("xmp-two-path"), "{err}");
 }
 
 #[test]

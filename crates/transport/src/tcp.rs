@@ -8,7 +8,7 @@ use crate::config::TcpConfig;
 use crate::receiver::ReceiverStats;
 use crate::subflow::{DataSource, Subflow, SubflowCounters, SubflowEnv, TimerOutcome, FIRST_SEQ};
 use htsim_core::endpoint::{Ctx, Endpoint};
-use htsim_core::flow::FlowRecord;
+use htsim_core::flow::{FlowRecord, FlowSample};
 use htsim_core::ids::{EndpointId, HostId};
 use htsim_core::packet::{Packet, PacketKind};
 use htsim_core::timer::TimerFired;
@@ -323,5 +323,12 @@ impl Endpoint for TcpSender {
     fn flow_record(&self, _now: SimTime) -> Option<FlowRecord> {
         // Completed flows were recorded already; failed flows have no record (9.6).
         matches!(self.phase, Phase::Connecting | Phase::Open).then(|| self.record())
+    }
+
+    /// The subflow's congestion window (packet scatter's one window too).
+    fn sample(&self) -> Option<FlowSample> {
+        Some(FlowSample {
+            cwnd_bytes: self.sf.cwnd(),
+        })
     }
 }

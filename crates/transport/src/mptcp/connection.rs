@@ -19,7 +19,7 @@ use crate::subflow::{
 use crate::tcp::{BulkSend, ConnectionReport, SenderSpec};
 use crate::transport::{Connection, ConnectionSpec, CLIENT_PORT_MIN, SERVER_PORT};
 use htsim_core::endpoint::{Ctx, Endpoint, Spawn};
-use htsim_core::flow::FlowRecord;
+use htsim_core::flow::{FlowRecord, FlowSample};
 use htsim_core::ids::{EndpointId, PathSetId};
 use htsim_core::packet::{Packet, PacketKind};
 use htsim_core::rng::SimRng;
@@ -492,6 +492,16 @@ impl Endpoint for MptcpSender {
 
     fn flow_record(&self, _now: SimTime) -> Option<FlowRecord> {
         matches!(self.phase, Phase::Connecting | Phase::Open).then(|| self.record())
+    }
+
+    /// The sum of the congestion windows of the subflows that have not failed (MMPTCP: the
+    /// scatter window alone in phase 1, and subflow 0's with the joins' in phase 2).
+    fn sample(&self) -> Option<FlowSample> {
+        let cwnd_bytes = (self.subs.iter())
+            .filter(|sf| sf.state() != SubflowState::Failed)
+            .map(Subflow::cwnd)
+            .fold(0u64, u64::saturating_add);
+        Some(FlowSample { cwnd_bytes })
     }
 }
 
