@@ -5,11 +5,16 @@
 //!
 //! Also the receiver of MMPTCP (6): sprayed packets reach this endpoint whatever their path
 //! (the engine delivers by endpoint, which stands for 5's token demultiplexing).
+//!
+//! With `TcpConfig::reorder_hold` each subflow holds the duplicate ACKs of out-of-order
+//! arrivals exactly as the TCP receiver does ([`crate::reorder`]), so MMPTCP's sprayed phase 1
+//! is spared spurious fast retransmits; a held CE mark is echoed on the next ACK of the subflow.
 
 use super::RxSubflowAck;
 use crate::config::{PacketSizes, TcpConfig};
 use crate::path::PathChoice;
 use crate::receiver::ReceiverStats;
+use crate::reorder::{HoldDecision, HoldState, ReorderHold};
 use crate::subflow::FIRST_SEQ;
 use crate::tcp::{ConnectionReport, ReportSink};
 use crate::transport::SERVER_PORT;
@@ -39,7 +44,16 @@ struct RxSubflow {
     ooo: BTreeMap<u64, (u32, u64)>,
     fin_seq: Option<u64>,
     timer: Timer,
+    /// The reorder hold of this subflow's duplicate ACKs ([`crate::reorder`]).
+    hold_state: HoldState,
+    /// Fires at the hold deadline (key [`HOLD_KEY`] + subflow index).
+    hold_timer: Timer,
+    /// A held out-of-order segment was CE-marked: the next ACK sent carries ECE.
+    held_ce: bool,
 }
+
+/// Timer keys of the hold timers start here (subflow timers use the subflow index).
+const HOLD_KEY: u32 = 1 << 16;
 
 impl RxSubflow {
     fn fin_complete(&self) -> bool {
@@ -65,6 +79,7 @@ pub struct MptcpReceiver {
     syn_timeout: SimTime,
     syn_max_transmissions: u32,
     semantics: RxSubflowAck,
+    hold: Option<ReorderHold>,
     subs: Vec<Option<RxSubflow>>,
     rcv_next_data: u64,
     store: BTreeMap<u64, Stored>,
@@ -93,6 +108,7 @@ impl MptcpReceiver {
             syn_timeout: config.syn_timeout,
             syn_max_transmissions: config.syn_max_transmissions,
             semantics,
+            hold: config.reorder_hold,
             subs: Vec::new(),
             rcv_next_data: FIRST_SEQ,
             store: BTreeMap::new(),
@@ -168,6 +184,9 @@ impl MptcpReceiver {
                     ooo: BTreeMap::new(),
                     fin_seq: None,
                     timer: Timer::new(j as u32),
+                    hold_state: HoldState::default(),
+                    hold_timer: Timer::new(HOLD_KEY + j as u32),
+                    held_ce: false,
                 });
                 1
             }
@@ -319,12 +338,73 @@ impl MptcpReceiver {
             self.stats.ce_segments += 1;
         }
         let (s, d, len) = (packet.seq, packet.data_seq, packet.payload_bytes);
+        let before = self.subs[j].as_ref().map_or(0, |sub| sub.rcv_nxt);
         match self.semantics {
             RxSubflowAck::PerSubflow => self.on_data_per_subflow(j, s, d, len),
             RxSubflowAck::CodeDrain => self.on_data_code(j, s, d, len),
         }
-        self.send(j, ctx, PacketKind::Ack, ce);
+        if self.hold_acks(j, s, before, ce, ctx) {
+            let ce = ce || self.take_held_ce(j);
+            self.send(j, ctx, PacketKind::Ack, ce);
+        }
         self.after_fin_check(j, ctx);
+    }
+
+    /// The reorder hold of subflow `j` for a data segment at subflow seq `s` that found
+    /// `rcv_nxt = before` (as `ReceiverSubflow` does, [`crate::reorder`]): progress forgets the
+    /// owed duplicate ACKs (one cumulative ACK answers); an out-of-order arrival owes its
+    /// duplicate ACK, or releases them all at the count limit. Returns whether to ACK now.
+    fn hold_acks(&mut self, j: usize, s: u64, before: u64, ce: bool, ctx: &mut Ctx<'_>) -> bool {
+        let Some(hold) = self.hold else {
+            return true;
+        };
+        let now = ctx.now();
+        let Some(sub) = self.subs[j].as_mut() else {
+            return true;
+        };
+        if sub.rcv_nxt > before {
+            self.stats.dupacks_absorbed += sub.hold_state.owed() as u64;
+            sub.hold_state.on_progress();
+            sub.hold_timer.cancel();
+            return true;
+        }
+        if s <= before {
+            return true; // an old duplicate: answered at once
+        }
+        match sub.hold_state.on_out_of_order(&hold, sub.rcv_nxt, now) {
+            HoldDecision::AckNow => true,
+            HoldDecision::Hold => {
+                sub.held_ce |= ce;
+                if let Some(due) = sub.hold_state.due() {
+                    if sub.hold_timer.deadline() != Some(due) {
+                        sub.hold_timer.set(ctx, due);
+                    }
+                }
+                false
+            }
+            HoldDecision::Release(n) => {
+                sub.held_ce |= ce;
+                sub.hold_timer.cancel();
+                self.stats.hold_releases += 1;
+                self.release(j, n, ctx);
+                false
+            }
+        }
+    }
+
+    /// Sends `n` held duplicate ACKs of subflow `j` back to back (the first carries the echo of
+    /// any CE-marked held segment).
+    fn release(&mut self, j: usize, n: u32, ctx: &mut Ctx<'_>) {
+        for _ in 0..n {
+            let ce = self.take_held_ce(j);
+            self.send(j, ctx, PacketKind::Ack, ce);
+        }
+    }
+
+    fn take_held_ce(&mut self, j: usize) -> bool {
+        self.subs[j]
+            .as_mut()
+            .is_some_and(|sub| std::mem::take(&mut sub.held_ce))
     }
 
     fn after_fin_check(&mut self, j: usize, ctx: &mut Ctx<'_>) {
@@ -404,6 +484,23 @@ impl Endpoint for MptcpReceiver {
     }
 
     fn on_timer(&mut self, fired: TimerFired, ctx: &mut Ctx<'_>) {
+        if fired.key >= HOLD_KEY {
+            // The hold deadline passed: the hole is taken for a loss (crate::reorder).
+            let j = (fired.key - HOLD_KEY) as usize;
+            let now = ctx.now();
+            let Some(sub) = self.subs.get_mut(j).and_then(Option::as_mut) else {
+                return;
+            };
+            if !sub.hold_timer.fire(ctx, fired) {
+                return;
+            }
+            let n = sub.hold_state.on_expiry(sub.rcv_nxt, now);
+            if n > 0 {
+                self.stats.hold_releases += 1;
+                self.release(j, n, ctx);
+            }
+            return;
+        }
         let j = fired.key as usize;
         let max = self.syn_max_transmissions;
         let (timeout, now) = (self.syn_timeout, ctx.now());
