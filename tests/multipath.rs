@@ -1,6 +1,7 @@
 //! Multipath transports from scenario files: XMP long flows over ECN queues on a FatTree make
 //! progress with packets conserved, CE marks are set (K = `mark_threshold`), the `subflows` and
-//! `beta` keys reach the transport, and short XMP flows complete.
+//! `beta` keys reach the transport, and short XMP flows complete; the `reorder_hold` key cuts
+//! packet scatter's spurious fast retransmits on a FatTree.
 
 use std::path::Path;
 
@@ -123,4 +124,38 @@ fn xmp_keys_reach_the_transport() {
         seeds: None,
     };
     assert!(load_str("xmp.toml", XMP, Path::new("."), &options).is_err());
+}
+
+#[test]
+fn the_reorder_hold_is_a_transport_key_off_by_default() {
+    let ps = XMP.replace("kind = \"xmp\"", "kind = \"ps\"\ndupthresh = 3");
+    let plain = scenario(&ps, &[]);
+    let t = plain.transport("x").unwrap();
+    assert_eq!(
+        t.params.duration("reorder_hold"),
+        Some(htsim_core::SimTime::ZERO)
+    );
+    assert_eq!(t.params.int("reorder_hold_segments"), Some(32));
+    let held = scenario(
+        &ps,
+        &[
+            "transports.x.reorder_hold=300us",
+            "transports.x.reorder_hold_segments=64",
+        ],
+    );
+    let fast_retransmits = |s: &Scenario| -> u64 {
+        let out = run(s, 2, &RunContext::default()).unwrap();
+        assert!(out.conservation.holds());
+        let short = &out.summary.classes[1];
+        assert_eq!(short.completed, short.finite_flows, "{short:?}");
+        let flows = text(&out.files.flows_csv);
+        ["long", "short"]
+            .iter()
+            .flat_map(|c| column(&flows, c, "fast_retransmits"))
+            .map(|v| v.parse::<u64>().unwrap())
+            .sum()
+    };
+    let (a, b) = (fast_retransmits(&plain), fast_retransmits(&held));
+    println!("PS on a FatTree: {a} fast retransmits without the hold, {b} with it");
+    assert!(a >= 50 && b * 5 <= a, "{b} vs {a}");
 }

@@ -482,13 +482,43 @@ const XMP_RWND: ParamSpec = p(
     "receiver window cap (XMP's experiments use none, transports.md 7.5)",
 );
 
+const REORDER_HOLD: ParamSpec = p(
+    "reorder_hold",
+    ParamKind::Duration,
+    Some("0s"),
+    "reorder-resilient receiver: hold the duplicate ACKs of out-of-order segments up to this \
+     long before taking the hole for a loss (0s = off; above the paths' delay spread, e.g. \
+     \"300us\"; every subflow of the multipath receivers too)",
+);
+const REORDER_SEGMENTS: ParamSpec = p(
+    "reorder_hold_segments",
+    ParamKind::Int {
+        min: 1,
+        max: 1_000_000,
+    },
+    Some("32"),
+    "with reorder_hold: at most this many duplicate ACKs held per hole, then all are sent \
+     (at most the expected window in segments)",
+);
+
 /// The transport kinds and their parameters (defaults from transports.md section 11).
 pub const TRANSPORTS: &[KindSpec] = &[
     KindSpec {
         name: "tcp",
         doc: "TCP NewReno (transports.md 2)",
         params: &[
-            PROFILE, MSS, HEADER, ACK, IW, SSTHRESH, RWND, DELACK, MIN_RTO, DUPTHRESH,
+            PROFILE,
+            MSS,
+            HEADER,
+            ACK,
+            IW,
+            SSTHRESH,
+            RWND,
+            DELACK,
+            MIN_RTO,
+            REORDER_HOLD,
+            REORDER_SEGMENTS,
+            DUPTHRESH,
         ],
         layers: &[],
     },
@@ -505,6 +535,8 @@ pub const TRANSPORTS: &[KindSpec] = &[
             RWND,
             DELACK,
             MIN_RTO,
+            REORDER_HOLD,
+            REORDER_SEGMENTS,
             DUPTHRESH,
             p(
                 "g",
@@ -528,6 +560,8 @@ pub const TRANSPORTS: &[KindSpec] = &[
             RWND,
             DELACK,
             MIN_RTO,
+            REORDER_HOLD,
+            REORDER_SEGMENTS,
             DUPTHRESH_AUTO,
             LIMITED_TRANSMIT,
         ],
@@ -537,7 +571,20 @@ pub const TRANSPORTS: &[KindSpec] = &[
         name: "mptcp",
         doc: "MPTCP with coupled congestion control (transports.md 4)",
         params: &[
-            PROFILE, MSS, HEADER, ACK, IW, SSTHRESH, RWND, DELACK, MIN_RTO, DUPTHRESH, SUBFLOWS, CC,
+            PROFILE,
+            MSS,
+            HEADER,
+            ACK,
+            IW,
+            SSTHRESH,
+            RWND,
+            DELACK,
+            MIN_RTO,
+            REORDER_HOLD,
+            REORDER_SEGMENTS,
+            DUPTHRESH,
+            SUBFLOWS,
+            CC,
         ],
         layers: &[],
     },
@@ -554,6 +601,8 @@ pub const TRANSPORTS: &[KindSpec] = &[
             RWND,
             DELACK,
             MIN_RTO,
+            REORDER_HOLD,
+            REORDER_SEGMENTS,
             DUPTHRESH_AUTO,
             SUBFLOWS,
             CC,
@@ -585,6 +634,8 @@ pub const TRANSPORTS: &[KindSpec] = &[
             IW,
             XMP_RWND,
             MIN_RTO,
+            REORDER_HOLD,
+            REORDER_SEGMENTS,
             DUPTHRESH,
             XMP_SUBFLOWS,
             p(

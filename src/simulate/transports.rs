@@ -6,7 +6,8 @@
 //! (SYN = `ack_size` + 8 B of MPTCP options when headers are modelled, else `ack_size`);
 //! `initial_cwnd` -> `initial_cwnd_segments`; `initial_ssthresh` -> bytes (packets x MSS);
 //! `rwnd` -> `rwnd_cap` (`unlimited` = none); `delayed_ack` -> ACK every 2nd segment with a
-//! 40 ms timer; `min_rto`; `dupthresh`; DCTCP's `g`.
+//! 40 ms timer; `min_rto`; `dupthresh`; DCTCP's `g`; `reorder_hold` (a positive duration) and
+//! `reorder_hold_segments` -> `reorder_hold` (the reorder-resilient receiver, off at `0s`).
 //!
 //! Multipath kinds add `subflows` and (mptcp, mmptcp) `cc`; `xmp` is MPTCP with the XMP
 //! controller ([`XmpConfig::mptcp_transport`]): `beta`, `min_cwnd`, and XMP's own ECN-capable
@@ -23,6 +24,7 @@ use htsim_transport::config::LimitedTransmit;
 use htsim_transport::config::{DelayedAck, PacketSizes};
 use htsim_transport::dctcp::DctcpConfig;
 use htsim_transport::mptcp::{CcKind, MptcpConfig};
+use htsim_transport::reorder::ReorderHold;
 use htsim_transport::xmp::XmpConfig;
 use htsim_transport::{
     DctcpTransport, Locality, MmptcpTransport, MptcpTransport, Profile, PsTransport, Reach,
@@ -247,6 +249,17 @@ pub fn tcp_config(params: &Params) -> Result<TcpConfig, RunError> {
     }
     if let Some(t) = params.duration("min_rto") {
         c.min_rto = t;
+    }
+    if let Some(t) = params
+        .duration("reorder_hold")
+        .filter(|t| *t > SimTime::ZERO)
+    {
+        let segments = params.int("reorder_hold_segments").unwrap_or(32);
+        c.reorder_hold = Some(ReorderHold {
+            max_delay: t,
+            max_segments: u32::try_from(segments)
+                .map_err(|_| bad(format!("reorder_hold_segments {segments} is out of range")))?,
+        });
     }
     if let Some(d) = params.int("dupthresh") {
         c.dupthresh =
