@@ -16,7 +16,7 @@ use crate::receiver::TcpReceiver;
 use crate::subflow::{Subflow, SubflowAddr};
 use crate::tcp::{ReportSink, SenderSpec, TcpSender};
 use htsim_core::endpoint::Spawn;
-use htsim_core::ids::{EndpointId, HostId};
+use htsim_core::ids::{EndpointId, HostId, PathSetId};
 use htsim_core::rng::SimRng;
 use htsim_core::SimTime;
 use rand::Rng;
@@ -56,6 +56,21 @@ pub struct ConnectionSpec {
 }
 
 impl ConnectionSpec {
+    /// The forward (src to dst) and reverse path sets of this connection, or
+    /// [`TransportError::NoPath`] when the topology has none.
+    pub fn path_sets(
+        &self,
+        spawner: &mut dyn Spawn,
+    ) -> Result<(PathSetId, PathSetId), TransportError> {
+        let no_path = || TransportError::NoPath {
+            src: self.src,
+            dst: self.dst,
+        };
+        let fwd = spawner.path_set(self.src, self.dst).ok_or_else(no_path)?;
+        let rev = spawner.path_set(self.dst, self.src).ok_or_else(no_path)?;
+        Ok((fwd, rev))
+    }
+
     /// A flow of `size_bytes` (`None` = long) from `src` to `dst` starting at `start`, with ECMP
     /// routing, no stop, no notification and no report.
     pub fn new(
@@ -183,14 +198,7 @@ pub fn open_single_path(
     cc: Box<dyn CongestionControl>,
 ) -> Result<Connection, TransportError> {
     config.validate()?;
-    let no_path = TransportError::NoPath {
-        src: conn.src,
-        dst: conn.dst,
-    };
-    let fwd = spawner
-        .path_set(conn.src, conn.dst)
-        .ok_or(no_path.clone())?;
-    let rev = spawner.path_set(conn.dst, conn.src).ok_or(no_path)?;
+    let (fwd, rev) = conn.path_sets(spawner)?;
     let port = conn.rng.random_range(CLIENT_PORT_MIN..=u16::MAX);
     let sender = spawner.reserve();
     let receiver = spawner.reserve();

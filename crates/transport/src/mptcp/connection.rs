@@ -520,14 +520,7 @@ pub fn open_multipath(
 ) -> Result<Connection, TransportError> {
     config.validate()?;
     mptcp.validate()?;
-    let no_path = TransportError::NoPath {
-        src: conn.src,
-        dst: conn.dst,
-    };
-    let fwd = spawner
-        .path_set(conn.src, conn.dst)
-        .ok_or(no_path.clone())?;
-    let rev = spawner.path_set(conn.dst, conn.src).ok_or(no_path)?;
+    let (fwd, rev) = conn.path_sets(spawner)?;
     let port0 = conn.rng.random_range(CLIENT_PORT_MIN..=u16::MAX);
     // 4.1: P = uniform{0..64999}, P + 1 if it equals subflow 0's port; drawn at open time so
     // the receiver knows the joins' ports (module doc).
