@@ -157,8 +157,8 @@ fn against_tcp(cc: CcKind, seed: u64) -> (f64, f64) {
 /// 58 in 106.5k (5.4e-4), and sqrt of that ratio (1.45) is most of the measured goodput ratio
 /// 1.65; EWTCP likewise (9.4e-4 against 5.6e-4, share 0.577). TCP against TCP there gives
 /// exactly 1.00 (67 loss events each), so the setup itself is symmetric. That is a drop-tail
-/// phase effect of two flows, not the congestion control (per-flow start jitter does not remove
-/// it: the effect is structural, not an initial-phase accident).
+/// phase effect of two flows, not the congestion control. (Whether per-flow start jitter would
+/// remove it was not measured; the loss-rate figures suggest the effect is structural.)
 #[test]
 fn lia_with_two_subflows_takes_one_tcp_share_at_a_shared_bottleneck() {
     for seed in [21, 23, 24] {
