@@ -5,45 +5,15 @@
 
 mod common;
 
-use common::{check_end, droptail, sink};
+use common::{check_end, droptail, receiver_stats, sink, Parallel, REORDER_HOLD};
 use htsim_core::flow::FlowRecord;
-use htsim_core::ids::{HostId, LinkId};
-use htsim_core::routing::PathSource;
+use htsim_core::ids::HostId;
 use htsim_core::world::World;
 use htsim_core::{Rate, SimTime};
 use htsim_transport::path::PathPolicy;
 use htsim_transport::receiver::ReceiverStats;
 use htsim_transport::reorder::ReorderHold;
-use htsim_transport::tcp::ConnectionReport;
 use htsim_transport::{ConnectionSpec, MmptcpTransport, Profile, PsTransport, Transport};
-
-/// Host 0 reaches host 1 over four parallel one-link paths; the way back is one link.
-struct Parallel {
-    fwd: [LinkId; 4],
-    rev: LinkId,
-}
-impl PathSource for Parallel {
-    fn path_count(&self, src: HostId, _dst: HostId) -> u32 {
-        if src.0 == 0 {
-            4
-        } else {
-            1
-        }
-    }
-    fn path(&self, src: HostId, _dst: HostId, index: u32, out: &mut Vec<LinkId>) {
-        out.push(if src.0 == 0 {
-            self.fwd[index as usize]
-        } else {
-            self.rev
-        });
-    }
-}
-
-/// Longer than the 60 us delay spread of the paths plus queueing.
-const HOLD: ReorderHold = ReorderHold {
-    max_delay: SimTime::from_us(300),
-    max_segments: 32,
-};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Kind {
@@ -92,15 +62,7 @@ fn spray(kind: Kind, hold: Option<ReorderHold>, bytes: u64) -> (FlowRecord, Rece
     w.run();
     let records = check_end(&w, &report);
     assert_eq!(records.len(), 1, "the flow completes");
-    let rx = report
-        .lock()
-        .unwrap()
-        .iter()
-        .find_map(|r| match r {
-            ConnectionReport::Receiver { stats, .. } => Some(*stats),
-            _ => None,
-        })
-        .expect("receiver report");
+    let rx = *receiver_stats(&report).first().expect("receiver report");
     assert_eq!(rx.bytes_delivered, bytes, "every byte delivered");
     assert_eq!(rx.order_errors, 0, "in order");
     (records[0].clone(), rx)
@@ -109,7 +71,7 @@ fn spray(kind: Kind, hold: Option<ReorderHold>, bytes: u64) -> (FlowRecord, Rece
 fn compare(kind: Kind) {
     let bytes = 4_000_000;
     let (plain, prx) = spray(kind, None, bytes);
-    let (held, hrx) = spray(kind, Some(HOLD), bytes);
+    let (held, hrx) = spray(kind, Some(REORDER_HOLD), bytes);
     let fct = |r: &FlowRecord| r.fct().expect("completed").as_secs_f64() * 1e6;
     println!(
         "{kind:?} plain: {} fast retransmits, {} timeouts, FCT {:.0} us, {} out-of-order",

@@ -4,36 +4,12 @@
 
 mod common;
 
-use common::sink;
-use htsim_core::ids::{HostId, LinkId};
-use htsim_core::routing::PathSource;
+use common::{receiver_stats, sink, Parallel};
+use htsim_core::ids::HostId;
 use htsim_core::world::World;
 use htsim_core::{Rate, SimTime};
 use htsim_transport::path::PathPolicy;
-use htsim_transport::tcp::ConnectionReport;
 use htsim_transport::{ConnectionSpec, Profile, TcpTransport, Transport};
-
-/// Host 0 reaches host 1 over four parallel one-link paths; the way back is one link.
-struct Parallel {
-    fwd: [LinkId; 4],
-    rev: LinkId,
-}
-impl PathSource for Parallel {
-    fn path_count(&self, src: HostId, _dst: HostId) -> u32 {
-        if src.0 == 0 {
-            4
-        } else {
-            1
-        }
-    }
-    fn path(&self, src: HostId, _dst: HostId, index: u32, out: &mut Vec<LinkId>) {
-        out.push(if src.0 == 0 {
-            self.fwd[index as usize]
-        } else {
-            self.rev
-        });
-    }
-}
 
 /// Sends 200 KB with `policy`; returns the packets each forward path carried.
 fn packets_per_path(policy: PathPolicy, seed: u64) -> ([u64; 4], Option<u64>) {
@@ -62,12 +38,9 @@ fn packets_per_path(policy: PathPolicy, seed: u64) -> ([u64; 4], Option<u64>) {
     let records = w.records().to_vec();
     assert_eq!(records.len(), 1, "the flow completes");
     assert!(w.conservation().holds());
-    let delivered = report.lock().unwrap().iter().find_map(|r| match r {
-        ConnectionReport::Receiver { stats, .. } => {
-            Some((stats.bytes_delivered, stats.order_errors))
-        }
-        _ => None,
-    });
+    let delivered = receiver_stats(&report)
+        .first()
+        .map(|s| (s.bytes_delivered, s.order_errors));
     assert_eq!(delivered, Some((200_000, 0)));
     let counts = fwd.map(|l| w.link(l).queue.counters.packets_enqueued);
     (counts, w.trace_hash())

@@ -5,45 +5,15 @@
 
 mod common;
 
-use common::{check_end, droptail, sink, test_queue};
+use common::{check_end, droptail, receiver_stats, sink, test_queue, Parallel, REORDER_HOLD};
 use htsim_core::flow::FlowRecord;
-use htsim_core::ids::{HostId, LinkId};
-use htsim_core::routing::PathSource;
+use htsim_core::ids::HostId;
 use htsim_core::world::World;
 use htsim_core::{Rate, SimTime};
 use htsim_transport::path::PathPolicy;
 use htsim_transport::receiver::ReceiverStats;
 use htsim_transport::reorder::ReorderHold;
-use htsim_transport::tcp::ConnectionReport;
 use htsim_transport::{ConnectionSpec, Profile, TcpTransport, Transport};
-
-/// Host 0 reaches host 1 over four parallel one-link paths; the way back is one link.
-struct Parallel {
-    fwd: [LinkId; 4],
-    rev: LinkId,
-}
-impl PathSource for Parallel {
-    fn path_count(&self, src: HostId, _dst: HostId) -> u32 {
-        if src.0 == 0 {
-            4
-        } else {
-            1
-        }
-    }
-    fn path(&self, src: HostId, _dst: HostId, index: u32, out: &mut Vec<LinkId>) {
-        out.push(if src.0 == 0 {
-            self.fwd[index as usize]
-        } else {
-            self.rev
-        });
-    }
-}
-
-/// The hold used by the tests: longer than the 60 us delay spread of the paths plus queueing.
-const HOLD: ReorderHold = ReorderHold {
-    max_delay: SimTime::from_us(300),
-    max_segments: 32,
-};
 
 /// Sends `bytes` from host 0 to host 1, every data packet on a random path of four 1 Gb/s paths
 /// with one-way delays 10, 30, 50 and 70 us; path 0 drops its `drop`-th data arrivals. Returns
@@ -74,15 +44,7 @@ fn spray(hold: Option<ReorderHold>, drop: Vec<u64>, bytes: u64) -> (FlowRecord, 
     w.run();
     let records = check_end(&w, &report);
     assert_eq!(records.len(), 1, "the flow completes");
-    let rx = report
-        .lock()
-        .unwrap()
-        .iter()
-        .find_map(|r| match r {
-            ConnectionReport::Receiver { stats, .. } => Some(*stats),
-            _ => None,
-        })
-        .expect("receiver report");
+    let rx = *receiver_stats(&report).first().expect("receiver report");
     (records[0].clone(), rx)
 }
 
@@ -94,7 +56,7 @@ fn fct_us(r: &FlowRecord) -> f64 {
 fn holding_dupacks_removes_spurious_fast_retransmits_under_spraying() {
     let bytes = 4_000_000;
     let (plain, prx) = spray(None, vec![], bytes);
-    let (held, hrx) = spray(Some(HOLD), vec![], bytes);
+    let (held, hrx) = spray(Some(REORDER_HOLD), vec![], bytes);
     println!(
         "plain: {} fast retransmits, {} timeouts, {} retransmits, FCT {:.0} us, {} out-of-order",
         plain.fast_retransmits,
@@ -134,7 +96,7 @@ fn a_real_loss_is_repaired_by_fast_retransmit_after_the_hold() {
     let bytes = 2_000_000;
     // The 200th data packet on path 0 is lost.
     let (plain, _) = spray(None, vec![200], bytes);
-    let (held, hrx) = spray(Some(HOLD), vec![200], bytes);
+    let (held, hrx) = spray(Some(REORDER_HOLD), vec![200], bytes);
     println!(
         "loss, plain: {} fast retransmits, {} timeouts, FCT {:.0} us",
         plain.fast_retransmits,

@@ -179,17 +179,7 @@ fn two_flows_k10(t: &dyn Transport) -> (f64, f64, usize, u64) {
     w.run();
     let done = check_end(&w, &report);
     assert_eq!(done.len(), 2, "both flows complete after their stop");
-    let ce: u64 = report
-        .lock()
-        .unwrap()
-        .iter()
-        .filter_map(|r| match r {
-            htsim_transport::tcp::ConnectionReport::Receiver { stats, .. } => {
-                Some(stats.ce_segments)
-            }
-            _ => None,
-        })
-        .sum();
+    let ce: u64 = receiver_stats(&report).iter().map(|s| s.ce_segments).sum();
     (sum as f64 / samples as f64, util, max, ce)
 }
 

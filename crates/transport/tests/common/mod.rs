@@ -9,6 +9,8 @@ use htsim_core::routing::PathSource;
 use htsim_core::units::BufferSize;
 use htsim_core::world::World;
 use htsim_core::{Rate, SimTime};
+use htsim_transport::receiver::ReceiverStats;
+use htsim_transport::reorder::ReorderHold;
 use htsim_transport::tcp::{ConnectionReport, ReportSink};
 use htsim_transport::{Connection, ConnectionSpec, Transport};
 use std::sync::{Arc, Mutex};
@@ -309,4 +311,46 @@ pub fn jain(x: &[f64]) -> f64 {
     let s: f64 = x.iter().sum();
     let s2: f64 = x.iter().map(|v| v * v).sum();
     s * s / (x.len() as f64 * s2)
+}
+
+/// Host 0 reaches host 1 over four parallel one-link paths; the way back is one link.
+pub struct Parallel {
+    pub fwd: [LinkId; 4],
+    pub rev: LinkId,
+}
+impl PathSource for Parallel {
+    fn path_count(&self, src: HostId, _dst: HostId) -> u32 {
+        if src.0 == 0 {
+            4
+        } else {
+            1
+        }
+    }
+    fn path(&self, src: HostId, _dst: HostId, index: u32, out: &mut Vec<LinkId>) {
+        out.push(if src.0 == 0 {
+            self.fwd[index as usize]
+        } else {
+            self.rev
+        });
+    }
+}
+
+/// The reorder hold of the spraying tests: longer than the 60 us delay spread of the
+/// [`Parallel`] paths (10, 30, 50, 70 us) plus queueing.
+pub const REORDER_HOLD: ReorderHold = ReorderHold {
+    max_delay: SimTime::from_us(300),
+    max_segments: 32,
+};
+
+/// The final counters of every receiver that reported to `report`, in report order.
+pub fn receiver_stats(report: &ReportSink) -> Vec<ReceiverStats> {
+    report
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|r| match r {
+            ConnectionReport::Receiver { stats, .. } => Some(*stats),
+            _ => None,
+        })
+        .collect()
 }
