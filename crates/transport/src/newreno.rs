@@ -4,7 +4,7 @@ use crate::cc::{AckSample, CcState, CongestionControl};
 use crate::config::SlowStartIncrease;
 
 /// TCP NewReno: slow start below ssthresh, then + max(1, MSS^2 / cwnd) bytes per new ACK
-/// (integer-truncated, transports.md 2.7). The decreases are the engine's defaults.
+/// (integer-truncated, transports.md 2.7; never more than one MSS per ACK). The decreases are the engine's defaults.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NewReno {
     slow_start: SlowStartIncrease,
@@ -25,7 +25,9 @@ impl NewReno {
                 SlowStartIncrease::Abc { limit } => ack.newly_acked.min(limit as u64 * state.mss),
             };
         } else {
-            state.cwnd += (state.mss * state.mss / state.cwnd.max(1)).max(1);
+            // At most one MSS per ACK (RFC 5681), which binds only below a one-MSS window.
+            let mss = state.mss.max(1);
+            state.cwnd += (mss * mss / state.cwnd.max(1)).clamp(1, mss);
         }
     }
 }

@@ -104,12 +104,15 @@ impl Coupling<'_> {
     }
 }
 
-/// Truncates a byte increase computed in `f64` to whole bytes, at least 1 and far from
-/// overflow; NaN and infinities give 1 (transports.md 4.6: "bytes, truncated", "max(1, ..)").
+/// Truncates a per-ACK congestion-avoidance increase computed in `f64` to whole bytes, at least
+/// 1 and at most one `mss` (transports.md 4.6: "bytes, truncated", "max(1, ..)"; the cap is RFC
+/// 5681's at most one segment per ACK, and binds only for a window below one MSS, which the
+/// engine never produces); NaN and infinities give 1.
 #[inline]
-pub fn to_bytes(x: f64) -> u64 {
+pub fn to_bytes(x: f64, mss: u64) -> u64 {
+    let cap = mss.max(1);
     if x.is_finite() && x >= 1.0 {
-        x.min(1e18) as u64
+        (x.min(cap as f64) as u64).clamp(1, cap)
     } else {
         1
     }

@@ -34,6 +34,6 @@ impl CoupledCc for Ewtcp {
         let n = c.established_count().max(1) as f64;
         let mss2 = (state.mss as f64) * (state.mss as f64);
         let inc = mss2 / (n * n) / (state.cwnd as f64).max(1.0);
-        state.cwnd = state.cwnd.saturating_add(to_bytes(inc));
+        state.cwnd = state.cwnd.saturating_add(to_bytes(inc, state.mss));
     }
 }

@@ -29,7 +29,7 @@ impl CoupledCc for FullyCoupled {
         }
         let mss2 = (state.mss as f64) * (state.mss as f64);
         let inc = mss2 / (c.total_window() as f64).max(1.0);
-        state.cwnd = state.cwnd.saturating_add(to_bytes(inc));
+        state.cwnd = state.cwnd.saturating_add(to_bytes(inc, state.mss));
     }
 
     fn fast_retransmit_ssthresh(&mut self, c: &Coupling<'_>, state: &CcState) -> u64 {

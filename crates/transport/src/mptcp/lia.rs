@@ -52,6 +52,6 @@ impl CoupledCc for Lia {
         } else {
             coupled
         };
-        state.cwnd = state.cwnd.saturating_add(to_bytes(inc));
+        state.cwnd = state.cwnd.saturating_add(to_bytes(inc, state.mss));
     }
 }
