@@ -50,7 +50,7 @@ fn build(hops: usize, flows: usize) -> World {
 fn packet_hops(w: &World) -> u64 {
     w.links()
         .iter()
-        .map(|l| l.queue.counters.packets_departed)
+        .map(|l| l.counters(w.now()).packets_departed)
         .sum()
 }
 

@@ -65,7 +65,7 @@ fn main() {
         total += mbps;
         println!("{f:>4}  {window:>11}  {mbps:>15.1}");
     }
-    let q = world.link(bottleneck).queue.counters;
+    let q = world.link_counters(bottleneck);
     println!("total throughput: {total:.1} Mb/s");
     println!(
         "bottleneck: {} packets forwarded, {} dropped, busy {:.1}% of the time",

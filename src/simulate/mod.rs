@@ -183,9 +183,8 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
 
     let links = &topology.links();
     let rates: Vec<_> = links.iter().map(|l| world.link(l.id).rate()).collect();
-    let counters = |w: &World| -> Vec<QueueCounters> {
-        links.iter().map(|l| w.link(l.id).queue.counters).collect()
-    };
+    let counters =
+        |w: &World| -> Vec<QueueCounters> { links.iter().map(|l| w.link_counters(l.id)).collect() };
 
     // Snapshots at the window start, every second after it, and at its end.
     let mut checkpoints = Vec::new();

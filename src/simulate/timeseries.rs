@@ -194,7 +194,7 @@ impl Sampler {
                 let _ = writeln!(
                     self.csv,
                     "{t},queue,{name},{}",
-                    world.link(*id).queue.len_packets()
+                    world.link_occupancy(*id).packets
                 );
             }
         }

@@ -1,23 +1,35 @@
-//! Links: an egress queue, serialisation at line rate, and a propagation stage.
+//! Links: an egress queue, serialisation at line rate, and a propagation stage, with one event
+//! per packet per hop.
 //!
-//! A link holds at most two pending events (htsim's first speed trick, architecture.md): its
-//! queue schedules only the end of the packet being serialised, and its propagation stage keeps
-//! the packets in flight in a FIFO (they leave in the order they entered, since the delay is the
-//! same for all) and schedules only the arrival of the head. The event queue thus holds
-//! O(links + timers) events, not O(packets in flight).
+//! A FIFO link is deterministic once a packet is accepted: it starts service when the packet
+//! ahead of it leaves (or at once on an idle link), takes `size x 8 / rate` to serialise, and
+//! lands `delay` later. So the link computes those instants on admission and keeps every packet
+//! it accepted and has not yet landed (waiting, in service, propagating) in one FIFO, the *wire*,
+//! ordered by arrival time at the far end. The only event a packet needs on a hop is its landing,
+//! and the link keeps just one of those pending, for the head of the wire (htsim's trick of one
+//! pending event per pipe, applied to the whole link). The event queue thus holds O(links +
+//! timers) events, and each packet costs one event per hop instead of two (end of serialisation,
+//! then landing).
+//!
+//! What a packet-by-packet model would observe is recovered exactly from the stored instants:
+//! - the queue seen by an arriving packet is the packets whose service has not started yet
+//!   (`start > now`), the packet in service not counted ([`Link::occupancy`]); a packet whose
+//!   service starts at the very instant another arrives is in service, not waiting;
+//! - departures and busy time are counted on admission and the part still in the future is
+//!   subtracted when read ([`Link::counters`]).
 //!
 //! Link changes at a given time ([`LinkChange`]):
 //! - `Rate`: the packet in service keeps the completion time it was given; the new rate applies
-//!   from the next packet served.
+//!   from the next packet served (the waiting packets' instants are recomputed).
 //! - `Limit`: the buffer limit changes for new arrivals; packets already waiting stay.
 //! - `Down`: every packet waiting, in service or propagating on the link is lost (counted in
-//!   [`QueueCounters::packets_lost_link_down`](crate::queue::QueueCounters)), and packets
-//!   arriving while the link is down are dropped (counted as drops). Routes are not recomputed:
-//!   as in htsim, transports see the losses and recover (or not) by themselves.
+//!   [`QueueCounters::packets_lost_link_down`]), and packets arriving while the link is down are
+//!   dropped (counted as drops). Routes are not recomputed: as in htsim, transports see the
+//!   losses and recover (or not) by themselves.
 //! - `Up`: the link carries packets again from that instant.
 
-use crate::packet::PacketId;
-use crate::queue::{Queue, Transit};
+use crate::packet::{PacketId, PacketPool};
+use crate::queue::{Admission, Occupancy, Queue, QueueCounters, Transit};
 use crate::time::{Rate, SimTime};
 use crate::units::BufferSize;
 use std::collections::VecDeque;
@@ -35,15 +47,43 @@ pub enum LinkChange {
     Up,
 }
 
-/// A directed link: queue, rate, propagation delay and the packets in flight.
+/// One accepted packet on a link, with the instants the link computed for it.
+#[derive(Clone, Copy, Debug)]
+struct OnWire {
+    t: Transit,
+    /// When its serialisation starts.
+    start: SimTime,
+    /// When it lands at the far end (end of serialisation + propagation delay).
+    lands: SimTime,
+}
+
+/// What became of a packet offered to a link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Offer {
+    /// Dropped on arrival (full queue, or link down); the counters say so.
+    Dropped,
+    /// Accepted. `Some(at)` when it is the head of the wire, whose landing the caller schedules.
+    Accepted(Option<SimTime>),
+}
+
+/// A directed link: queue policy, rate, propagation delay and the packets on it.
 #[derive(Debug)]
 pub struct Link {
-    /// The egress queue feeding the link.
+    /// The egress queue's limit, discipline and admission counters.
     pub queue: Queue,
     rate: Rate,
+    /// Serialisation time of one byte when it is a whole number of picoseconds (every rate that
+    /// divides 8 Tb/s exactly: 100 Mb/s, 1, 10, 40, 100 Gb/s ...), to avoid a 128-bit division.
+    ps_per_byte: Option<u64>,
     delay: SimTime,
-    /// Packets in propagation, with their arrival time at the far end, oldest first.
-    in_flight: VecDeque<(SimTime, Transit)>,
+    /// Every packet accepted and not landed, in order (start, and landing, times increase).
+    wire: VecDeque<OnWire>,
+    /// How many packets at the back of `wire` had not started service at the last settle.
+    waiting_packets: usize,
+    /// Their bytes.
+    waiting_bytes: u64,
+    /// When the last accepted packet finishes serialisation.
+    busy_until: SimTime,
     up: bool,
     /// Incremented when the link goes down, so events scheduled before are recognised as stale.
     pub(crate) epoch: u32,
@@ -55,8 +95,12 @@ impl Link {
         Link {
             queue,
             rate,
+            ps_per_byte: exact_ps_per_byte(rate),
             delay,
-            in_flight: VecDeque::new(),
+            wire: VecDeque::new(),
+            waiting_packets: 0,
+            waiting_bytes: 0,
+            busy_until: SimTime::ZERO,
             up: true,
             epoch: 0,
         }
@@ -77,42 +121,171 @@ impl Link {
         self.up
     }
 
-    /// Packets currently propagating on the link.
-    pub fn in_flight(&self) -> usize {
-        self.in_flight.len()
+    /// Packets on the link at `now`: waiting, in service or propagating.
+    pub fn on_link(&self) -> usize {
+        self.wire.len()
     }
 
-    pub(crate) fn set_rate(&mut self, rate: Rate) {
+    /// The queue as an arriving packet would see it at `now`: the packets (and bytes) whose
+    /// service has not started, and the limit. `now` must not be earlier than the last packet
+    /// accepted (it is the world's clock).
+    pub fn occupancy(&self, now: SimTime) -> Occupancy {
+        let waiting = self.wire.iter().rev().take_while(|e| e.start > now);
+        let (packets, bytes) = waiting.fold((0, 0), |(p, b), e| (p + 1, b + e.t.size as u64));
+        Occupancy {
+            packets,
+            bytes,
+            limit: self.queue.limit(),
+        }
+    }
+
+    /// The queue's counters as of `now`: departures and busy time count only serialisation that
+    /// has ended (departures) or started (busy time, the packet in service counted whole).
+    pub fn counters(&self, now: SimTime) -> QueueCounters {
+        let mut c = self.queue.counters;
+        for e in self.wire.iter().rev() {
+            let departs = e.lands - self.delay;
+            if departs <= now {
+                break;
+            }
+            c.packets_departed -= 1;
+            c.bytes_departed -= e.t.size as u64;
+            if e.start > now {
+                c.busy_time -= departs - e.start;
+            }
+        }
+        c
+    }
+
+    /// The time to serialise `bytes` at the current rate (rounded up to the picosecond).
+    #[inline]
+    fn serialisation_time(&self, bytes: u64) -> SimTime {
+        match self.ps_per_byte {
+            Some(ps) => SimTime(bytes * ps),
+            None => self.rate.serialisation_time(bytes),
+        }
+    }
+
+    /// Forgets, in the waiting count, the packets whose service has started by `now`.
+    #[inline]
+    fn settle(&mut self, now: SimTime) {
+        while self.waiting_packets > 0 {
+            let e = &self.wire[self.wire.len() - self.waiting_packets];
+            if e.start > now {
+                break;
+            }
+            self.waiting_packets -= 1;
+            self.waiting_bytes -= e.t.size as u64;
+        }
+    }
+
+    /// Offers a packet arriving at `now`: the discipline admits, marks or drops it, and an
+    /// accepted packet is given its service and landing instants.
+    #[inline]
+    pub(crate) fn offer(&mut self, t: Transit, pool: &mut PacketPool, now: SimTime) -> Offer {
+        if !self.up {
+            self.queue.count_drop(t.size as u64);
+            return Offer::Dropped;
+        }
+        self.settle(now);
+        let occupancy = Occupancy {
+            packets: self.waiting_packets as u64,
+            bytes: self.waiting_bytes,
+            limit: self.queue.limit(),
+        };
+        if self.queue.admit(&occupancy, &t, pool, now) == Admission::Drop {
+            return Offer::Dropped;
+        }
+        let size = t.size as u64;
+        let start = self.busy_until.max(now);
+        let tx = self.serialisation_time(size);
+        let departs = start.saturating_add(tx);
+        self.busy_until = departs;
+        self.queue.count_service(size, tx);
+        if start > now {
+            self.waiting_packets += 1;
+            self.waiting_bytes += size;
+        }
+        let lands = departs.saturating_add(self.delay);
+        self.wire.push_back(OnWire { t, start, lands });
+        Offer::Accepted((self.wire.len() == 1).then_some(lands))
+    }
+
+    /// Takes the head packet, which lands at `now`; returns it and the landing time of the next
+    /// one, if any.
+    #[inline]
+    pub(crate) fn land(&mut self, now: SimTime) -> Option<(Transit, Option<SimTime>)> {
+        // The head started service before it landed, so after settling it is not counted as
+        // waiting and the waiting packets stay at the back of the wire.
+        self.settle(now);
+        let e = self.wire.pop_front()?;
+        Some((e.t, self.wire.front().map(|e| e.lands)))
+    }
+
+    /// Changes the rate at `now`: the packet in service keeps its instants; the waiting ones are
+    /// served at the new rate, back to back after it.
+    pub(crate) fn set_rate(&mut self, rate: Rate, now: SimTime) {
         self.rate = rate;
+        self.ps_per_byte = exact_ps_per_byte(rate);
+        self.settle(now);
+        let first = self.wire.len() - self.waiting_packets;
+        let Some(head) = self.wire.get(first) else {
+            return;
+        };
+        let mut start = head.start;
+        for i in first..self.wire.len() {
+            let size = self.wire[i].t.size as u64;
+            let tx = self.serialisation_time(size);
+            let e = &mut self.wire[i];
+            let old_tx = e.lands - self.delay - e.start;
+            self.queue.counters.busy_time = self.queue.counters.busy_time - old_tx + tx;
+            e.start = start;
+            let departs = start.saturating_add(tx);
+            e.lands = departs.saturating_add(self.delay);
+            start = departs;
+        }
+        self.busy_until = start;
     }
 
-    /// Puts a packet that finished serialisation at `now` into propagation. Returns whether it is
-    /// now the head (so the caller must schedule its arrival).
-    #[inline]
-    pub(crate) fn launch(&mut self, now: SimTime, t: Transit) -> Option<SimTime> {
-        let at = now + self.delay;
-        self.in_flight.push_back((at, t));
-        (self.in_flight.len() == 1).then_some(at)
-    }
-
-    /// Takes the head packet, which arrives at `now`; returns it and the arrival time of the
-    /// next one, if any.
-    #[inline]
-    pub(crate) fn land(&mut self) -> Option<(Transit, Option<SimTime>)> {
-        let (_, t) = self.in_flight.pop_front()?;
-        Some((t, self.in_flight.front().map(|&(at, _)| at)))
-    }
-
-    /// Takes the link down; returns every packet on it (waiting, in service, propagating).
-    pub(crate) fn go_down(&mut self) -> Vec<PacketId> {
+    /// Takes the link down at `now`; returns every packet on it (waiting, in service,
+    /// propagating). Serialisation that had not ended never happened, in the counters.
+    pub(crate) fn go_down(&mut self, now: SimTime) -> Vec<PacketId> {
         self.up = false;
         self.epoch = self.epoch.wrapping_add(1);
-        let mut lost: Vec<PacketId> = self.queue.flush().collect();
-        lost.extend(self.in_flight.drain(..).map(|(_, t)| t.id));
-        lost
+        self.queue.counters = self.counters(now);
+        self.queue.counters.packets_lost_link_down += self.wire.len() as u64;
+        self.waiting_packets = 0;
+        self.waiting_bytes = 0;
+        self.busy_until = now;
+        self.wire.drain(..).map(|e| e.t.id).collect()
     }
 
     pub(crate) fn go_up(&mut self) {
         self.up = true;
+    }
+}
+
+/// The serialisation time of one byte at `rate` in picoseconds, when it is a whole number.
+fn exact_ps_per_byte(rate: Rate) -> Option<u64> {
+    let ps_per_s_bits = 8 * SimTime::from_secs(1).0;
+    (rate.0 > 0 && ps_per_s_bits % rate.0 == 0).then(|| ps_per_s_bits / rate.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_ps_per_byte_only_when_whole() {
+        assert_eq!(exact_ps_per_byte(Rate::gbps(10)), Some(800));
+        assert_eq!(exact_ps_per_byte(Rate::mbps(100)), Some(80_000));
+        assert_eq!(exact_ps_per_byte(Rate::bps(3)), None);
+        assert_eq!(exact_ps_per_byte(Rate::bps(0)), None);
+        // Both paths agree where the fast one applies.
+        for rate in [Rate::gbps(1), Rate::gbps(40), Rate::mbps(300)] {
+            if let Some(ps) = exact_ps_per_byte(rate) {
+                assert_eq!(SimTime(1462 * ps), rate.serialisation_time(1462));
+            }
+        }
     }
 }

@@ -1,8 +1,8 @@
 //! Egress queues: FIFO admission by a discipline, with counters.
 //!
-//! A queue holds the packets waiting for a link. The packet being serialised is held apart
-//! (`in_service`) and is *not* counted in the queue's length, as in htsim and ns-3
-//! (transports.md 3, "The packet being serialised is not counted in the queue").
+//! A queue's length is the packets waiting for the link; the packet being serialised is *not*
+//! counted, as in htsim and ns-3 (transports.md 3, "The packet being serialised is not counted
+//! in the queue"). The packets themselves live on the [`Link`](crate::link::Link).
 //!
 //! Built-in disciplines are a closed enum so the hot path is a `match`:
 //! - [`Discipline::DropTail`]: drop an arriving packet that does not fit under the limit;
@@ -15,7 +15,6 @@
 use crate::packet::{flags, Packet};
 use crate::time::SimTime;
 use crate::units::BufferSize;
-use std::collections::VecDeque;
 use std::fmt;
 
 use crate::ids::RouteId;
@@ -158,52 +157,25 @@ pub struct QueueCounters {
     pub busy_time: SimTime,
 }
 
-/// An egress queue: a FIFO of waiting packets, the packet in service, and the discipline.
+/// An egress queue's policy: its limit, its discipline and its counters. The packets themselves
+/// are kept by the [`Link`](crate::link::Link), which knows when each one is served.
 #[derive(Debug)]
 pub struct Queue {
-    waiting: VecDeque<Transit>,
-    waiting_bytes: u64,
-    in_service: Option<Transit>,
     limit: BufferSize,
     discipline: Discipline,
-    /// The queue's counters.
-    pub counters: QueueCounters,
+    /// Counters, departures and busy time counted when a packet is accepted (the link subtracts
+    /// what has not happened yet when they are read: [`Link::counters`](crate::link::Link)).
+    pub(crate) counters: QueueCounters,
 }
 
 impl Queue {
-    /// An empty queue with the given limit and discipline.
+    /// A queue with the given limit and discipline.
     pub fn new(limit: BufferSize, discipline: Discipline) -> Self {
-        // No pre-allocation: the FIFO grows to its peak occupancy once and keeps that capacity,
-        // so the steady state allocates nothing, and idle ports of a large topology cost nothing.
         Queue {
-            waiting: VecDeque::new(),
-            waiting_bytes: 0,
-            in_service: None,
             limit,
             discipline,
             counters: QueueCounters::default(),
         }
-    }
-
-    /// Packets waiting (not counting the one in service).
-    pub fn len_packets(&self) -> usize {
-        self.waiting.len()
-    }
-
-    /// Bytes waiting (not counting the one in service).
-    pub fn len_bytes(&self) -> u64 {
-        self.waiting_bytes
-    }
-
-    /// The packet being serialised, if any.
-    pub fn in_service(&self) -> Option<PacketId> {
-        self.in_service.map(|t| t.id)
-    }
-
-    /// Whether a packet is being serialised.
-    #[inline]
-    pub(crate) fn is_busy(&self) -> bool {
-        self.in_service.is_some()
     }
 
     /// The queue's limit.
@@ -222,15 +194,17 @@ impl Queue {
         &self.discipline
     }
 
-    /// Applies the discipline to an arriving packet; updates the drop and mark counters. The
-    /// packet in `pool` is touched only to mark it or for a custom discipline.
+    /// Applies the discipline to a packet arriving at a queue in state `occ`; updates the
+    /// enqueue, drop and mark counters. The packet in `pool` is touched only to mark it or for a
+    /// custom discipline.
     #[inline]
-    pub(crate) fn admit(&mut self, t: &Transit, pool: &mut PacketPool, now: SimTime) -> Admission {
-        let occ = Occupancy {
-            packets: self.waiting.len() as u64,
-            bytes: self.waiting_bytes,
-            limit: self.limit,
-        };
+    pub(crate) fn admit(
+        &mut self,
+        occ: &Occupancy,
+        t: &Transit,
+        pool: &mut PacketPool,
+        now: SimTime,
+    ) -> Admission {
         let size = t.size as u64;
         let verdict = match &mut self.discipline {
             Discipline::DropTail => {
@@ -254,7 +228,7 @@ impl Queue {
             Discipline::Custom(d) => {
                 let packet = pool.get_mut(t.id);
                 let was_marked = packet.has(flags::CE);
-                let v = d.admit(&occ, packet, now);
+                let v = d.admit(occ, packet, now);
                 if v == Admission::Enqueue && !was_marked && packet.has(flags::CE) {
                     self.counters.packets_marked += 1;
                 }
@@ -277,41 +251,12 @@ impl Queue {
         self.counters.bytes_dropped += size_bytes;
     }
 
-    /// Appends an admitted packet to the waiting FIFO.
+    /// Counts the departure and the serialisation time `tx` of an accepted packet, ahead of time.
     #[inline]
-    pub(crate) fn push(&mut self, t: Transit) {
-        self.waiting_bytes += t.size as u64;
-        self.waiting.push_back(t);
-    }
-
-    /// Takes the next waiting packet out of the FIFO.
-    #[inline]
-    pub(crate) fn pop(&mut self) -> Option<Transit> {
-        let t = self.waiting.pop_front()?;
-        self.waiting_bytes -= t.size as u64;
-        Some(t)
-    }
-
-    /// Sets (or clears) the packet in service.
-    #[inline]
-    pub(crate) fn set_in_service(&mut self, t: Option<Transit>) {
-        self.in_service = t;
-    }
-
-    /// The descriptor of the packet in service.
-    #[inline]
-    pub(crate) fn serving(&self) -> Option<Transit> {
-        self.in_service
-    }
-
-    /// Removes every packet (waiting and in service) and returns them, for a link going down.
-    pub(crate) fn flush(&mut self) -> impl Iterator<Item = PacketId> + '_ {
-        self.waiting_bytes = 0;
-        self.in_service
-            .take()
-            .into_iter()
-            .chain(self.waiting.drain(..))
-            .map(|t| t.id)
+    pub(crate) fn count_service(&mut self, size_bytes: u64, tx: SimTime) {
+        self.counters.packets_departed += 1;
+        self.counters.bytes_departed += size_bytes;
+        self.counters.busy_time += tx;
     }
 }
 
@@ -361,13 +306,20 @@ mod tests {
         for i in 0..5u32 {
             let id = pool.alloc(pkt(1500, i != 4));
             let t = Transit::of(id, pool.get(id));
-            assert_eq!(q.admit(&t, &mut pool, SimTime::ZERO), Admission::Enqueue);
-            q.push(t);
+            let occ = Occupancy {
+                packets: i as u64,
+                bytes: i as u64 * 1500,
+                limit: q.limit(),
+            };
+            assert_eq!(
+                q.admit(&occ, &t, &mut pool, SimTime::ZERO),
+                Admission::Enqueue
+            );
             marked.push(pool.get(id).has(flags::CE));
         }
         // Arrivals see 0,1,2,3,4 waiting; K = 2 marks those seeing 3 and 4, but the last is not ECT.
         assert_eq!(marked, vec![false, false, false, true, false]);
         assert_eq!(q.counters.packets_marked, 1);
-        assert_eq!(q.len_bytes(), 5 * 1500);
+        assert_eq!(q.counters.bytes_enqueued, 5 * 1500);
     }
 }

@@ -4,17 +4,18 @@
 //! [`EndpointId`], packets in the [`PacketPool`]. Events carry small ids and are dispatched with
 //! `match`; there is no `Rc<RefCell<_>>` graph and no back pointer (architecture.md).
 //!
-//! The per-packet path is: [`World::send`] puts a packet into the first queue of its route; when
-//! a link finishes serialising a packet it enters propagation; when it lands it is enqueued at the
-//! next link of its route, or, past the last one, delivered to its destination endpoint.
+//! The per-packet path is: [`World::send`] offers a packet to the first link of its route, which
+//! admits it (or drops it) and computes when it will land at the far end (see [`crate::link`]);
+//! when it lands it is offered to the next link of its route, or, past the last one, delivered to
+//! its destination endpoint. One event per packet per hop.
 
 use crate::endpoint::{Ctx, Endpoint};
 use crate::event_queue::{EventQueue, PendingEvents};
 use crate::flow::FlowRecord;
 use crate::ids::{EndpointId, LinkId};
-use crate::link::{Link, LinkChange};
+use crate::link::{Link, LinkChange, Offer};
 use crate::packet::{Packet, PacketId, PacketKind, PacketPool};
-use crate::queue::{Admission, Queue, Transit};
+use crate::queue::{Occupancy, Queue, QueueCounters, Transit};
 use crate::rng::{RngStreams, SimRng};
 use crate::routing::{mix64, PathSource, RouteTable, RoutingMode};
 use crate::time::{Rate, SimTime};
@@ -23,9 +24,7 @@ use crate::timer::TimerFired;
 /// A pending event. Small (20 bytes) and `Copy`; dispatched with `match`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Event {
-    /// A link finished serialising its packet in service.
-    TxDone { link: u32, epoch: u32 },
-    /// The head packet in propagation on a link reaches the far end.
+    /// The head packet on a link reaches the far end.
     Arrive { link: u32, epoch: u32 },
     /// An endpoint's timer.
     Timer {
@@ -49,7 +48,6 @@ impl Event {
     /// A stable digest of the event, for the determinism trace.
     fn digest(&self) -> u64 {
         let (tag, a, b) = match *self {
-            Event::TxDone { link, epoch } => (1, link as u64, epoch as u64),
             Event::Arrive { link, epoch } => (2, link as u64, epoch as u64),
             Event::Timer {
                 ep,
@@ -187,6 +185,16 @@ impl World {
     /// The link `id`.
     pub fn link(&self, id: LinkId) -> &Link {
         &self.links[id.0 as usize]
+    }
+
+    /// The counters of link `id`'s queue as of now (see [`Link::counters`]).
+    pub fn link_counters(&self, id: LinkId) -> QueueCounters {
+        self.link(id).counters(self.now)
+    }
+
+    /// The queue of link `id` as an arriving packet would see it now (see [`Link::occupancy`]).
+    pub fn link_occupancy(&self, id: LinkId) -> Occupancy {
+        self.link(id).occupancy(self.now)
     }
 
     /// All links, indexed by [`LinkId`].
@@ -391,7 +399,6 @@ impl World {
             *h = mix64(*h ^ t.0).wrapping_add(ev.digest());
         }
         match ev {
-            Event::TxDone { link, epoch } => self.tx_done(link, epoch),
             Event::Arrive { link, epoch } => self.arrive(link, epoch),
             Event::Timer {
                 ep,
@@ -460,76 +467,27 @@ impl World {
         }
     }
 
+    /// Offers the packet `t` to `link_id` now; schedules the link's next landing if it is the
+    /// head.
     #[inline]
     fn enqueue(&mut self, link_id: LinkId, t: Transit) {
-        let now = self.now;
         let link = &mut self.links[link_id.0 as usize];
-        if !link.is_up() {
-            link.queue.count_drop(t.size as u64);
-            self.stats.packets_dropped += 1;
-            self.pool.release(t.id);
-            return;
-        }
-        match link.queue.admit(&t, &mut self.pool, now) {
-            Admission::Drop => {
+        match link.offer(t, &mut self.pool, self.now) {
+            Offer::Dropped => {
                 self.stats.packets_dropped += 1;
                 self.pool.release(t.id);
             }
-            Admission::Enqueue => {
-                if link.queue.is_busy() {
-                    link.queue.push(t);
-                } else {
-                    self.start_service(link_id, t);
-                }
+            Offer::Accepted(Some(at)) => {
+                let epoch = link.epoch;
+                self.schedule(
+                    at,
+                    Event::Arrive {
+                        link: link_id.0,
+                        epoch,
+                    },
+                );
             }
-        }
-    }
-
-    #[inline]
-    fn start_service(&mut self, link_id: LinkId, t: Transit) {
-        let link = &mut self.links[link_id.0 as usize];
-        link.queue.set_in_service(Some(t));
-        let tx = link.rate().serialisation_time(t.size as u64);
-        link.queue.counters.busy_time += tx;
-        let epoch = link.epoch;
-        let at = self.now.saturating_add(tx);
-        self.schedule(
-            at,
-            Event::TxDone {
-                link: link_id.0,
-                epoch,
-            },
-        );
-    }
-
-    #[inline]
-    fn tx_done(&mut self, link_idx: u32, epoch: u32) {
-        let now = self.now;
-        let link = &mut self.links[link_idx as usize];
-        if link.epoch != epoch {
-            return; // the link went down after this packet started service
-        }
-        let Some(t) = link.queue.serving() else {
-            return;
-        };
-        link.queue.counters.packets_departed += 1;
-        link.queue.counters.bytes_departed += t.size as u64;
-        let arrival = link.launch(now, t);
-        let next = link.queue.pop();
-        if next.is_none() {
-            link.queue.set_in_service(None);
-        }
-        if let Some(at) = arrival {
-            self.schedule(
-                at,
-                Event::Arrive {
-                    link: link_idx,
-                    epoch,
-                },
-            );
-        }
-        if let Some(next) = next {
-            self.start_service(LinkId(link_idx), next);
+            Offer::Accepted(None) => {}
         }
     }
 
@@ -539,7 +497,7 @@ impl World {
         if link.epoch != epoch {
             return;
         }
-        let Some((mut t, next)) = link.land() else {
+        let Some((mut t, next)) = link.land(self.now) else {
             return;
         };
         if let Some(at) = next {
@@ -608,17 +566,17 @@ impl World {
 
     fn apply_link_change(&mut self, i: u32) {
         let (link_id, change) = self.link_changes[i as usize];
+        let now = self.now;
         let link = &mut self.links[link_id.0 as usize];
         match change {
-            LinkChange::Rate(rate) => link.set_rate(rate),
+            LinkChange::Rate(rate) => link.set_rate(rate, now),
             LinkChange::Limit(limit) => link.queue.set_limit(limit),
             LinkChange::Up => link.go_up(),
             LinkChange::Down => {
                 if !link.is_up() {
                     return;
                 }
-                let lost = link.go_down();
-                link.queue.counters.packets_lost_link_down += lost.len() as u64;
+                let lost = link.go_down(now);
                 self.stats.packets_lost_link_down += lost.len() as u64;
                 for id in lost {
                     self.pool.release(id);

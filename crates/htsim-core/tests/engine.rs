@@ -110,7 +110,7 @@ fn burst_into_droptail_drops_exactly_the_overflow() {
     // The slow link serialises one packet per 120 us; the fast link delivers one per 1.2 us, so
     // the whole burst reaches the slow queue while its first packet is in service: 1 in service
     // + 10 waiting are accepted, 39 dropped.
-    let q = &w.link(slow).queue.counters;
+    let q = &w.link_counters(slow);
     assert_eq!(q.packets_enqueued, 11);
     assert_eq!(q.packets_dropped, 39);
     assert_eq!(q.bytes_dropped, 39 * 1500);
@@ -162,8 +162,8 @@ fn ecn_marks_exactly_the_arrivals_above_k() {
         .map(|(_, p)| p.seq)
         .collect();
     assert_eq!(marked, vec![8, 10, 12, 14, 16, 18]);
-    assert_eq!(w.link(slow).queue.counters.packets_marked, 6);
-    assert_eq!(w.link(slow).queue.counters.packets_dropped, 0);
+    assert_eq!(w.link_counters(slow).packets_marked, 6);
+    assert_eq!(w.link_counters(slow).packets_dropped, 0);
     assert_conserved(&w);
 }
 
@@ -187,7 +187,47 @@ fn rate_change_applies_from_the_next_packet_served() {
             SimTime::from_us(500),
         ]
     );
-    assert_eq!(w.link(link).queue.counters.busy_time, SimTime::from_us(500));
+    assert_eq!(w.link_counters(link).busy_time, SimTime::from_us(500));
+    assert_conserved(&w);
+}
+
+#[test]
+fn queue_length_and_counters_read_mid_run_match_packet_by_packet_service() {
+    let mut w = World::new(1);
+    let link = w.add_link(Rate::mbps(100), SimTime::from_us(50), droptail(100));
+    let route = w.routes_mut().intern(&[link]);
+    let rx = w.spawn(Box::new(Recorder::default()), SimTime::ZERO);
+    let burst: Vec<Packet> = (0..3).map(|i| data(rx, route, 1250, i)).collect();
+    w.spawn(Box::new(Burst { packets: burst }), SimTime::ZERO);
+    // 1250 B at 100 Mb/s = 100 us: packet i is served from 100i to 100(i+1) us.
+    let expect = |at_us: u64, waiting: u64, departed: u64, busy_us: u64| {
+        (at_us, waiting, departed, SimTime::from_us(busy_us))
+    };
+    let mut seen = Vec::new();
+    for (at, ..) in [
+        expect(50, 2, 0, 100),
+        expect(100, 1, 1, 200), // packet 1 starts as packet 0 leaves: in service, not waiting
+        expect(150, 1, 1, 200),
+        expect(250, 0, 2, 300),
+        expect(400, 0, 3, 300),
+    ] {
+        w.run_until(SimTime::from_us(at));
+        let c = w.link_counters(link);
+        let occ = w.link_occupancy(link);
+        assert_eq!(occ.bytes, occ.packets * 1250);
+        seen.push((at, occ.packets, c.packets_departed, c.busy_time));
+    }
+    assert_eq!(
+        seen,
+        vec![
+            expect(50, 2, 0, 100),
+            expect(100, 1, 1, 200),
+            expect(150, 1, 1, 200),
+            expect(250, 0, 2, 300),
+            expect(400, 0, 3, 300),
+        ]
+    );
+    assert_eq!(w.link_counters(link).bytes_departed, 3 * 1250);
     assert_conserved(&w);
 }
 
@@ -206,8 +246,8 @@ fn buffer_change_applies_to_new_arrivals() {
     let burst: Vec<Packet> = (0..10).map(|i| data(rx, route, 1500, i)).collect();
     w.spawn(Box::new(Burst { packets: burst }), SimTime::from_us(1));
     w.run();
-    assert_eq!(w.link(slow).queue.counters.packets_enqueued, 4);
-    assert_eq!(w.link(slow).queue.counters.packets_dropped, 6);
+    assert_eq!(w.link_counters(slow).packets_enqueued, 4);
+    assert_eq!(w.link_counters(slow).packets_dropped, 6);
     assert_conserved(&w);
 }
 
@@ -241,7 +281,7 @@ fn link_down_loses_what_is_on_it_and_up_restores_service() {
             (SimTime::from_us(2150), 7) // 100 us serialisation + 50 us propagation
         ]
     );
-    let c = w.link(link).queue.counters;
+    let c = w.link_counters(link);
     assert_eq!(c.packets_lost_link_down, 4);
     assert_eq!(c.packets_dropped, 2, "arrivals while down are dropped");
     assert_eq!(w.stats().packets_lost_link_down, 4);
@@ -397,7 +437,7 @@ fn same_seed_gives_the_same_event_trace() {
 fn single_mode_uses_one_path_and_spray_uses_all() {
     let used = |w: &World| {
         (0..8)
-            .filter(|&l| w.link(LinkId(l)).queue.counters.packets_enqueued > 0)
+            .filter(|&l| w.link_counters(LinkId(l)).packets_enqueued > 0)
             .count()
     };
     assert_eq!(used(&diamond_world(3, RoutingMode::Single)), 2);

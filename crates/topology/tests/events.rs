@@ -224,7 +224,7 @@ fn down_loses_what_is_on_the_link_and_up_restores_it() {
         let id = LinkSelector::Names(vec!["core0->agg3.0".into()])
             .resolve(&t, &mut rng(0))
             .unwrap()[0];
-        w.link(id).queue.counters.packets_dropped
+        w.link_counters(id).packets_dropped
     };
     let zero = LinkChange::Limit(BufferSize::Packets(0));
     let (w, got) = run(&[("core0->agg3.0", 0, zero)]);
@@ -238,6 +238,6 @@ fn down_loses_what_is_on_the_link_and_up_restores_it() {
 fn lost(w: &World) -> u64 {
     w.links()
         .iter()
-        .map(|l| l.queue.counters.packets_lost_link_down)
+        .map(|l| l.counters(w.now()).packets_lost_link_down)
         .sum()
 }

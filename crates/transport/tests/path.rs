@@ -42,7 +42,7 @@ fn packets_per_path(policy: PathPolicy, seed: u64) -> ([u64; 4], Option<u64>) {
         .first()
         .map(|s| (s.bytes_delivered, s.order_errors));
     assert_eq!(delivered, Some((200_000, 0)));
-    let counts = fwd.map(|l| w.link(l).queue.counters.packets_enqueued);
+    let counts = fwd.map(|l| w.link_counters(l).packets_enqueued);
     (counts, w.trace_hash())
 }
 

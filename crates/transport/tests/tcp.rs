@@ -214,19 +214,19 @@ fn queue_under(t: &dyn Transport) -> (f64, f64, usize) {
     }
     let warm = SimTime::from_ms(100);
     w.run_until(warm);
-    let departed0 = w.link(d.bottleneck).queue.counters.bytes_departed;
+    let departed0 = w.link_counters(d.bottleneck).bytes_departed;
     let step = SimTime::from_us(5);
     let (mut sum, mut samples, mut max) = (0u64, 0u64, 0usize);
     let mut t_now = warm;
     while t_now < end {
         t_now += step;
         w.run_until(t_now);
-        let len = w.link(d.bottleneck).queue.len_packets();
-        sum += len as u64;
+        let len = w.link_occupancy(d.bottleneck).packets;
+        sum += len;
         samples += 1;
-        max = max.max(len);
+        max = max.max(len as usize);
     }
-    let bytes = w.link(d.bottleneck).queue.counters.bytes_departed - departed0;
+    let bytes = w.link_counters(d.bottleneck).bytes_departed - departed0;
     let util = bytes as f64 * 8.0 / (1e9 * (end - warm).as_secs_f64());
     w.run();
     check_end(&w, &report);
