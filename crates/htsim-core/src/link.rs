@@ -214,11 +214,15 @@ impl Link {
     /// Takes the head packet, which lands at `now`; returns it and the landing time of the next
     /// one, if any.
     #[inline]
-    pub(crate) fn land(&mut self, now: SimTime) -> Option<(Transit, Option<SimTime>)> {
-        // The head started service before it landed, so after settling it is not counted as
-        // waiting and the waiting packets stay at the back of the wire.
-        self.settle(now);
+    pub(crate) fn land(&mut self) -> Option<(Transit, Option<SimTime>)> {
         let e = self.wire.pop_front()?;
+        if self.waiting_packets > self.wire.len() {
+            // The head was still counted as waiting (no arrival settled the count since its
+            // service started, long before it landed): forget it, so the waiting packets stay
+            // the back of the wire.
+            self.waiting_packets -= 1;
+            self.waiting_bytes -= e.t.size as u64;
+        }
         Some((e.t, self.wire.front().map(|e| e.lands)))
     }
 

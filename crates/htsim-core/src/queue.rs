@@ -17,19 +17,18 @@ use crate::time::SimTime;
 use crate::units::BufferSize;
 use std::fmt;
 
-use crate::ids::RouteId;
 use crate::packet::{PacketId, PacketPool};
 
-/// What the engine carries through queues and propagation stages for one packet: its slot, its
-/// route and position on it, its wire size and whether it is ECN-capable. Keeping these 16 bytes
+/// What the engine carries through links for one packet: its slot, its position on its route, its wire size and whether it is ECN-capable. Keeping these 16 bytes
 /// beside the FIFOs means a hop never touches the packet itself (one cache miss per hop saved);
 /// the packet is read again only when an ECN queue marks it and when it is delivered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Transit {
     /// The packet's slot in the pool.
     pub id: PacketId,
-    /// The route it follows.
-    pub route: RouteId,
+    /// Index of the link it is on in the route table's flat array of links (see
+    /// [`RouteTable::link_at`](crate::routing::RouteTable)): the next link is at `at + 1`.
+    pub at: u32,
     /// Its size on the wire, in bytes.
     pub size: u32,
     /// Index into the route of the link it is on.
@@ -39,11 +38,12 @@ pub(crate) struct Transit {
 }
 
 impl Transit {
-    /// The descriptor of `packet`, stored in slot `id`, at the start of its route.
-    pub(crate) fn of(id: PacketId, packet: &Packet) -> Self {
+    /// The descriptor of `packet`, stored in slot `id`, at the start of its route, whose first
+    /// link is at index `at` of the route table.
+    pub(crate) fn of(id: PacketId, packet: &Packet, at: u32) -> Self {
         Transit {
             id,
-            route: packet.route,
+            at,
             size: packet.size_bytes,
             hop: packet.hop,
             ect: packet.has(flags::ECT),
@@ -305,7 +305,7 @@ mod tests {
         let mut marked = Vec::new();
         for i in 0..5u32 {
             let id = pool.alloc(pkt(1500, i != 4));
-            let t = Transit::of(id, pool.get(id));
+            let t = Transit::of(id, pool.get(id), 0);
             let occ = Occupancy {
                 packets: i as u64,
                 bytes: i as u64 * 1500,

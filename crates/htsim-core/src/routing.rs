@@ -80,8 +80,13 @@ struct PathSet {
     routes: Vec<RouteId>,
 }
 
+/// Marks the end of a route in [`RouteTable`]'s flat array of links.
+const END_OF_ROUTE: LinkId = LinkId(u32::MAX);
+
 /// Interned routes and the path sets of the host pairs in use.
 pub struct RouteTable {
+    /// Every interned route's links, each route followed by [`END_OF_ROUTE`], so that walking a
+    /// route needs only an index into this array.
     hops: Vec<LinkId>,
     spans: Vec<(u32, u32)>,
     by_links: HashMap<Box<[LinkId]>, RouteId>,
@@ -135,6 +140,7 @@ impl RouteTable {
         self.spans
             .push((self.hops.len() as u32, links.len() as u32));
         self.hops.extend_from_slice(links);
+        self.hops.push(END_OF_ROUTE);
         self.by_links.insert(links.into(), id);
         id
     }
@@ -151,6 +157,20 @@ impl RouteTable {
     pub fn hop(&self, route: RouteId, hop: u16) -> Option<LinkId> {
         let (start, len) = self.spans[route.0 as usize];
         (u32::from(hop) < len).then(|| self.hops[(start + u32::from(hop)) as usize])
+    }
+
+    /// Where `route`'s first link sits in the table: a packet on the route carries this index,
+    /// plus its hop count, and reads its next link with [`RouteTable::link_at`].
+    #[inline]
+    pub(crate) fn first_index(&self, route: RouteId) -> u32 {
+        self.spans[route.0 as usize].0
+    }
+
+    /// The link at table index `at`, or `None` at the end of a route.
+    #[inline]
+    pub(crate) fn link_at(&self, at: u32) -> Option<LinkId> {
+        let link = self.hops[at as usize];
+        (link != END_OF_ROUTE).then_some(link)
     }
 
     /// Number of interned routes.

@@ -460,8 +460,8 @@ impl World {
         packet.hop = 0;
         self.stats.packets_sent += 1;
         let id = self.pool.alloc(packet);
-        let t = Transit::of(id, &packet);
-        match self.routes.hop(t.route, 0) {
+        let t = Transit::of(id, &packet, self.routes.first_index(packet.route));
+        match self.routes.link_at(t.at) {
             Some(link) => self.enqueue(link, t),
             None => self.schedule(self.now, Event::Deliver(id)),
         }
@@ -497,7 +497,7 @@ impl World {
         if link.epoch != epoch {
             return;
         }
-        let Some((mut t, next)) = link.land(self.now) else {
+        let Some((mut t, next)) = link.land() else {
             return;
         };
         if let Some(at) = next {
@@ -510,7 +510,8 @@ impl World {
             );
         }
         t.hop += 1;
-        match self.routes.hop(t.route, t.hop) {
+        t.at += 1;
+        match self.routes.link_at(t.at) {
             Some(next_link) => self.enqueue(next_link, t),
             None => {
                 self.pool.get_mut(t.id).hop = t.hop;
