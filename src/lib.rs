@@ -14,6 +14,8 @@
 //!
 //! - [`scenario`]: loading scenario files (TOML), with errors naming file, line, column and key;
 //!   key paths for `[sweep]` and `--set`; sweep points.
+//! - [`builder`]: assembling a scenario in code ([`builder::ScenarioBuilder`]), checked by the
+//!   same loader, into the same [`scenario::Scenario`] a file gives.
 //! - [`runner`], [`shard`], [`output`]: the run list (sweep points x seeds, stable ids), shards,
 //!   parallel runs with atomic per-run files, and resuming interrupted sweeps.
 //! - [`simulate`]: one run of a scenario: building the world (topology, queues, transports, flow
@@ -39,6 +41,7 @@ pub use htsim_topology as topology;
 pub use htsim_transport as transport;
 pub use htsim_workload as workload;
 
+pub mod builder;
 pub mod output;
 pub mod report;
 pub mod runner;

@@ -114,7 +114,21 @@ fn load_named(
     base_dir: &Path,
     options: &LoadOptions,
 ) -> Result<Loaded> {
-    let mut source = Source::new(file, text);
+    let source = Source::new(file, text);
+    let root = tree::parse(&source)?;
+    load_tree(source, root, default_name, base_dir, options)
+}
+
+/// Resolves and checks a scenario document tree: applies the overrides, resolves the base and
+/// every sweep point. Files come here after parsing; [`crate::builder`] with the document it
+/// assembled in code, so both go through the same checks and defaults.
+pub(crate) fn load_tree(
+    mut source: Source,
+    mut root: Node,
+    default_name: &str,
+    base_dir: &Path,
+    options: &LoadOptions,
+) -> Result<Loaded> {
     source.overrides = options.overrides.clone();
     let default_name = sweep::file_name_safe(default_name);
     let cx = resolve::Cx {
@@ -122,7 +136,6 @@ fn load_named(
         base_dir,
         default_name: &default_name,
     };
-    let mut root = tree::parse(&source)?;
     for (i, text) in options.overrides.iter().enumerate() {
         let origin = Origin::Set(i);
         let Some((path, value)) = text.split_once('=') else {

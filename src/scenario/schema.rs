@@ -321,10 +321,11 @@ impl Serialize for TransportRef {
 }
 
 /// A traffic matrix recipe.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MatrixKind {
-    /// Every sender to a distinct receiver, nobody to itself.
+    /// Every sender to a distinct receiver, nobody to itself (the default).
+    #[default]
     Permutation,
     /// `dst = src + offset` (default: the same position in the next pod).
     Stride,
@@ -339,7 +340,7 @@ pub enum MatrixKind {
 }
 
 /// Which hosts of the topology send flows of a class.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub enum Senders {
     /// A share of all hosts (`"33%"`); `text` is as written.
     Share {
@@ -350,7 +351,8 @@ pub enum Senders {
     },
     /// A number of hosts.
     Count(u64),
-    /// Every host.
+    /// Every host (the default).
+    #[default]
     All,
     /// The hosts no earlier class uses.
     Rest,
@@ -368,11 +370,12 @@ impl Serialize for Senders {
 }
 
 /// A flow-size distribution.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub enum SizeSpec {
     /// Every flow this many bytes.
     Fixed(u64),
-    /// Flows that never end.
+    /// Flows that never end (the default).
+    #[default]
     Infinite,
     /// Uniform between two sizes, bytes.
     Uniform(u64, u64),
@@ -453,7 +456,10 @@ impl Serialize for Arrivals {
 }
 
 /// `[[flows]]`: one class of flows.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+///
+/// [`FlowClass::default`] holds the loader's defaults of the optional keys, an infinite size and
+/// inline TCP; [`crate::builder`] has the constructors and `with` methods.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct FlowClass {
     /// Unique name; addressed in key paths as `flows.<name>`.
     pub name: String,

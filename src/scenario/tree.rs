@@ -12,7 +12,10 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use super::error::{Origin, Result, Source};
 
 /// A value of the document, with its origin.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// Two nodes are equal when their values are, wherever they were written (origins only locate
+/// errors): a scenario built in code equals the same scenario read from a file.
+#[derive(Clone, Debug)]
 pub struct Node {
     /// The value.
     pub value: Value,
@@ -46,8 +49,9 @@ pub struct Table {
     pub entries: Vec<Entry>,
 }
 
-/// One `key = value` of a table.
-#[derive(Clone, Debug, PartialEq)]
+/// One `key = value` of a table; equal to another with the same key and value, wherever
+/// written.
+#[derive(Clone, Debug)]
 pub struct Entry {
     /// The key.
     pub key: String,
@@ -55,6 +59,18 @@ pub struct Entry {
     pub key_origin: Origin,
     /// The value.
     pub value: Node,
+}
+
+impl PartialEq for Node {
+    fn eq(&self, other: &Self) -> bool {
+        self.value == other.value
+    }
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key && self.value == other.value
+    }
 }
 
 impl Table {

@@ -1,0 +1,765 @@
+//! Assembling a scenario in code: [`ScenarioBuilder`], and constructors and `with` methods on
+//! the scenario types ([`TopologyConfig`], [`QueueConfig`], [`TransportConfig`], [`FlowClass`],
+//! [`Senders`], [`SizeSpec`]).
+//!
+//! A builder assembles the document a scenario file holds, key by key, from typed values; its
+//! [`build`](ScenarioBuilder::build) hands that document to the loader's resolver. So a scenario
+//! built in code passes exactly the checks a file passes, gets the same defaults (a
+//! `TopologyConfig::fattree(4)` comes out with every FatTree parameter filled in), and is the
+//! same [`Scenario`] value: it equals the one [`crate::scenario::load_str`] gives for the
+//! equivalent TOML, and everything that takes a scenario takes it — one run with
+//! [`crate::simulate::run`], every sweep point and seed through the runner
+//! ([`ScenarioBuilder::build_loaded`], [`crate::runner::run_all`], [`crate::runner::write_report`]),
+//! and `DIR/scenario.toml`, which reads back as the same scenario.
+//!
+//! Errors never panic: [`build`](ScenarioBuilder::build) returns the loader's
+//! [`ScenarioError`], whose `key_path` names the offending field (`topology.k`,
+//! `flows.short.senders`), with the loader's message and hint. There is no file behind a built
+//! scenario, so the error has no line ([`Location::File`]); it is shown as
+//! `NAME (builder): `KEY.PATH`: MESSAGE`.
+//!
+//! ```
+//! use htsim::builder::ScenarioBuilder;
+//! use htsim::core::units::BufferSize;
+//! use htsim::core::{Rate, SimTime};
+//! use htsim::scenario::{Arrivals, FlowClass, QueueConfig, Senders, SizeSpec, TopologyConfig, TransportConfig};
+//! use htsim::simulate::{run, RunContext};
+//!
+//! let builder = ScenarioBuilder::new("demo")
+//!     .duration(SimTime::from_ms(20))
+//!     .topology(TopologyConfig::fattree(4).link_rate(Rate::gbps(1)))
+//!     .queue(QueueConfig::ecn(BufferSize::Packets(100), BufferSize::Packets(20)))
+//!     .flows(FlowClass::long("long", TransportConfig::mptcp(8)).senders(Senders::Count(4)))
+//!     .flows(
+//!         FlowClass::new("short", SizeSpec::cdf("websearch"), TransportConfig::dctcp())
+//!             .senders(Senders::Rest)
+//!             .arrivals(Arrivals::Poisson(2000.0)),
+//!     );
+//! let scenario = builder.build().unwrap();
+//! // Every default is filled in, as the loader fills it in for a file.
+//! assert_eq!(scenario.topology.params.int("oversubscription"), Some(1));
+//! let out = run(&scenario, 1, &RunContext::default()).unwrap();
+//! assert_eq!(out.summary.classes[0].long_flows, 4);
+//!
+//! // A bad value gives the loader's error, naming the field.
+//! let err = builder.topology(TopologyConfig::fattree(5)).build().unwrap_err();
+//! assert_eq!(err.key_path, "topology.k");
+//! assert_eq!(err.hint.as_deref(), Some("use k = 4 or k = 6"));
+//! ```
+//!
+//! # Topologies
+//!
+//! Every built-in topology kind is buildable with its parameters: [`TopologyConfig::fattree`],
+//! [`dhft`](TopologyConfig::dhft), [`vl2`](TopologyConfig::vl2),
+//! [`bcube`](TopologyConfig::bcube), [`star`](TopologyConfig::star),
+//! [`dumbbell`](TopologyConfig::dumbbell), [`xmp_torus`](TopologyConfig::xmp_torus), or any kind
+//! by name with [`TopologyConfig::new`]; [`TopologyConfig::param`] sets any parameter `htsim list
+//! topologies` prints, [`TopologyConfig::layer`] the per-layer link overrides.
+//!
+//! A topology of your own (any nodes and links) is a topology file (the format of
+//! [`htsim_topology::file`]): write it, then [`TopologyConfig::file`] with its path, relative to
+//! [`ScenarioBuilder::base_dir`]. What is not possible is to hand a topology already built in
+//! memory (an `htsim_topology::topology::Topology`) to a scenario: a scenario is plain data, written
+//! out as `DIR/scenario.toml` so that any run can be repeated from its directory. To simulate a
+//! network wired by hand without a scenario, build a [`crate::core::world::World`] directly
+//! (`examples/engine_tour.rs`).
+
+use std::path::PathBuf;
+
+use htsim_core::units::{format_duration, BufferSize};
+use htsim_core::{Rate, SimTime};
+use serde::Serialize;
+
+use crate::scenario::error::{Location, Origin, Result, ScenarioError, Source};
+use crate::scenario::params::{ParamValue, Params};
+use crate::scenario::tree::{self, Node, Table, Value};
+use crate::scenario::{
+    load_tree, Arrivals, Event, FlowClass, LinkOverride, LoadOptions, Loaded, MatrixKind,
+    OutputConfig, QueueConfig, QueueKind, QueueSettings, RoutingMode, Scenario, Seeds, Senders,
+    SizeSpec, TimeseriesConfig, TopologyConfig, TransportConfig, TransportRef,
+};
+
+/// A scenario assembled in code, checked and completed by the scenario loader on
+/// [`build`](Self::build).
+///
+/// Each method sets the key of the scenario file it is named after; a later call replaces an
+/// earlier one, except [`flows`](Self::flows) and [`event`](Self::event), which append (as
+/// `[[flows]]` and `[[events]]` do). Nothing is checked until `build`, which returns the first
+/// problem the loader finds.
+#[derive(Clone, Debug)]
+pub struct ScenarioBuilder {
+    name: String,
+    base_dir: PathBuf,
+    doc: Table,
+    error: Option<Box<ScenarioError>>,
+}
+
+impl ScenarioBuilder {
+    /// A builder for the scenario called `name` (it names the output directory; letters,
+    /// digits, `-` and `_`). Relative file paths are read from the current directory unless
+    /// [`base_dir`](Self::base_dir) says otherwise.
+    pub fn new(name: impl Into<String>) -> Self {
+        let name = name.into();
+        let mut doc = Table::default();
+        // An empty `[run]`, so that a missing duration is reported as `run.duration`.
+        doc.set("run", table_node(), Origin::Unknown);
+        ScenarioBuilder {
+            name: name.clone(),
+            base_dir: PathBuf::from("."),
+            doc,
+            error: None,
+        }
+        .put(&["name"], &name)
+    }
+
+    /// `description`: free text.
+    pub fn description(self, text: impl Into<String>) -> Self {
+        self.put(&["description"], &text.into())
+    }
+
+    /// The directory relative paths (`SizeSpec::CdfFile`, `TopologyConfig::file`) are read from
+    /// (for a file, the file's directory).
+    pub fn base_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.base_dir = dir.into();
+        self
+    }
+
+    /// `run.duration`: how long flows are generated and long flows run (required).
+    pub fn duration(self, t: SimTime) -> Self {
+        self.put(&["run", "duration"], &format_duration(t))
+    }
+
+    /// `run.drain`: extra simulated time for open short flows to finish (default 0 s).
+    pub fn drain(self, t: SimTime) -> Self {
+        self.put(&["run", "drain"], &format_duration(t))
+    }
+
+    /// `run.warmup`: metrics ignore what happens before this time (default 0 s).
+    pub fn warmup(self, t: SimTime) -> Self {
+        self.put(&["run", "warmup"], &format_duration(t))
+    }
+
+    /// `run.seeds`: the seeds to run (default `Seeds::Count(1)`, seed 1).
+    pub fn seeds(self, seeds: Seeds) -> Self {
+        self.put(&["run", "seeds"], &seeds)
+    }
+
+    /// `[topology]` (required): a kind and its parameters; unset parameters take their defaults.
+    pub fn topology(self, topology: TopologyConfig) -> Self {
+        self.put(&["topology"], &topology)
+    }
+
+    /// `[queue]`: the queue of every egress port (default: drop-tail, 100 packets).
+    pub fn queue(self, queue: QueueConfig) -> Self {
+        self.put(&["queue"], &queue)
+    }
+
+    /// `routing.mode` (default ECMP).
+    pub fn routing(self, mode: RoutingMode) -> Self {
+        self.put(&["routing", "mode"], &mode)
+    }
+
+    /// `[transports.<name>]`: a named transport that flow classes refer to by name
+    /// (`FlowClass::transport("name")`) and sweeps address (`transports.<name>.subflows`).
+    pub fn transport(self, name: &str, transport: TransportConfig) -> Self {
+        self.put(&["transports", name], &transport)
+    }
+
+    /// Appends a `[[flows]]` class (at least one is required).
+    pub fn flows(self, class: FlowClass) -> Self {
+        let name = class.name.clone();
+        self.append("flows", &name, &class)
+    }
+
+    /// Appends an `[[events]]` change to the network.
+    pub fn event(self, event: Event) -> Self {
+        self.append("events", "", &event)
+    }
+
+    /// `[output]` in full (default: flows.csv and links.csv, no time series, no plots).
+    pub fn output(self, output: OutputConfig) -> Self {
+        self.put(&["output"], &output)
+    }
+
+    /// `output.timeseries`: sample queues, windows and rates into timeseries.csv.
+    pub fn timeseries(self, timeseries: TimeseriesConfig) -> Self {
+        self.put(&["output", "timeseries"], &timeseries)
+    }
+
+    /// `output.plots`: draw plots with the cross-seed summary.
+    pub fn plots(self, plots: bool) -> Self {
+        self.put(&["output", "plots"], &plots)
+    }
+
+    /// A `[sweep]` axis: the key path (`transports.long.kind`, `flows.short.size`,
+    /// `topology.link_rate`) takes each of `values` (written as in a file: `"1Gbps"`, `8`).
+    /// Every combination of the axes is a sweep point; see
+    /// [`build_loaded`](Self::build_loaded).
+    pub fn sweep<V: Into<toml::Value>>(
+        mut self,
+        path: &str,
+        values: impl IntoIterator<Item = V>,
+    ) -> Self {
+        let items = values
+            .into_iter()
+            .map(|v| Node::from_toml(&v.into(), &Origin::Unknown))
+            .collect();
+        set_in(
+            &mut self.doc,
+            &["sweep", path],
+            Node::new(Value::Array(items), Origin::Unknown),
+        );
+        self
+    }
+
+    /// Checks the scenario and fills in every default, as loading the equivalent file does.
+    /// With `[sweep]` axes this is the base scenario (its `sweep` lists the axes); the points
+    /// come from [`build_loaded`](Self::build_loaded).
+    pub fn build(&self) -> Result<Scenario> {
+        self.build_loaded().map(|loaded| loaded.scenario)
+    }
+
+    /// Checks the scenario and resolves its base and every sweep point, as
+    /// [`crate::scenario::load_str`] does for a file: what [`crate::runner::run_list`],
+    /// [`crate::runner::run_all`] and [`crate::simulate::Simulator::for_loaded`] take.
+    ///
+    /// ```no_run
+    /// use htsim::builder::ScenarioBuilder;
+    /// use htsim::core::SimTime;
+    /// use htsim::runner::{run_all, write_report, RunOptions};
+    /// use htsim::scenario::{FlowClass, Seeds, TopologyConfig, TransportConfig};
+    /// use htsim::simulate::Simulator;
+    ///
+    /// let loaded = ScenarioBuilder::new("sweep")
+    ///     .duration(SimTime::from_ms(100))
+    ///     .seeds(Seeds::Count(4))
+    ///     .topology(TopologyConfig::fattree(4))
+    ///     .transport("long", TransportConfig::tcp())
+    ///     .flows(FlowClass::long("long", "long"))
+    ///     .sweep("transports.long.kind", ["tcp", "dctcp"])
+    ///     .build_loaded()
+    ///     .unwrap();
+    /// let out = std::path::Path::new("results/sweep");
+    /// let options = RunOptions { out: out.to_path_buf(), jobs: 2, shard: None };
+    /// let report = run_all(&loaded, &options, &Simulator::for_loaded(&loaded), &|_| {}).unwrap();
+    /// assert_eq!(report.finished.len(), 8);
+    /// write_report(&loaded, out).unwrap(); // out/summary.csv and out/summary.json
+    /// ```
+    pub fn build_loaded(&self) -> Result<Loaded> {
+        if let Some(e) = &self.error {
+            return Err(e.clone());
+        }
+        let root = Node::new(Value::Table(self.doc.clone()), Origin::Unknown);
+        load_tree(
+            Source::new(self.label(), ""),
+            root,
+            &self.name,
+            &self.base_dir,
+            &LoadOptions::default(),
+        )
+        .map_err(|mut e| {
+            // The document has no text: no line or column to show.
+            if let Location::Position { .. } = e.location {
+                e.location = Location::File;
+                e.snippet = None;
+            }
+            e
+        })
+    }
+
+    /// How errors name the scenario, in place of a file name.
+    fn label(&self) -> String {
+        format!("{} (builder)", self.name)
+    }
+
+    /// Sets the value at `path` (keys, not a dotted path: names may hold any character and are
+    /// checked by the loader).
+    fn put<T: Serialize>(mut self, path: &[&str], value: &T) -> Self {
+        match to_node(value) {
+            Ok(node) => set_in(&mut self.doc, path, node),
+            Err(message) => self.fail(&path.join("."), message),
+        }
+        self
+    }
+
+    /// Appends `value` to the array of tables `key`; `name` names it in a failure.
+    fn append<T: Serialize>(mut self, key: &str, name: &str, value: &T) -> Self {
+        let node = match to_node(value) {
+            Ok(node) => node,
+            Err(message) => {
+                let path = if name.is_empty() {
+                    key.to_string()
+                } else {
+                    format!("{key}.{name}")
+                };
+                self.fail(&path, message);
+                return self;
+            }
+        };
+        match self.doc.get_mut(key).map(|e| &mut e.value.value) {
+            Some(Value::Array(items)) => items.push(node),
+            _ => self.doc.set(
+                key,
+                Node::new(Value::Array(vec![node]), Origin::Unknown),
+                Origin::Unknown,
+            ),
+        }
+        self
+    }
+
+    /// Keeps the first value that could not be written as a scenario value, for `build`.
+    fn fail(&mut self, key_path: &str, message: String) {
+        if self.error.is_none() {
+            self.error = Some(Box::new(ScenarioError {
+                file: self.label(),
+                location: Location::File,
+                key_path: key_path.to_string(),
+                message: format!("cannot be written as a scenario value: {message}"),
+                hint: None,
+                snippet: None,
+            }));
+        }
+    }
+}
+
+fn table_node() -> Node {
+    Node::new(Value::Table(Table::default()), Origin::Unknown)
+}
+
+/// Sets `path` in `table`, creating the tables on the way (replacing a value that is not one).
+fn set_in(table: &mut Table, path: &[&str], node: Node) {
+    let Some((last, parents)) = path.split_last() else {
+        return;
+    };
+    let mut here = table;
+    for key in parents {
+        if !matches!(here.get(key).map(|e| &e.value.value), Some(Value::Table(_))) {
+            here.set(key, table_node(), Origin::Unknown);
+        }
+        here = match here.get_mut(key).map(|e| &mut e.value.value) {
+            Some(Value::Table(inner)) => inner,
+            // The entry was made a table just above.
+            _ => return,
+        };
+    }
+    here.set(last, node, Origin::Unknown);
+}
+
+/// A typed value as a document node: written with its scenario-file `Serialize` (units
+/// included, the form `DIR/scenario.toml` uses) and read back with the loader's parser, so
+/// every value reaches the resolver exactly as a file would give it.
+fn to_node<T: Serialize>(value: &T) -> std::result::Result<Node, String> {
+    #[derive(Serialize)]
+    struct Wrap<'a, T> {
+        v: &'a T,
+    }
+    let text = toml::to_string(&Wrap { v: value }).map_err(|e| e.to_string())?;
+    let root = tree::parse(&Source::new("", text)).map_err(|e| e.message)?;
+    let Value::Table(table) = root.value else {
+        return Err("not a table".into());
+    };
+    let mut node = table
+        .entries
+        .into_iter()
+        .find(|e| e.key == "v")
+        .map(|e| e.value)
+        .ok_or_else(|| "nothing was written".to_string())?;
+    forget_origins(&mut node);
+    Ok(node)
+}
+
+/// The positions of a parsed snippet mean nothing in the scenario: drop them.
+fn forget_origins(node: &mut Node) {
+    node.origin = Origin::Unknown;
+    match &mut node.value {
+        Value::Array(items) => items.iter_mut().for_each(forget_origins),
+        Value::Table(t) => {
+            for e in &mut t.entries {
+                e.key_origin = Origin::Unknown;
+                forget_origins(&mut e.value);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Sets `key` of `params`, replacing an earlier value.
+fn set_param(params: &mut Params, key: &str, value: ParamValue) {
+    match params.values.iter_mut().find(|(k, _)| k == key) {
+        Some(slot) => slot.1 = value,
+        None => params.values.push((key.to_string(), value)),
+    }
+}
+
+impl From<i64> for ParamValue {
+    /// An integer parameter.
+    fn from(v: i64) -> Self {
+        ParamValue::Int(v)
+    }
+}
+
+impl From<f64> for ParamValue {
+    /// A float parameter.
+    fn from(v: f64) -> Self {
+        ParamValue::Float(v)
+    }
+}
+
+impl From<bool> for ParamValue {
+    /// A boolean parameter.
+    fn from(v: bool) -> Self {
+        ParamValue::Bool(v)
+    }
+}
+
+impl From<Rate> for ParamValue {
+    /// A rate parameter.
+    fn from(v: Rate) -> Self {
+        ParamValue::Rate(v)
+    }
+}
+
+impl From<SimTime> for ParamValue {
+    /// A duration parameter.
+    fn from(v: SimTime) -> Self {
+        ParamValue::Duration(v)
+    }
+}
+
+impl From<BufferSize> for ParamValue {
+    /// A buffer-size parameter.
+    fn from(v: BufferSize) -> Self {
+        ParamValue::Buffer(v)
+    }
+}
+
+impl From<&str> for ParamValue {
+    /// A name (`cc = "lia"`), a path, or `"auto"` / `"unlimited"` where a parameter takes them.
+    fn from(v: &str) -> Self {
+        ParamValue::Text(v.to_string())
+    }
+}
+
+impl From<String> for ParamValue {
+    /// As for `&str`.
+    fn from(v: String) -> Self {
+        ParamValue::Text(v)
+    }
+}
+
+impl TopologyConfig {
+    /// A topology of kind `kind` (see `htsim list topologies`) with no parameter set: the
+    /// builder fills in the defaults.
+    pub fn new(kind: impl Into<String>) -> Self {
+        TopologyConfig {
+            kind: kind.into(),
+            params: Params::default(),
+            layers: Vec::new(),
+        }
+    }
+
+    /// A k-ary FatTree (k even).
+    pub fn fattree(k: u32) -> Self {
+        Self::new("fattree").param("k", i64::from(k))
+    }
+
+    /// A dual-homed FatTree (k a multiple of 6).
+    pub fn dhft(k: u32) -> Self {
+        Self::new("dhft").param("k", i64::from(k))
+    }
+
+    /// VL2 with `da`-port aggregation and `di`-port intermediate switches (both even).
+    pub fn vl2(da: u32, di: u32) -> Self {
+        Self::new("vl2")
+            .param("da", i64::from(da))
+            .param("di", i64::from(di))
+    }
+
+    /// BCube(n, k): n-port switches, k + 1 levels.
+    pub fn bcube(n: u32, k: u32) -> Self {
+        Self::new("bcube")
+            .param("n", i64::from(n))
+            .param("k", i64::from(k))
+    }
+
+    /// One perfect switch connecting `hosts` hosts.
+    pub fn star(hosts: u32) -> Self {
+        Self::new("star").param("hosts", i64::from(hosts))
+    }
+
+    /// Two switches joined by one bottleneck link, `hosts` hosts on each side.
+    pub fn dumbbell(hosts: u32) -> Self {
+        Self::new("dumbbell").param("hosts", i64::from(hosts))
+    }
+
+    /// The XMP paper's five-bottleneck torus.
+    pub fn xmp_torus() -> Self {
+        Self::new("xmp-torus")
+    }
+
+    /// Nodes and links read from a topology file ([`htsim_topology::file`]), `path` relative to
+    /// [`ScenarioBuilder::base_dir`].
+    pub fn file(path: impl Into<String>) -> Self {
+        Self::new("file").param("path", path.into())
+    }
+
+    /// Sets parameter `key` (any key `htsim list topologies` gives for the kind), replacing an
+    /// earlier value. Sizes are `ParamValue::Size(bytes)`; unit-less integers are integers.
+    pub fn param(mut self, key: &str, value: impl Into<ParamValue>) -> Self {
+        set_param(&mut self.params, key, value.into());
+        self
+    }
+
+    /// `link_rate`: the rate of every link unless a layer overrides it (VL2: host links).
+    pub fn link_rate(self, rate: Rate) -> Self {
+        self.param("link_rate", rate)
+    }
+
+    /// `link_delay`: the propagation delay of every link unless a layer overrides it.
+    pub fn link_delay(self, delay: SimTime) -> Self {
+        self.param("link_delay", delay)
+    }
+
+    /// `[topology.layers.<layer>]`: rate and delay of the links of one cable layer (`host`,
+    /// `tor`, `agg`, `core`, ...), replacing an earlier override of the layer.
+    pub fn layer(mut self, layer: impl Into<String>, links: LinkOverride) -> Self {
+        let layer = layer.into();
+        match self.layers.iter_mut().find(|(l, _)| *l == layer) {
+            Some(slot) => slot.1 = links,
+            None => self.layers.push((layer, links)),
+        }
+        self
+    }
+}
+
+impl QueueSettings {
+    /// A drop-tail queue of `capacity`.
+    pub fn droptail(capacity: BufferSize) -> Self {
+        QueueSettings {
+            kind: QueueKind::Droptail,
+            capacity,
+            mark_threshold: None,
+        }
+    }
+
+    /// A drop-tail queue of `capacity` that marks CE when more than `mark_threshold` is
+    /// waiting on arrival (K).
+    pub fn ecn(capacity: BufferSize, mark_threshold: BufferSize) -> Self {
+        QueueSettings {
+            kind: QueueKind::Ecn,
+            capacity,
+            mark_threshold: Some(mark_threshold),
+        }
+    }
+}
+
+impl From<QueueSettings> for QueueConfig {
+    /// The same settings at every egress port.
+    fn from(q: QueueSettings) -> Self {
+        QueueConfig {
+            kind: q.kind,
+            capacity: q.capacity,
+            mark_threshold: q.mark_threshold,
+            layers: Vec::new(),
+        }
+    }
+}
+
+impl QueueConfig {
+    /// Drop-tail queues of `capacity` at every egress port.
+    pub fn droptail(capacity: BufferSize) -> Self {
+        QueueSettings::droptail(capacity).into()
+    }
+
+    /// ECN-marking queues of `capacity` with threshold `mark_threshold` (K) at every egress
+    /// port.
+    pub fn ecn(capacity: BufferSize, mark_threshold: BufferSize) -> Self {
+        QueueSettings::ecn(capacity, mark_threshold).into()
+    }
+
+    /// `[queue.layers.<layer>]`: other settings for the egress ports of one layer, replacing an
+    /// earlier override of the layer.
+    pub fn layer(mut self, layer: impl Into<String>, settings: QueueSettings) -> Self {
+        let layer = layer.into();
+        match self.layers.iter_mut().find(|(l, _)| *l == layer) {
+            Some(slot) => slot.1 = settings,
+            None => self.layers.push((layer, settings)),
+        }
+        self
+    }
+}
+
+impl TransportConfig {
+    /// A transport of kind `kind` (see `htsim list transports`) with no parameter set: the
+    /// builder fills in the defaults.
+    pub fn new(kind: impl Into<String>) -> Self {
+        TransportConfig {
+            kind: kind.into(),
+            params: Params::default(),
+        }
+    }
+
+    /// TCP NewReno.
+    pub fn tcp() -> Self {
+        Self::new("tcp")
+    }
+
+    /// DCTCP.
+    pub fn dctcp() -> Self {
+        Self::new("dctcp")
+    }
+
+    /// Packet scatter.
+    pub fn ps() -> Self {
+        Self::new("ps")
+    }
+
+    /// MPTCP with `subflows` subflows (coupled congestion control LIA unless `cc` is set).
+    pub fn mptcp(subflows: u32) -> Self {
+        Self::new("mptcp").param("subflows", i64::from(subflows))
+    }
+
+    /// MMPTCP with `subflows` subflows after the switch.
+    pub fn mmptcp(subflows: u32) -> Self {
+        Self::new("mmptcp").param("subflows", i64::from(subflows))
+    }
+
+    /// XMP with `subflows` subflows.
+    pub fn xmp(subflows: u32) -> Self {
+        Self::new("xmp").param("subflows", i64::from(subflows))
+    }
+
+    /// Sets parameter `key` (any key `htsim list transports` gives for the kind), replacing an
+    /// earlier value: `.param("cc", "ewtcp")`, `.param("min_rto", SimTime::from_ms(10))`,
+    /// `.param("mss", ParamValue::Size(1460))`.
+    pub fn param(mut self, key: &str, value: impl Into<ParamValue>) -> Self {
+        set_param(&mut self.params, key, value.into());
+        self
+    }
+}
+
+impl From<TransportConfig> for TransportRef {
+    /// Inline settings (`transport = { kind = "tcp" }`).
+    fn from(t: TransportConfig) -> Self {
+        TransportRef::Inline(t)
+    }
+}
+
+impl From<&str> for TransportRef {
+    /// A transport named in `[transports]` ([`ScenarioBuilder::transport`]).
+    fn from(name: &str) -> Self {
+        TransportRef::Named(name.to_string())
+    }
+}
+
+impl From<String> for TransportRef {
+    /// A transport named in `[transports]` ([`ScenarioBuilder::transport`]).
+    fn from(name: String) -> Self {
+        TransportRef::Named(name)
+    }
+}
+
+impl Default for TransportRef {
+    /// Inline TCP with default settings.
+    fn default() -> Self {
+        TransportConfig::tcp().into()
+    }
+}
+
+impl Senders {
+    /// A share of all hosts, in percent (`Senders::percent(33.0)` is `senders = "33%"`).
+    pub fn percent(percent: f64) -> Self {
+        Senders::Share {
+            fraction: percent / 100.0,
+            text: format!("{percent}%"),
+        }
+    }
+}
+
+impl SizeSpec {
+    /// A built-in empirical CDF ([`crate::scenario::BUILTIN_CDFS`]: `websearch`, `datamining`,
+    /// `fb_hadoop`, `benson_imc10`).
+    pub fn cdf(name: impl Into<String>) -> Self {
+        SizeSpec::Cdf(name.into())
+    }
+}
+
+impl FlowClass {
+    /// A class called `name` of flows of `size` over `transport` (a [`TransportConfig`] inline,
+    /// or the name of one given to [`ScenarioBuilder::transport`]). The other keys take the
+    /// loader's defaults: a permutation, every host sending, one flow per sender at time 0.
+    pub fn new(
+        name: impl Into<String>,
+        size: SizeSpec,
+        transport: impl Into<TransportRef>,
+    ) -> Self {
+        FlowClass {
+            name: name.into(),
+            size,
+            transport: transport.into(),
+            ..FlowClass::default()
+        }
+    }
+
+    /// A class of long flows (they never end): one per sender at the start.
+    pub fn long(name: impl Into<String>, transport: impl Into<TransportRef>) -> Self {
+        Self::new(name, SizeSpec::Infinite, transport)
+    }
+
+    /// `matrix`: the traffic matrix (default: a permutation).
+    pub fn matrix(mut self, matrix: MatrixKind) -> Self {
+        self.matrix = matrix;
+        self
+    }
+
+    /// A stride matrix: `dst = src + offset` hosts.
+    pub fn stride(mut self, offset: u64) -> Self {
+        self.matrix = MatrixKind::Stride;
+        self.offset = Some(offset);
+        self
+    }
+
+    /// An incast matrix: `fan_in` senders to each receiver.
+    pub fn incast(mut self, fan_in: u64) -> Self {
+        self.matrix = MatrixKind::Incast;
+        self.fan_in = Some(fan_in);
+        self
+    }
+
+    /// A locality matrix: a share `rack_local` of the flows (`"30%"`) stays in its rack.
+    pub fn locality(mut self, rack_local: impl Into<String>) -> Self {
+        self.matrix = MatrixKind::Locality;
+        self.rack_local = Some(rack_local.into());
+        self
+    }
+
+    /// `senders`: which hosts send (default: all).
+    pub fn senders(mut self, senders: Senders) -> Self {
+        self.senders = senders;
+        self
+    }
+
+    /// `size`: the flow sizes.
+    pub fn size(mut self, size: SizeSpec) -> Self {
+        self.size = size;
+        self
+    }
+
+    /// `start`: when the first flows start (default 0 s).
+    pub fn start(mut self, start: SimTime) -> Self {
+        self.start = start;
+        self
+    }
+
+    /// `arrivals`: how flows arrive (default: one flow per sender at `start`).
+    pub fn arrivals(mut self, arrivals: Arrivals) -> Self {
+        self.arrivals = Some(arrivals);
+        self
+    }
+
+    /// `transport`: inline settings or the name of a transport of the builder.
+    pub fn transport(mut self, transport: impl Into<TransportRef>) -> Self {
+        self.transport = transport.into();
+        self
+    }
+}

@@ -1,0 +1,568 @@
+//! The scenario builder (src/builder.rs): a scenario built in code equals the one loaded from the
+//! equivalent TOML, runs to the same bytes, runs its seeds and sweep points through the runner
+//! to the same files, and bad values give the loader's errors (same key path, message and hint)
+//! without panicking.
+
+use std::path::Path;
+
+use htsim::builder::ScenarioBuilder;
+use htsim::core::units::BufferSize;
+use htsim::core::{Rate, SimTime};
+use htsim::runner::{run_all, write_report, ReportOutcome, RunOptions};
+use htsim::scenario::params::ParamValue;
+use htsim::scenario::{
+    load_str, Arrivals, Event, EventChange, EventTarget, FlowClass, LinkOverride, LoadOptions,
+    Loaded, Location, QueueConfig, QueueSettings, RoutingMode, ScenarioError, Seeds, Senders,
+    SizeSpec, TopologyConfig, TransportConfig,
+};
+use htsim::simulate::{run, RunContext, Simulator};
+
+fn load(text: &str) -> Result<Loaded, Box<ScenarioError>> {
+    load_str("demo.toml", text, Path::new("."), &LoadOptions::default())
+}
+
+/// A small FatTree scenario as a file; [`demo`] builds the same in code.
+const DEMO: &str = r#"
+name = "demo"
+[run]
+duration = "60ms"
+drain = "20ms"
+seeds = 2
+[topology]
+kind = "fattree"
+k = 4
+link_rate = "1Gbps"
+link_delay = "10us"
+[queue]
+kind = "ecn"
+capacity = "100pkt"
+mark_threshold = "20pkt"
+[transports.long]
+kind = "mptcp"
+subflows = 4
+[[flows]]
+name = "long"
+senders = 4
+size = "infinite"
+transport = "long"
+[[flows]]
+name = "short"
+senders = "rest"
+size = { cdf = "websearch" }
+arrivals = { poisson = 2000 }
+transport = { kind = "dctcp" }
+"#;
+
+fn demo() -> ScenarioBuilder {
+    ScenarioBuilder::new("demo")
+        .duration(SimTime::from_ms(60))
+        .drain(SimTime::from_ms(20))
+        .seeds(Seeds::Count(2))
+        .topology(
+            TopologyConfig::fattree(4)
+                .link_rate(Rate::gbps(1))
+                .link_delay(SimTime::from_us(10)),
+        )
+        .queue(QueueConfig::ecn(
+            BufferSize::Packets(100),
+            BufferSize::Packets(20),
+        ))
+        .transport("long", TransportConfig::mptcp(4))
+        .flows(FlowClass::long("long", "long").senders(Senders::Count(4)))
+        .flows(
+            FlowClass::new(
+                "short",
+                SizeSpec::cdf("websearch"),
+                TransportConfig::dctcp(),
+            )
+            .senders(Senders::Rest)
+            .arrivals(Arrivals::Poisson(2000.0)),
+        )
+}
+
+#[test]
+fn a_built_scenario_equals_the_one_loaded_from_toml() {
+    let built = demo().build().unwrap();
+    let loaded = load(DEMO).unwrap();
+    assert_eq!(built, loaded.scenario);
+    assert_eq!(built, loaded.points[0].scenario);
+    // Defaults are filled in by the loader, not left empty.
+    assert_eq!(built.topology.params.int("oversubscription"), Some(1));
+    assert_eq!(
+        built.transport("long").unwrap().params.get("cc"),
+        Some(&ParamValue::Text("lia".into()))
+    );
+    // And the scenario writes out as a file that reads back the same.
+    assert_eq!(load(&built.to_toml_string()).unwrap().scenario, built);
+}
+
+#[test]
+fn every_part_of_a_scenario_can_be_built() {
+    let text = r#"
+name = "everything"
+description = "all the keys"
+[run]
+duration = "1s"
+warmup = "100ms"
+seeds = [3, 7]
+[topology]
+kind = "vl2"
+da = 4
+di = 4
+hosts_per_tor = 2
+switch_rate = "10Gbps"
+[topology.layers.core]
+link_delay = "5us"
+[topology.layers.host]
+link_rate = "100Mbps"
+[queue]
+kind = "droptail"
+capacity = "64KB"
+[queue.layers.core]
+kind = "ecn"
+capacity = "200pkt"
+mark_threshold = "30pkt"
+[routing]
+mode = "spray"
+[transports.x]
+kind = "xmp"
+subflows = 2
+beta = 8
+[transports.m]
+kind = "mptcp"
+cc = "ewtcp"
+min_rto = "10ms"
+mss = "1460B"
+[[flows]]
+name = "incast"
+matrix = "incast"
+fan_in = 4
+senders = "25%"
+size = { uniform = ["10KB", "1MB"] }
+start = "10ms"
+arrivals = { every = "100ms" }
+transport = "x"
+[[flows]]
+name = "stride"
+matrix = "stride"
+offset = 2
+senders = 2
+size = { pareto = { shape = 1.5, mean = "100KB", max = "1MB" } }
+arrivals = { closed_loop = true }
+transport = "m"
+[[flows]]
+name = "local"
+matrix = "locality"
+rack_local = "30%"
+senders = "rest"
+size = "70KB"
+transport = { kind = "tcp", delayed_ack = true }
+[[events]]
+at = "500ms"
+where = { layer = "core", switches = "50%" }
+set = { down = true }
+[[events]]
+at = "600ms"
+where = { link = ["agg0.0"] }
+set = { rate = "100Mbps" }
+[output]
+flows = true
+links = false
+plots = true
+[output.timeseries]
+interval = "1ms"
+series = ["queue", "cwnd"]
+links = ["core"]
+flows = ["incast", 3]
+[sweep]
+"transports.x.beta" = [4, 8]
+"flows.local.size" = ["70KB", "1MB"]
+"#;
+    let built = ScenarioBuilder::new("everything")
+        .description("all the keys")
+        .duration(SimTime::from_secs(1))
+        .warmup(SimTime::from_ms(100))
+        .seeds(Seeds::List(vec![3, 7]))
+        .topology(
+            TopologyConfig::vl2(4, 4)
+                .param("hosts_per_tor", 2)
+                .param("switch_rate", Rate::gbps(10))
+                .layer(
+                    "core",
+                    LinkOverride {
+                        link_delay: Some(SimTime::from_us(5)),
+                        ..LinkOverride::default()
+                    },
+                )
+                .layer(
+                    "host",
+                    LinkOverride {
+                        link_rate: Some(Rate::mbps(100)),
+                        ..LinkOverride::default()
+                    },
+                ),
+        )
+        .queue(QueueConfig::droptail(BufferSize::Bytes(64_000)).layer(
+            "core",
+            QueueSettings::ecn(BufferSize::Packets(200), BufferSize::Packets(30)),
+        ))
+        .routing(RoutingMode::Spray)
+        .transport("x", TransportConfig::xmp(2).param("beta", 8))
+        .transport(
+            "m",
+            TransportConfig::new("mptcp")
+                .param("cc", "ewtcp")
+                .param("min_rto", SimTime::from_ms(10))
+                .param("mss", ParamValue::Size(1460)),
+        )
+        .flows(
+            FlowClass::new("incast", SizeSpec::Uniform(10_000, 1_000_000), "x")
+                .incast(4)
+                .senders(Senders::percent(25.0))
+                .start(SimTime::from_ms(10))
+                .arrivals(Arrivals::Every(SimTime::from_ms(100))),
+        )
+        .flows(
+            FlowClass::new(
+                "stride",
+                SizeSpec::Pareto {
+                    shape: 1.5,
+                    mean: 100_000,
+                    max: Some(1_000_000),
+                },
+                "m",
+            )
+            .stride(2)
+            .senders(Senders::Count(2))
+            .arrivals(Arrivals::ClosedLoop),
+        )
+        .flows(
+            FlowClass::new(
+                "local",
+                SizeSpec::Fixed(70_000),
+                TransportConfig::tcp().param("delayed_ack", true),
+            )
+            .locality("30%")
+            .senders(Senders::Rest),
+        )
+        .event(Event {
+            at: SimTime::from_ms(500),
+            target: EventTarget::Layer {
+                layer: "core".into(),
+                switches: Some("50%".into()),
+            },
+            set: EventChange::Down,
+        })
+        .event(Event {
+            at: SimTime::from_ms(600),
+            target: EventTarget::Links(vec!["agg0.0".into()]),
+            set: EventChange::Rate(Rate::mbps(100)),
+        })
+        .output(htsim::scenario::OutputConfig {
+            flows: true,
+            links: false,
+            timeseries: None,
+            plots: false,
+        })
+        .plots(true)
+        .timeseries(htsim::scenario::TimeseriesConfig {
+            interval: SimTime::from_ms(1),
+            series: vec!["queue".into(), "cwnd".into()],
+            links: vec!["core".into()],
+            flows: vec![
+                htsim::scenario::FlowSelector::Class("incast".into()),
+                htsim::scenario::FlowSelector::Id(3),
+            ],
+        })
+        .sweep("transports.x.beta", [4, 8])
+        .sweep("flows.local.size", ["70KB", "1MB"])
+        .build_loaded()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let loaded = load_str("everything", text, Path::new("."), &LoadOptions::default()).unwrap();
+    assert_eq!(built.scenario, loaded.scenario);
+    assert_eq!(built.points, loaded.points);
+    assert_eq!(built.points.len(), 4);
+    assert_eq!(
+        built.points[3].name,
+        "transports.x.beta=8,flows.local.size=1MB"
+    );
+}
+
+/// The files of a run, the wall-clock figures of summary.json taken out.
+fn files_of(scenario: &htsim::scenario::Scenario, seed: u64) -> (Vec<u8>, Vec<u8>, String) {
+    let out = run(scenario, seed, &RunContext::default()).unwrap();
+    let mut summary: serde_json::Value = serde_json::from_slice(&out.files.summary_json).unwrap();
+    let cost = summary["cost"].as_object_mut().unwrap();
+    for wall in [
+        "wall_seconds",
+        "events_per_second",
+        "data_packets_per_second",
+    ] {
+        assert!(cost.remove(wall).is_some(), "{wall} in the summary");
+    }
+    (
+        out.files.flows_csv.unwrap(),
+        out.files.links_csv.unwrap(),
+        summary.to_string(),
+    )
+}
+
+#[test]
+fn built_and_loaded_scenarios_run_to_the_same_bytes() {
+    let built = demo().build().unwrap();
+    let loaded = load(DEMO).unwrap().scenario;
+    let a = files_of(&built, 5);
+    let b = files_of(&loaded, 5);
+    assert!(a.0.len() > 200, "flows.csv has rows");
+    assert_eq!(a, b);
+}
+
+#[test]
+fn a_built_sweep_runs_its_seeds_and_points_through_the_runner() {
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let built = demo()
+        .sweep("transports.long.subflows", [1, 4])
+        .build_loaded()
+        .unwrap();
+    let loaded = load(&format!(
+        "{DEMO}\n[sweep]\n\"transports.long.subflows\" = [1, 4]\n"
+    ))
+    .unwrap();
+    for (l, dir) in [&built, &loaded].into_iter().zip(&dirs) {
+        let options = RunOptions {
+            out: dir.path().to_path_buf(),
+            jobs: 2,
+            shard: None,
+        };
+        let report = run_all(l, &options, &Simulator::for_loaded(l), &|_| {}).unwrap();
+        assert_eq!(report.finished.len(), 4, "{report:?}");
+        assert!(report.failed.is_empty(), "{report:?}");
+        assert!(matches!(
+            write_report(l, dir.path()).unwrap(),
+            ReportOutcome::Written(_)
+        ));
+    }
+    let read = |i: usize, rel: &str| std::fs::read(dirs[i].path().join(rel)).unwrap();
+    for rel in [
+        "scenario.toml",
+        "summary.csv",
+        "runs/transports.long.subflows=1/seed-2/flows.csv",
+        "runs/transports.long.subflows=4/seed-1/links.csv",
+    ] {
+        assert_eq!(read(0, rel), read(1, rel), "{rel} differs");
+    }
+}
+
+#[test]
+fn a_topology_file_assembled_in_code_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("switch s0\n");
+    for h in 0..4 {
+        text += &format!("host host{h}\nlink host{h} s0 1Gbps 10us 100pkt\n");
+    }
+    std::fs::write(dir.path().join("star.topo"), text).unwrap();
+    let scenario = ScenarioBuilder::new("custom")
+        .base_dir(dir.path())
+        .duration(SimTime::from_ms(20))
+        .topology(TopologyConfig::file("star.topo"))
+        .flows(FlowClass::new(
+            "f",
+            SizeSpec::Fixed(20_000),
+            TransportConfig::tcp(),
+        ))
+        .build()
+        .unwrap();
+    let out = run(&scenario, 1, &RunContext::default()).unwrap();
+    let class = &out.summary.classes[0];
+    assert_eq!(class.finite_flows, 4);
+    assert_eq!(class.completed, 4);
+}
+
+/// The loader's error for `text`, and the builder's for `builder`: the same key path, message
+/// and hint; the builder's has no line.
+fn same_error(text: &str, builder: ScenarioBuilder, key_path: &str) -> Box<ScenarioError> {
+    let from_file = load(text).expect_err("the file is rejected");
+    let built = builder.build().expect_err("the builder is rejected");
+    assert_eq!(built.key_path, key_path, "{built}");
+    assert_eq!(
+        (&built.key_path, &built.message, &built.hint),
+        (&from_file.key_path, &from_file.message, &from_file.hint),
+        "\nbuilder: {built}\nfile:    {from_file}"
+    );
+    assert_eq!(built.location, Location::File);
+    assert!(built.to_string().starts_with("demo (builder): "), "{built}");
+    built
+}
+
+#[test]
+fn bad_values_give_the_loaders_errors() {
+    let e = same_error(
+        &DEMO.replace("k = 4", "k = 5"),
+        demo().topology(TopologyConfig::fattree(5).link_rate(Rate::gbps(1))),
+        "topology.k",
+    );
+    assert!(e.message.contains("odd"), "{e}");
+
+    let e = same_error(
+        &DEMO.replace("mark_threshold = \"20pkt\"", "mark_threshold = \"200pkt\""),
+        demo().queue(QueueConfig::ecn(
+            BufferSize::Packets(100),
+            BufferSize::Packets(200),
+        )),
+        "queue.mark_threshold",
+    );
+    assert!(e.message.contains("above the queue capacity"), "{e}");
+
+    let zero = DEMO.replace("senders = 4", "senders = 0");
+    same_error(
+        &zero,
+        demo_with_long(FlowClass::long("long", "long").senders(Senders::Count(0))),
+        "flows.long.senders",
+    );
+
+    let e = same_error(
+        &DEMO.replace("transport = \"long\"", "transport = \"lon\""),
+        demo_with_long(FlowClass::long("long", "lon").senders(Senders::Count(4))),
+        "flows.long.transport",
+    );
+    assert!(
+        e.message
+            .contains("unknown transport \"lon\" (known: long)"),
+        "{e}"
+    );
+    assert_eq!(e.hint.as_deref(), Some("did you mean `long`?"));
+
+    let e = same_error(
+        &DEMO.replace("kind = \"mptcp\"", "kind = \"mptc\""),
+        demo().transport("long", TransportConfig::new("mptc")),
+        "transports.long.kind",
+    );
+    assert_eq!(e.hint.as_deref(), Some("did you mean `mptcp`?"));
+
+    let e = same_error(
+        &DEMO.replace("name = \"short\"", "name = \"long\""),
+        ScenarioBuilder::new("demo")
+            .duration(SimTime::from_ms(60))
+            .drain(SimTime::from_ms(20))
+            .seeds(Seeds::Count(2))
+            .topology(
+                TopologyConfig::fattree(4)
+                    .link_rate(Rate::gbps(1))
+                    .link_delay(SimTime::from_us(10)),
+            )
+            .queue(QueueConfig::ecn(
+                BufferSize::Packets(100),
+                BufferSize::Packets(20),
+            ))
+            .transport("long", TransportConfig::mptcp(4))
+            .flows(FlowClass::long("long", "long").senders(Senders::Count(4)))
+            .flows(
+                FlowClass::new("long", SizeSpec::cdf("websearch"), TransportConfig::dctcp())
+                    .senders(Senders::Rest)
+                    .arrivals(Arrivals::Poisson(2000.0)),
+            ),
+        "flows.long.name",
+    );
+    assert!(e.message.contains("duplicate flow class name"), "{e}");
+}
+
+/// [`demo`] with another first flow class.
+fn demo_with_long(long: FlowClass) -> ScenarioBuilder {
+    let base = demo().build().unwrap();
+    let mut b = ScenarioBuilder::new("demo")
+        .duration(base.run.duration)
+        .drain(base.run.drain)
+        .seeds(base.run.seeds.clone())
+        .topology(base.topology.clone())
+        .queue(base.queue.clone());
+    for t in &base.transports {
+        b = b.transport(&t.name, t.config.clone());
+    }
+    b.flows(long).flows(base.flows[1].clone())
+}
+
+#[test]
+fn values_the_loader_rejects_never_panic() {
+    // Each is rejected with the key of the field at fault.
+    let cases: Vec<(ScenarioBuilder, &str)> = vec![
+        (ScenarioBuilder::new("demo"), "run.duration"),
+        (
+            ScenarioBuilder::new("demo").duration(SimTime::from_ms(1)),
+            "topology",
+        ),
+        (
+            ScenarioBuilder::new("demo")
+                .duration(SimTime::from_ms(1))
+                .topology(TopologyConfig::fattree(4)),
+            "flows",
+        ),
+        (ScenarioBuilder::new("a b c"), "name"),
+        (demo().duration(SimTime::ZERO), "run.duration"),
+        (demo().seeds(Seeds::Count(0)), "run.seeds"),
+        (demo().seeds(Seeds::Count(u64::MAX)), "run.seeds"),
+        (demo().seeds(Seeds::List(vec![])), "run.seeds"),
+        (
+            demo().topology(TopologyConfig::new("fatree")),
+            "topology.kind",
+        ),
+        (
+            demo().topology(TopologyConfig::fattree(4).param("kk", 1)),
+            "topology.kk",
+        ),
+        (
+            demo().topology(TopologyConfig::fattree(4).param("k", "four")),
+            "topology.k",
+        ),
+        (demo().topology(TopologyConfig::dhft(8)), "topology.k"),
+        (demo().topology(TopologyConfig::vl2(3, 4)), "topology.da"),
+        (
+            demo().transport("a.b", TransportConfig::tcp()),
+            "transports.a.b",
+        ),
+        (
+            demo().transport("long", TransportConfig::mptcp(4).param("cc", "nope")),
+            "transports.long.cc",
+        ),
+        (
+            demo().flows(
+                FlowClass::new("x", SizeSpec::Fixed(1000), "long")
+                    .arrivals(Arrivals::Poisson(f64::NAN)),
+            ),
+            "flows.x.arrivals.poisson",
+        ),
+        (
+            demo().flows(FlowClass::new("x", SizeSpec::Fixed(0), "long")),
+            "flows.x.size",
+        ),
+        (
+            demo().flows(FlowClass::long("x", "long").arrivals(Arrivals::Poisson(10.0))),
+            "flows.x.arrivals",
+        ),
+        (
+            demo().flows(FlowClass::long("x", "long").senders(Senders::percent(150.0))),
+            "flows.x.senders",
+        ),
+        (
+            demo().flows(FlowClass::new("x", SizeSpec::cdf("nosuch"), "long")),
+            "flows.x.size.cdf",
+        ),
+        (
+            demo().event(Event {
+                at: SimTime::from_secs(10),
+                target: EventTarget::Links(vec![]),
+                set: EventChange::Down,
+            }),
+            "events[0].at",
+        ),
+        (
+            demo().sweep("transports.long.subflows", Vec::<i64>::new()),
+            "sweep.transports.long.subflows",
+        ),
+    ];
+    for (builder, key) in cases {
+        match builder.build() {
+            Ok(s) => panic!("accepted, expected an error at {key}: {s:?}"),
+            Err(e) => assert_eq!(e.key_path, key, "{e}"),
+        }
+    }
+}
