@@ -63,7 +63,11 @@ fn bench(name: &str) -> Result<(), Box<dyn std::error::Error>> {
     let events: u64 = costs.iter().map(|c| c.events).sum();
     let packets: u64 = costs.iter().map(|c| c.data_packets_delivered).sum();
     let run_seconds: f64 = costs.iter().map(|c| c.wall_seconds).sum();
-    println!("{name}: {} runs on {} threads", runs.len(), rayon::current_num_threads());
+    println!(
+        "{name}: {} runs on {} threads",
+        runs.len(),
+        rayon::current_num_threads()
+    );
     println!("  wall time             {wall:.2} s");
     println!(
         "  events                {:.1} M ({:.1} M per run-second)",
