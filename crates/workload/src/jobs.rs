@@ -19,6 +19,10 @@ pub struct PartitionAggregate {
     pub response_bytes: u64,
     /// Jobs running at any time.
     pub concurrent: usize,
+    /// Whether a server may share the client's rack. With `false` every server is drawn from
+    /// outside the client's rack, so no request or response stays under one ToR (servers may
+    /// still share racks with each other).
+    pub rack_local: bool,
 }
 
 /// One job: its client and servers (distinct hosts) and the flow sizes.
@@ -48,12 +52,24 @@ pub enum JobError {
         /// Hosts not excluded.
         available: usize,
     },
+    /// With `rack_local = false`: fewer eligible hosts outside the client's rack than servers.
+    #[error("a job of {servers} servers with none in the client's rack needs {servers} hosts outside rack {rack}, but only {available} are available")]
+    TooFewOutsideRack {
+        /// Servers per job.
+        servers: usize,
+        /// The client's rack.
+        rack: usize,
+        /// Hosts outside that rack not excluded.
+        available: usize,
+    },
 }
 
 impl PartitionAggregate {
     /// Draws a job: 1 client and `servers` servers, distinct and uniform among the hosts of
     /// `layout` not in `exclude` (e.g. the hosts of jobs still running, when jobs must not share
-    /// hosts; the XMP paper does not say they must, so pass `&[]` to allow it).
+    /// hosts; the XMP paper does not say they must, so pass `&[]` to allow it). Without
+    /// [`PartitionAggregate::rack_local`] the client is uniform among those hosts and the
+    /// servers uniform among those outside its rack.
     pub fn next_job<R: Rng + ?Sized>(
         &self,
         rng: &mut R,
@@ -77,9 +93,32 @@ impl PartitionAggregate {
                 available: candidates.len(),
             });
         }
-        let picked = index::sample(rng, candidates.len(), needed);
-        let client = candidates[picked.index(0)];
-        let mut servers: Vec<usize> = picked.iter().skip(1).map(|k| candidates[k]).collect();
+        let mut servers: Vec<usize>;
+        let client;
+        if self.rack_local {
+            let picked = index::sample(rng, candidates.len(), needed);
+            client = candidates[picked.index(0)];
+            servers = picked.iter().skip(1).map(|k| candidates[k]).collect();
+        } else {
+            client = candidates[rng.random_range(0..candidates.len())];
+            let rack = layout.rack_of(client);
+            let outside: Vec<usize> = candidates
+                .iter()
+                .copied()
+                .filter(|&h| layout.rack_of(h) != rack)
+                .collect();
+            if outside.len() < self.servers {
+                return Err(JobError::TooFewOutsideRack {
+                    servers: self.servers,
+                    rack,
+                    available: outside.len(),
+                });
+            }
+            servers = index::sample(rng, outside.len(), self.servers)
+                .iter()
+                .map(|k| outside[k])
+                .collect();
+        }
         servers.sort_unstable();
         Ok(Job {
             client,
@@ -114,6 +153,7 @@ mod tests {
             request_bytes: 2_000,
             response_bytes: 64_000,
             concurrent: 8,
+            rack_local: true,
         }
     }
 
@@ -161,6 +201,46 @@ mod tests {
             none.next_job(&mut rng, &layout, &[]),
             Err(JobError::NoServers)
         );
+    }
+
+    #[test]
+    fn without_rack_local_no_server_shares_the_client_rack() {
+        // k = 4 FatTree: 8 racks of 2 hosts; 14 hosts outside any rack.
+        let layout = HostLayout::fat_tree(2, 2, 4).unwrap();
+        let mut rng = Pcg64::seed_from_u64(34);
+        let apart = PartitionAggregate {
+            servers: 14,
+            rack_local: false,
+            ..xmp()
+        };
+        let mut clients = [0u32; 16];
+        for _ in 0..1_600 {
+            let job = apart.next_job(&mut rng, &layout, &[]).unwrap();
+            assert_eq!(job.servers.len(), 14);
+            assert!(job.servers.windows(2).all(|w| w[0] < w[1]));
+            assert!(job
+                .servers
+                .iter()
+                .all(|&s| !layout.same_rack(s, job.client)));
+            clients[job.client] += 1;
+        }
+        // 100 each; Binomial sd 9.7.
+        assert!(
+            clients.iter().all(|&c| (60..140).contains(&c)),
+            "{clients:?}"
+        );
+        let too_many = PartitionAggregate {
+            servers: 15,
+            ..apart
+        };
+        assert!(matches!(
+            too_many.next_job(&mut rng, &layout, &[]),
+            Err(JobError::TooFewOutsideRack {
+                servers: 15,
+                available: 14,
+                ..
+            })
+        ));
     }
 
     #[test]
