@@ -6,6 +6,10 @@
 //! - rows are ordered by point (run-list order: `point_index`, then name), then class (flow
 //!   classes in scenario order, then layers in topology order, then `run`), then metric (the
 //!   fixed order of [`metric_values`]); seeds enter each statistic in ascending order;
+//! - every metric is a statistic over the point's seeds of one value per run, except the pooled
+//!   ones (`goodput_pooled`): their statistics are over every long flow of every run of the
+//!   point (transports.md 9.6: "mean and standard deviation are taken over all long flows of all
+//!   runs"), so their `n` counts flows, and runs with more flows weigh more;
 //! - numbers in summary.csv are Rust's shortest round-trip decimal form of the f64 (`{}`:
 //!   never an exponent, parses back to the same value); summary.json uses serde_json's
 //!   shortest round-trip form;
@@ -40,8 +44,10 @@ pub struct MetricValue {
     pub metric: &'static str,
     /// The metric's unit, e.g. `ms`, `Mbps`, `%`, `1` (dimensionless).
     pub unit: &'static str,
-    /// The value; `None` when the run has none (e.g. no flow completed).
-    pub value: Option<f64>,
+    /// The run's values: at most one for a per-run metric (none when the run has none, e.g.
+    /// no flow completed); for a pooled metric one per flow, which the statistics pool with the
+    /// other seeds' flows.
+    pub values: Vec<f64>,
 }
 
 /// One row of summary.csv: the statistics over seeds of one metric at one point.
@@ -55,73 +61,80 @@ pub struct SummaryRow {
     pub metric: String,
     /// The metric's unit.
     pub unit: String,
-    /// The statistics of the per-seed values (`n` = seeds with a value).
+    /// The statistics of the per-seed values (`n` = seeds with a value); of a pooled metric,
+    /// of the values of every flow of every seed (`n` = flows).
     pub stats: Summary,
 }
 
-/// The scalar metrics of a run, in their fixed order: per flow class, then per layer, then the
-/// run's deterministic cost (events, data packets delivered, peak packets in flight).
+/// The metrics of a run, in their fixed order: per flow class (counts, FCT, slowdown, goodput,
+/// the pooled per-flow goodputs, retransmissions, jobs and job completion time), then per layer,
+/// then the run's deterministic cost (events, data packets delivered, peak packets in flight).
 pub fn metric_values(run: &RunSummary) -> Vec<MetricValue> {
     let mut out = Vec::new();
     for c in &run.classes {
-        let mut push = |metric, unit, value| {
+        let mut push = |metric, unit, values: Vec<f64>| {
             out.push(MetricValue {
                 class: c.class.clone(),
                 metric,
                 unit,
-                value,
+                values,
             })
         };
-        let count = |n: u64| Some(n as f64);
+        let count = |n: u64| vec![n as f64];
+        let one = |v: Option<f64>| v.into_iter().collect::<Vec<f64>>();
         push("flows", "flows", count(c.finite_flows));
         push("completed", "flows", count(c.completed));
         push("unfinished", "flows", count(c.unfinished));
         let fct = c.fct_ms;
-        push("fct_mean", "ms", fct.map(|s| s.mean));
-        push("fct_std", "ms", fct.map(|s| s.std));
-        push("fct_p50", "ms", fct.map(|s| s.p50));
-        push("fct_p90", "ms", fct.map(|s| s.p90));
-        push("fct_p99", "ms", fct.map(|s| s.p99));
-        push("fct_p999", "ms", fct.map(|s| s.p999));
+        push("fct_mean", "ms", one(fct.map(|s| s.mean)));
+        push("fct_std", "ms", one(fct.map(|s| s.std)));
+        push("fct_p50", "ms", one(fct.map(|s| s.p50)));
+        push("fct_p90", "ms", one(fct.map(|s| s.p90)));
+        push("fct_p99", "ms", one(fct.map(|s| s.p99)));
+        push("fct_p999", "ms", one(fct.map(|s| s.p999)));
         let sd = c.slowdown;
-        push("slowdown_mean", "1", sd.map(|s| s.mean));
-        push("slowdown_p50", "1", sd.map(|s| s.p50));
-        push("slowdown_p99", "1", sd.map(|s| s.p99));
+        push("slowdown_mean", "1", one(sd.map(|s| s.mean)));
+        push("slowdown_p50", "1", one(sd.map(|s| s.p50)));
+        push("slowdown_p99", "1", one(sd.map(|s| s.p99)));
         push("long_flows", "flows", count(c.long_flows));
-        push("goodput_mean", "Mbps", c.goodput_mbps.map(|s| s.mean));
-        push("goodput_std", "Mbps", c.goodput_mbps.map(|s| s.std));
+        let goodput = c.goodput_mbps;
+        push("goodput_mean", "Mbps", one(goodput.map(|s| s.mean)));
+        push("goodput_std", "Mbps", one(goodput.map(|s| s.std)));
+        push("goodput_pooled", "Mbps", c.goodput_values_mbps.clone());
+        let acked = c.goodput_acked_mbps;
+        push("goodput_acked_mean", "Mbps", one(acked.map(|s| s.mean)));
+        push("goodput_acked_std", "Mbps", one(acked.map(|s| s.std)));
+        push("jain", "1", one(c.jain));
         push(
-            "goodput_acked_mean",
-            "Mbps",
-            c.goodput_acked_mbps.map(|s| s.mean),
+            "retransmits_mean",
+            "packets",
+            one(c.retransmits.map(|s| s.mean)),
         );
-        push(
-            "goodput_acked_std",
-            "Mbps",
-            c.goodput_acked_mbps.map(|s| s.std),
-        );
-        push("jain", "1", c.jain);
-        push("retransmits_mean", "packets", c.retransmits.map(|s| s.mean));
         push(
             "fast_retransmits_mean",
             "count",
-            c.fast_retransmits.map(|s| s.mean),
+            one(c.fast_retransmits.map(|s| s.mean)),
         );
-        push("timeouts_mean", "count", c.timeouts.map(|s| s.mean));
-        push("timeouts_p99", "count", c.timeouts.map(|s| s.p99));
+        push("timeouts_mean", "count", one(c.timeouts.map(|s| s.mean)));
+        push("timeouts_p99", "count", one(c.timeouts.map(|s| s.p99)));
         push("jobs_completed", "jobs", count(c.jobs_completed));
         push("jobs_unfinished", "jobs", count(c.jobs_unfinished));
-        push("jct_mean", "ms", c.jct_ms.map(|s| s.mean));
-        push("jct_p99", "ms", c.jct_ms.map(|s| s.p99));
+        let jct = c.jct_ms;
+        push("jct_mean", "ms", one(jct.map(|s| s.mean)));
+        push("jct_std", "ms", one(jct.map(|s| s.std)));
+        push("jct_p50", "ms", one(jct.map(|s| s.p50)));
+        push("jct_p90", "ms", one(jct.map(|s| s.p90)));
+        push("jct_p99", "ms", one(jct.map(|s| s.p99)));
+        push("jct_p999", "ms", one(jct.map(|s| s.p999)));
     }
     for l in &run.layers {
         let class = format!("{LAYER_PREFIX}{}", l.layer);
-        let mut push = |metric, value| {
+        let mut push = |metric, value: Option<f64>| {
             out.push(MetricValue {
                 class: class.clone(),
                 metric,
                 unit: "%",
-                value,
+                values: value.into_iter().collect(),
             })
         };
         push("utilisation", l.utilisation_pct);
@@ -147,7 +160,7 @@ pub fn metric_values(run: &RunSummary) -> Vec<MetricValue> {
             class: RUN_CLASS.to_string(),
             metric,
             unit,
-            value: Some(value as f64),
+            values: vec![value as f64],
         });
     }
     out
@@ -169,7 +182,7 @@ pub fn aggregate(runs: &[RunSummary]) -> Vec<SummaryRow> {
                 groups.push((run.point.clone(), mv.clone(), Vec::new()));
                 groups.len() - 1
             });
-            groups[i].2.extend(mv.value);
+            groups[i].2.extend(mv.values);
         }
     }
     groups
@@ -343,6 +356,7 @@ mod tests {
                 slowdown: None,
                 long_flows: 0,
                 goodput_mbps: None,
+                goodput_values_mbps: Vec::new(),
                 goodput_acked_mbps: None,
                 jain: None,
                 retransmits: None,
@@ -412,6 +426,72 @@ mod tests {
         let mut reversed = runs();
         reversed.reverse();
         assert_eq!(summary_csv(&aggregate(&reversed)), csv);
+    }
+
+    #[test]
+    fn pooled_goodput_weighs_every_flow_of_every_seed() {
+        // Seed 1 has one long flow at 100 Mb/s; seed 2 has three at 10, 20 and 30 Mb/s. The
+        // per-seed means are 100 and 20, so goodput_mean averages 60 over the 2 seeds; pooled,
+        // the 4 flows average (100 + 10 + 20 + 30) / 4 = 40.
+        let mut runs = Vec::new();
+        for (seed, flows) in [(1, vec![100.0]), (2, vec![10.0, 20.0, 30.0])] {
+            let mut r = run("p", 0, seed, &[], 0.0);
+            r.classes[0].long_flows = flows.len() as u64;
+            r.classes[0].goodput_mbps = Summary::of(&flows);
+            r.classes[0].goodput_values_mbps = flows;
+            runs.push(r);
+        }
+        let rows = aggregate(&runs);
+        let row = |metric: &str| {
+            rows.iter()
+                .find(|r| r.class == "short" && r.metric == metric)
+                .unwrap_or_else(|| panic!("no {metric} row"))
+                .clone()
+        };
+        let per_seed = row("goodput_mean");
+        assert_eq!((per_seed.stats.n, per_seed.stats.mean), (2, 60.0));
+        let pooled = row("goodput_pooled");
+        assert_eq!(pooled.unit, "Mbps");
+        let s = pooled.stats;
+        assert_eq!((s.n, s.mean, s.min, s.max), (4, 40.0, 10.0, 100.0));
+        // Sample std of 100, 10, 20, 30: squares of deviations 3600 + 900 + 400 + 100 = 5000.
+        assert!((s.std - (5000.0f64 / 3.0).sqrt()).abs() < 1e-12);
+        // Right after goodput_std, whatever the seeds' order.
+        let pos = |m: &str| rows.iter().position(|r| r.metric == m).unwrap();
+        assert_eq!(pos("goodput_pooled"), pos("goodput_std") + 1);
+        runs.reverse();
+        assert_eq!(aggregate(&runs), rows);
+    }
+
+    #[test]
+    fn job_completion_time_has_the_statistics_of_fct() {
+        let mut r = run("p", 0, 1, &[], 0.0);
+        r.classes[0].jobs_completed = 3;
+        r.classes[0].jobs_unfinished = 1;
+        r.classes[0].jct_ms = Summary::of(&[1.0, 2.0, 6.0]);
+        let rows = aggregate(&[r]);
+        let metrics: Vec<&str> = rows
+            .iter()
+            .filter(|r| r.metric.starts_with("job") || r.metric.starts_with("jct"))
+            .map(|r| r.metric.as_str())
+            .collect();
+        assert_eq!(
+            metrics,
+            [
+                "jobs_completed",
+                "jobs_unfinished",
+                "jct_mean",
+                "jct_std",
+                "jct_p50",
+                "jct_p90",
+                "jct_p99",
+                "jct_p999"
+            ]
+        );
+        let mean = rows.iter().find(|r| r.metric == "jct_mean").unwrap();
+        assert_eq!((mean.unit.as_str(), mean.stats.mean), ("ms", 3.0));
+        let p50 = rows.iter().find(|r| r.metric == "jct_p50").unwrap();
+        assert_eq!(p50.stats.mean, 2.0);
     }
 
     #[test]

@@ -255,19 +255,11 @@ fn class_summary(class: usize, input: &RunInput<'_>) -> ClassSummary {
     let (mut fct_ms, mut slowdown, mut goodput, mut goodput_acked) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut retx, mut fast, mut rto) = (Vec::new(), Vec::new(), Vec::new());
-    // Per job: (all flows completed, first arrival, last end).
-    let mut jobs: BTreeMap<u64, (bool, SimTime, SimTime)> = BTreeMap::new();
     for flow in measured {
         let r = &flow.record;
         let outcome = flow_outcome(flow, window);
         let counted = if r.size_bytes.is_some() {
             finite_flows += 1;
-            if let Some(job) = flow.job {
-                let entry = jobs.entry(job).or_insert((true, r.arrival, SimTime::ZERO));
-                entry.0 &= r.end.is_some();
-                entry.1 = entry.1.min(r.arrival);
-                entry.2 = entry.2.max(r.end.unwrap_or(SimTime::ZERO));
-            }
             if let Some(fct) = outcome.fct {
                 completed += 1;
                 fct_ms.push(fct.as_ps() as f64 / 1e9);
@@ -287,10 +279,11 @@ fn class_summary(class: usize, input: &RunInput<'_>) -> ClassSummary {
             rto.push(r.timeouts as f64);
         }
     }
+    let jobs = job_spans(class, input);
     let jct_ms: Vec<f64> = jobs
-        .values()
-        .filter(|j| j.0)
-        .map(|j| j.2.saturating_sub(j.1).as_ps() as f64 / 1e9)
+        .iter()
+        .filter_map(|j| j.completion_time())
+        .map(|t| t.as_ps() as f64 / 1e9)
         .collect();
     let jobs_completed = jct_ms.len() as u64;
     ClassSummary {
@@ -302,6 +295,7 @@ fn class_summary(class: usize, input: &RunInput<'_>) -> ClassSummary {
         slowdown: Summary::of(&slowdown),
         long_flows: goodput.len() as u64,
         goodput_mbps: Summary::of(&goodput),
+        goodput_values_mbps: goodput.clone(),
         goodput_acked_mbps: Summary::of(&goodput_acked),
         jain: jain_index(&goodput),
         retransmits: Summary::of(&retx),
@@ -311,6 +305,50 @@ fn class_summary(class: usize, input: &RunInput<'_>) -> ClassSummary {
         jobs_unfinished: jobs.len() as u64 - jobs_completed,
         jct_ms: Summary::of(&jct_ms),
     }
+}
+
+/// One partition/aggregate job as its flows' records show it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JobSpan {
+    /// The job's id within its class.
+    pub job: u64,
+    /// When the job started: the earliest arrival of its flows (its requests open at once).
+    pub start: SimTime,
+    /// The latest end of its flows (its last response's completion, 9.6), if every flow of the
+    /// job completed; `None` if any did not.
+    pub end: Option<SimTime>,
+}
+
+impl JobSpan {
+    /// Job completion time: `end - start`, for a completed job.
+    pub fn completion_time(&self) -> Option<SimTime> {
+        Some(self.end?.saturating_sub(self.start))
+    }
+}
+
+/// The jobs of class `class` that started inside the measurement window, by job id: every flow
+/// of the class with a job id counts (a response that arrives after the warmup belongs to a job
+/// that started before it, which is left out whole).
+pub fn job_spans(class: usize, input: &RunInput<'_>) -> Vec<JobSpan> {
+    // Per job: (all flows completed, first arrival, last end).
+    let mut jobs: BTreeMap<u64, (bool, SimTime, SimTime)> = BTreeMap::new();
+    for flow in input.flows.iter().filter(|f| f.class == class) {
+        let (Some(job), r) = (flow.job, &flow.record) else {
+            continue;
+        };
+        let entry = jobs.entry(job).or_insert((true, r.arrival, SimTime::ZERO));
+        entry.0 &= r.end.is_some();
+        entry.1 = entry.1.min(r.arrival);
+        entry.2 = entry.2.max(r.end.unwrap_or(SimTime::ZERO));
+    }
+    jobs.into_iter()
+        .filter(|(_, (_, start, _))| *start >= input.window.start)
+        .map(|(job, (done, start, end))| JobSpan {
+            job,
+            start,
+            end: done.then_some(end),
+        })
+        .collect()
 }
 
 /// Link metrics of layer `layer`.
@@ -564,6 +602,68 @@ mod tests {
         // Jain of (100, 50) = 150^2 / (2 x 12500) = 0.9.
         assert!((long.jain.unwrap() - 0.9).abs() < 1e-12);
         assert_eq!((long.finite_flows, long.fct_ms), (0, None));
+    }
+
+    #[test]
+    fn jobs_count_from_their_start_inside_the_window() {
+        let window = Window {
+            start: SimTime::from_secs(1),
+            end: SimTime::from_secs(3),
+        };
+        let job = |job, arrival_ms, end_ms| FlowInput {
+            job: Some(job),
+            ..flow(0, Some(2_000), arrival_ms, arrival_ms, end_ms)
+        };
+        let flows = vec![
+            // Job 0 started in the warmup; its response ends after it: left out whole.
+            job(0, 500, Some(502)),
+            job(0, 1002, Some(1010)),
+            // Job 1: two requests at 1.1 s, responses ending at 1.104 and 1.106 s: JCT 6 ms.
+            job(1, 1100, Some(1101)),
+            job(1, 1100, Some(1102)),
+            job(1, 1101, Some(1104)),
+            job(1, 1102, Some(1106)),
+            // Job 2: a response never completes; job 3: a request failed, no response.
+            job(2, 1200, Some(1201)),
+            job(2, 1201, None),
+            job(3, 1300, None),
+            // A flow of another class with the same job id is not part of job 1.
+            FlowInput {
+                job: Some(1),
+                ..flow(1, Some(2_000), 1100, 1100, Some(2000))
+            },
+        ];
+        let classes = vec!["incast".to_string(), "other".to_string()];
+        let input = RunInput {
+            window,
+            classes: &classes,
+            flows: &flows,
+            layers: &[],
+            links: &[],
+            counters_start: &[],
+            counters_end: &[],
+            per_second: &[],
+            cost: RunCost::new(0, 0, 0, 1.0),
+        };
+        let spans = job_spans(0, &input);
+        assert_eq!(spans.iter().map(|j| j.job).collect::<Vec<_>>(), [1, 2, 3]);
+        assert_eq!(
+            spans[0].completion_time(),
+            Some(SimTime::from_ms(6)),
+            "{spans:?}"
+        );
+        assert_eq!((spans[1].end, spans[2].completion_time()), (None, None));
+        let id = RunId {
+            point: "base".into(),
+            point_index: 0,
+            seed: 1,
+        };
+        let s = summarize_run(id, &input);
+        let c = &s.classes[0];
+        assert_eq!((c.jobs_completed, c.jobs_unfinished), (1, 2));
+        let jct = c.jct_ms.unwrap();
+        assert_eq!((jct.n, jct.mean, jct.p99), (1, 6.0, 6.0));
+        assert_eq!(s.classes[1].jct_ms.unwrap().mean, 900.0);
     }
 
     #[test]

@@ -59,6 +59,11 @@ pub struct ClassSummary {
     /// Long-flow goodput, paper definition (9.6, 10 #15): 8 x distinct bytes sent / (T - start),
     /// Mb/s (10^6 b/s).
     pub goodput_mbps: Option<Summary>,
+    /// The paper goodput of every long flow (the sample `goodput_mbps` summarises), in flow id
+    /// order, Mb/s: reports pool them over the seeds of a sweep point (summary.csv
+    /// `goodput_pooled`, transports.md 9.6: statistics over all long flows of all runs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub goodput_values_mbps: Vec<f64>,
     /// Long-flow goodput, acknowledged bytes over the same interval, Mb/s.
     pub goodput_acked_mbps: Option<Summary>,
     /// Jain's fairness index of the long flows' paper goodput.
@@ -69,11 +74,13 @@ pub struct ClassSummary {
     pub fast_retransmits: Option<Summary>,
     /// Data RTO expiries per flow (2.12), count.
     pub timeouts: Option<Summary>,
-    /// Partition/aggregate jobs whose flows all completed.
+    /// Partition/aggregate jobs that started in the window and whose flows all completed.
     pub jobs_completed: u64,
-    /// Jobs with at least one unfinished flow.
+    /// Jobs that started in the window with at least one flow not completed (the run ended
+    /// first, or a flow failed).
     pub jobs_unfinished: u64,
-    /// Job completion time: last flow end - first flow arrival, ms.
+    /// Job completion time of completed jobs: from the job's start (its requests open, the
+    /// first flow's arrival) to the completion of its last flow (the last response), ms.
     pub jct_ms: Option<Summary>,
 }
 
