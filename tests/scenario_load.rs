@@ -302,3 +302,138 @@ transport = "a"
         "an explicit value wins"
     );
 }
+
+/// BASE with a partition/aggregate class on lines 27 to 30 (`jobs` on line 29).
+fn with_jobs(jobs: &str, extra: &str) -> String {
+    format!("{BASE}\n[[flows]]\nname = \"incast\"\njobs = {jobs}\ntransport = \"mptcp8\"\n{extra}")
+}
+
+#[test]
+fn job_classes_fill_defaults_and_read_back() {
+    let loaded = ok(&with_jobs("{ servers = 4, concurrent = 2 }", ""));
+    let class = &loaded.scenario.flows[2];
+    assert_eq!(
+        class.jobs,
+        Some(htsim::scenario::JobsConfig {
+            servers: 4,
+            request_bytes: 2_000,
+            response_bytes: 64_000,
+            concurrent: 2,
+            rack_local: true,
+        })
+    );
+    let text = loaded.scenario.to_toml_string();
+    let written = text.split("name = \"incast\"").nth(1).unwrap();
+    for needle in [
+        "servers = 4",
+        "request = \"2KB\"",
+        "response = \"64KB\"",
+        "rack_local = true",
+    ] {
+        assert!(written.contains(needle), "{needle} missing from\n{text}");
+    }
+    // A job class writes none of the matrix keys, so it reads back as it was.
+    assert!(
+        !written
+            .split("[[flows]]")
+            .next()
+            .unwrap()
+            .contains("matrix"),
+        "{text}"
+    );
+    assert_eq!(ok(&text).scenario, loaded.scenario);
+}
+
+#[test]
+fn job_keys_take_sweeps_and_overrides() {
+    let loaded = ok(&with_jobs(
+        "{ servers = 8 }",
+        "\n[sweep]\n\"flows.incast.jobs.servers\" = [2, 4]\n",
+    ));
+    let names: Vec<&str> = loaded.points.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["flows.incast.jobs.servers=2", "flows.incast.jobs.servers=4"]
+    );
+    let servers: Vec<u64> = loaded
+        .points
+        .iter()
+        .map(|p| p.scenario.flows[2].jobs.as_ref().unwrap().servers)
+        .collect();
+    assert_eq!(servers, [2, 4]);
+
+    let options = LoadOptions {
+        overrides: vec![
+            "flows.incast.jobs.response=10KB".into(),
+            "flows.incast.jobs.rack_local=false".into(),
+        ],
+        seeds: None,
+    };
+    let loaded = load_str("test.toml", &with_jobs("{}", ""), Path::new("."), &options).unwrap();
+    let jobs = loaded.points[0].scenario.flows[2].jobs.clone().unwrap();
+    assert_eq!(
+        (jobs.servers, jobs.response_bytes, jobs.rack_local),
+        (8, 10_000, false)
+    );
+    let options = LoadOptions {
+        overrides: vec!["flows.incast.jobs.servers=0".into()],
+        seeds: None,
+    };
+    let e = load_str("test.toml", &with_jobs("{}", ""), Path::new("."), &options).unwrap_err();
+    assert_eq!(e.key_path, "flows.incast.jobs.servers");
+    assert!(
+        e.to_string().contains("--set flows.incast.jobs.servers=0"),
+        "{e}"
+    );
+}
+
+#[test]
+fn bad_job_values() {
+    let e = bad(&with_jobs("{ servers = 0 }", ""));
+    check(&e, 29, "flows.incast.jobs.servers", "out of range");
+    // A k = 4 FatTree has 16 hosts: a client and 16 servers do not fit.
+    let e = bad(&with_jobs("{ servers = 16 }", ""));
+    check(
+        &e,
+        29,
+        "flows.incast.jobs.servers",
+        "needs 17 distinct hosts",
+    );
+    assert_eq!(e.hint.as_deref(), Some("use servers = 15 or fewer"));
+    let e = bad(&with_jobs("{ server = 3 }", ""));
+    check(&e, 29, "flows.incast.jobs.server", "unknown key `server`");
+    assert_eq!(e.hint.as_deref(), Some("did you mean `servers`?"));
+    let e = bad(&with_jobs("{ request = 2000 }", ""));
+    check(&e, 29, "flows.incast.jobs.request", "needs a unit");
+    let e = bad(&with_jobs("{ response = \"0B\" }", ""));
+    check(&e, 29, "flows.incast.jobs.response", "0 bytes");
+    let e = bad(&with_jobs("8", ""));
+    check(&e, 29, "flows.incast.jobs", "expected a table");
+}
+
+#[test]
+fn job_classes_reject_matrix_keys() {
+    for (entry, key) in [
+        ("size = \"70KB\"", "size"),
+        ("matrix = \"incast\"", "matrix"),
+        ("arrivals = { poisson = 10 }", "arrivals"),
+        ("senders = \"rest\"", "senders"),
+    ] {
+        let text = with_jobs("{ servers = 2 }", "").replace(
+            "jobs = { servers = 2 }\n",
+            &format!("jobs = {{ servers = 2 }}\n{entry}\n"),
+        );
+        let e = bad(&text);
+        check(
+            &e,
+            30,
+            &format!("flows.incast.{key}"),
+            "has no meaning in a class with `jobs`",
+        );
+        assert!(e
+            .hint
+            .as_deref()
+            .unwrap()
+            .contains(&format!("remove `{key}`")));
+    }
+}

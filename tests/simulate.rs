@@ -176,3 +176,252 @@ set = { capacity = "10pkt" }
     let per_class = |c: u32| out.started.iter().filter(|f| f.class == c).count() as u64;
     assert_eq!(per_class(0), looped.finite_flows);
 }
+
+/// Background long flows and 4 concurrent partition/aggregate jobs of 3 servers on a k = 4
+/// FatTree with ECN queues (so TCP and DCTCP differ in timing).
+const JOBS: &str = r#"
+name = "jobs"
+[run]
+duration = "150ms"
+drain = "300ms"
+[topology]
+kind = "fattree"
+k = 4
+link_rate = "1Gbps"
+link_delay = "10us"
+[queue]
+kind = "ecn"
+capacity = "100pkt"
+mark_threshold = "20pkt"
+[transports.t]
+kind = "tcp"
+[[flows]]
+name = "long"
+senders = "25%"
+size = "infinite"
+transport = "t"
+[[flows]]
+name = "incast"
+jobs = { servers = 3, request = "2KB", response = "30KB", concurrent = 4 }
+transport = "t"
+"#;
+
+/// A flow of a job: its started-flow entry and its flows.csv times.
+#[derive(Clone, Debug)]
+struct JobFlowRow {
+    flow_id: u64,
+    src: u32,
+    dst: u32,
+    size: Option<u64>,
+    arrival_ns: u64,
+    start_ns: Option<u64>,
+    end_ns: Option<u64>,
+}
+
+/// The flows of class `class` by job id, each job's flows in flow id order, with their
+/// `start_ns` and `end_ns` read from flows.csv.
+fn jobs_of(
+    out: &htsim::simulate::RunOutput,
+    class: u32,
+) -> std::collections::BTreeMap<u64, Vec<JobFlowRow>> {
+    let csv = String::from_utf8(out.files.flows_csv.clone().unwrap()).unwrap();
+    let times: std::collections::HashMap<u64, (Option<u64>, Option<u64>)> = csv
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            (
+                f[1].parse().unwrap(),
+                (f[6].parse().ok(), f[7].parse().ok()),
+            )
+        })
+        .collect();
+    let mut jobs: std::collections::BTreeMap<u64, Vec<JobFlowRow>> = Default::default();
+    for f in out.started.iter().filter(|f| f.class == class) {
+        let job = f.job.expect("every flow of a job class has a job id");
+        let (start_ns, end_ns) = times[&f.flow_id];
+        jobs.entry(job).or_default().push(JobFlowRow {
+            flow_id: f.flow_id,
+            src: f.src,
+            dst: f.dst,
+            size: f.size,
+            arrival_ns: f.arrival.as_ns(),
+            start_ns,
+            end_ns,
+        });
+    }
+    jobs
+}
+
+#[test]
+fn partition_aggregate_jobs_have_their_shape_order_and_concurrency() {
+    let (servers, concurrent, duration_ns) = (3, 4, 150_000_000u64);
+    let s = scenario(JOBS, &[]);
+    let out = run(&s, 9, &RunContext::default()).unwrap();
+    assert!(out.conservation.holds());
+    // Long flows carry no job id.
+    assert!(out
+        .started
+        .iter()
+        .filter(|f| f.class == 0)
+        .all(|f| f.job.is_none()));
+    let jobs = jobs_of(&out, 1);
+    // Ids are dense from 0, in the order jobs start.
+    assert_eq!(
+        jobs.keys().copied().collect::<Vec<_>>(),
+        (0..jobs.len() as u64).collect::<Vec<_>>()
+    );
+    let mut spans = Vec::new(); // (start, end if complete)
+    let mut jcts_ms = Vec::new();
+    for (id, flows) in &jobs {
+        // The first M flows are the requests, opened together from one client.
+        let (requests, responses) = flows.split_at(servers);
+        let client = requests[0].src;
+        let start = requests[0].arrival_ns;
+        let mut dsts: Vec<u32> = requests.iter().map(|r| r.dst).collect();
+        dsts.sort_unstable();
+        dsts.dedup();
+        assert_eq!(dsts.len(), servers, "job {id}: distinct servers {flows:?}");
+        assert!(!dsts.contains(&client), "job {id}: a server is the client");
+        for r in requests {
+            assert_eq!((r.src, r.arrival_ns, r.size), (client, start, Some(2_000)));
+        }
+        // One response per completed request, from its server to the client, opened when the
+        // request completed and started (SYN-ACK) after it.
+        let completed: Vec<&JobFlowRow> = requests.iter().filter(|r| r.end_ns.is_some()).collect();
+        assert_eq!(responses.len(), completed.len(), "job {id}: {flows:?}");
+        for req in completed {
+            let resp: Vec<&JobFlowRow> = responses.iter().filter(|r| r.src == req.dst).collect();
+            assert_eq!(resp.len(), 1, "job {id}: {flows:?}");
+            let (resp, req_end) = (resp[0], req.end_ns.unwrap());
+            assert_eq!((resp.dst, resp.size), (client, Some(30_000)));
+            assert!(resp.flow_id > req.flow_id);
+            assert_eq!(
+                resp.arrival_ns, req_end,
+                "job {id}: opened when its request ended"
+            );
+            if let Some(resp_start) = resp.start_ns {
+                assert!(resp_start >= req_end, "job {id}: {resp:?} before {req:?}");
+            }
+        }
+        // A complete job has exactly 2M flows, all completed; its JCT runs from its requests'
+        // arrival to its last response's end.
+        let complete = flows.len() == 2 * servers && flows.iter().all(|f| f.end_ns.is_some());
+        let end = complete.then(|| responses.iter().filter_map(|r| r.end_ns).max().unwrap());
+        if let Some(end) = end {
+            jcts_ms.push((end - start) as f64 / 1e6);
+        }
+        spans.push((start, end));
+    }
+    let incast = &out.summary.classes[1];
+    assert_eq!(incast.jobs_completed, jcts_ms.len() as u64);
+    assert_eq!(
+        incast.jobs_completed + incast.jobs_unfinished,
+        jobs.len() as u64
+    );
+    let jct = incast.jct_ms.unwrap();
+    let mean = jcts_ms.iter().sum::<f64>() / jcts_ms.len() as f64;
+    // flows.csv has whole nanoseconds; the summary picoseconds.
+    assert!((jct.mean - mean).abs() < 1e-6, "{} vs {mean}", jct.mean);
+    assert!(jct.min > 0.0 && jct.max >= jct.p99 && jct.p99 >= jct.p50);
+    // Closed loop: at every job start or end before the duration, exactly `concurrent` jobs
+    // run (one ending is replaced at the same instant); every job that ended before the
+    // duration was replaced, and no other job started.
+    let instants = spans
+        .iter()
+        .flat_map(|&(s, e)| std::iter::once(s).chain(e))
+        .filter(|&t| t < duration_ns);
+    for t in instants {
+        let running = spans
+            .iter()
+            .filter(|&&(s, e)| s <= t && e.is_none_or(|e| e > t))
+            .count();
+        assert_eq!(running, concurrent, "at {t} ns: {spans:?}");
+    }
+    let ended_in_time = spans
+        .iter()
+        .filter(|(_, e)| e.is_some_and(|e| e < duration_ns))
+        .count();
+    assert_eq!(jobs.len(), concurrent + ended_in_time);
+    assert!(jobs.len() > 4 * concurrent, "{} jobs", jobs.len());
+}
+
+#[test]
+fn transports_compared_on_one_seed_see_the_same_jobs() {
+    let tcp = run(&scenario(JOBS, &[]), 5, &RunContext::default()).unwrap();
+    let dctcp = run(
+        &scenario(JOBS, &["transports.t.kind=dctcp"]),
+        5,
+        &RunContext::default(),
+    )
+    .unwrap();
+    // Job id -> (client, servers), from the requests.
+    let hosts = |o: &htsim::simulate::RunOutput| -> Vec<(u32, Vec<u32>)> {
+        jobs_of(o, 1)
+            .values()
+            .map(|flows| {
+                let mut servers: Vec<u32> = flows[..3].iter().map(|f| f.dst).collect();
+                servers.sort_unstable();
+                (flows[0].src, servers)
+            })
+            .collect()
+    };
+    let (a, b) = (hosts(&tcp), hosts(&dctcp));
+    let common = a.len().min(b.len());
+    assert!(common > 10, "{} and {} jobs", a.len(), b.len());
+    assert_eq!(a[..common], b[..common]);
+    // Not every job is on the same hosts, and the transports did differ.
+    assert!(a.iter().any(|j| j != &a[0]));
+    assert_ne!(tcp.files.flows_csv, dctcp.files.flows_csv);
+    // Another seed draws other jobs.
+    let other = run(&scenario(JOBS, &[]), 6, &RunContext::default()).unwrap();
+    assert_ne!(hosts(&other)[..4], a[..4]);
+}
+
+#[test]
+fn an_idle_job_completes_in_the_hand_computed_time() {
+    // Two hosts on a star at 1 Gb/s (8 ns per byte), 10 us per link, 2 links each way; one
+    // job of 1 server, one 1000-B segment each way, so nothing ever queues behind another flow.
+    // Each flow: SYN (42 + 8 B) and SYN-ACK (50 B) take 2 x (400 + 10000) ns each: 41.6 us to
+    // the SYN-ACK. Then the client sends its pure ACK (42 B, 336 ns) and the data segment
+    // (1062 B on the wire, 8496 ns) behind it: the segment reaches the receiver after
+    // 336 + 8496 + 10000 + 8496 + 10000 = 37328 ns, and its ACK comes back in 2 x (336 + 10000)
+    // = 20672 ns: complete 58 us after the SYN-ACK (the FCT). The response opens at that
+    // instant, so JCT = 2 x (41.6 + 58) us = 199.2 us.
+    let text = r#"
+[run]
+duration = "1ms"
+drain = "1ms"
+[topology]
+kind = "star"
+hosts = 2
+link_rate = "1Gbps"
+link_delay = "10us"
+[[flows]]
+name = "job"
+jobs = { servers = 1, request = "1000B", response = "1000B", concurrent = 1 }
+transport = { kind = "tcp" }
+"#;
+    let out = run(&scenario(text, &[]), 1, &RunContext::default()).unwrap();
+    let jobs = jobs_of(&out, 0);
+    for flows in jobs.values() {
+        assert_eq!(flows.len(), 2);
+        for f in flows {
+            let (start, end) = (f.start_ns.unwrap(), f.end_ns.unwrap());
+            assert_eq!(
+                (start - f.arrival_ns, end - start),
+                (41_600, 58_000),
+                "{f:?}"
+            );
+        }
+        assert_eq!(flows[1].arrival_ns, flows[0].end_ns.unwrap());
+        assert_eq!(flows[1].end_ns.unwrap() - flows[0].arrival_ns, 199_200);
+    }
+    // Back to back from t = 0 while t < 1 ms: jobs start at 0, 199.2, ..., 996 us.
+    assert_eq!(jobs.len(), 6);
+    let c = &out.summary.classes[0];
+    assert_eq!((c.jobs_completed, c.jobs_unfinished), (6, 0));
+    let jct = c.jct_ms.unwrap();
+    assert!((jct.mean - 0.1992).abs() < 1e-12 && (jct.max - 0.1992).abs() < 1e-12);
+    assert_eq!((c.finite_flows, c.completed), (12, 12));
+}

@@ -655,6 +655,56 @@ pub const TRANSPORTS: &[KindSpec] = &[
     },
 ];
 
+/// The keys of a partition/aggregate flow class's `jobs` table (`[[flows]] jobs = { ... }`,
+/// transports.md 7.6; the defaults are the XMP paper's incast pattern). `htsim list workloads`
+/// prints them.
+pub const JOBS: KindSpec = KindSpec {
+    name: "jobs",
+    doc: "partition/aggregate jobs: a client sends a request to each of `servers` hosts, each \
+          answers once its request completed; when every answer is in, a new job starts on \
+          new random hosts (until the run's duration)",
+    params: &[
+        p(
+            "servers",
+            ParamKind::Int {
+                min: 1,
+                max: 1 << 20,
+            },
+            Some("8"),
+            "servers per job (the client is one more host; fewer than the topology's hosts)",
+        ),
+        p(
+            "request",
+            ParamKind::Size,
+            Some("2KB"),
+            "bytes the client sends to each server",
+        ),
+        p(
+            "response",
+            ParamKind::Size,
+            Some("64KB"),
+            "bytes each server sends back once its request completed",
+        ),
+        p(
+            "concurrent",
+            ParamKind::Int {
+                min: 1,
+                max: 1 << 20,
+            },
+            Some("8"),
+            "jobs running at any time (closed loop: a job that ends is replaced at once)",
+        ),
+        p(
+            "rack_local",
+            ParamKind::Bool,
+            Some("true"),
+            "whether a server may be in the client's rack (false: no job flow stays under one \
+             ToR)",
+        ),
+    ],
+    layers: &[],
+};
+
 /// The topology kind called `name`.
 pub fn topology(name: &str) -> Option<&'static KindSpec> {
     TOPOLOGIES.iter().find(|k| k.name == name)

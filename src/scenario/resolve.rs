@@ -769,6 +769,19 @@ const FLOW_KEYS: &[&str] = &[
     "offset",
     "fan_in",
     "rack_local",
+    "jobs",
+];
+
+/// The keys a job class (`jobs = { ... }`) cannot have: `jobs` decides its hosts, sizes and
+/// arrivals.
+const MATRIX_KEYS: &[&str] = &[
+    "matrix",
+    "senders",
+    "size",
+    "arrivals",
+    "offset",
+    "fan_in",
+    "rack_local",
 ];
 
 fn flows(
@@ -812,6 +825,10 @@ fn flows(
             path: path.clone(),
             ..t
         };
+        if let Some(jn) = t.get("jobs") {
+            out.push(job_class(cx, &t, jn, name, transports, run, hosts)?);
+            continue;
+        }
         let matrix = match t
             .choice(
                 "matrix",
@@ -904,15 +921,7 @@ fn flows(
             t.required("size", "a flow size such as \"70KB\" or \"infinite\"")?,
             &t.key("size"),
         )?;
-        let start = t.duration("start", Some(SimTime::ZERO))?;
-        if start >= run.duration {
-            let n = t.get("start").unwrap_or(item);
-            return Err(cx.err(
-                &n.origin,
-                &t.key("start"),
-                "the class starts after the run's duration: no flow would start",
-            ));
-        }
+        let start = class_start(cx, &t, run)?;
         let arrivals = t
             .get("arrivals")
             .map(|n| arrivals(cx, n, &t.key("arrivals")))
@@ -925,36 +934,7 @@ fn flows(
                 "infinite flows never end, so they cannot arrive repeatedly: remove `arrivals` or give a finite `size`",
             ));
         }
-        let tn = t.required(
-            "transport",
-            "a transport name from `[transports]` or an inline table such as { kind = \"tcp\" }",
-        )?;
-        let transport = match &tn.value {
-            Value::String(s) => {
-                if !transports.iter().any(|x| &x.name == s) {
-                    let names: Vec<&str> = transports.iter().map(|x| x.name.as_str()).collect();
-                    let known = if names.is_empty() {
-                        "there is no `[transports]` table".to_string()
-                    } else {
-                        format!("known: {}", names.join(", "))
-                    };
-                    return Err(cx
-                        .err(&tn.origin, &t.key("transport"), format!("unknown transport \"{s}\" ({known})"))
-                        .with_hint_opt(did_you_mean(s, names.iter().copied()).or_else(|| {
-                            params::transport(s).map(|_| format!("for a transport of kind \"{s}\" with default settings write transport = {{ kind = \"{s}\" }}"))
-                        })));
-                }
-                TransportRef::Named(s.clone())
-            }
-            Value::Table(_) => TransportRef::Inline(transport(cx, tn, &t.key("transport"))?),
-            _ => {
-                return Err(cx.type_err(
-                    tn,
-                    &t.key("transport"),
-                    "a transport name or an inline table",
-                ))
-            }
-        };
+        let transport = class_transport(cx, &t, transports)?;
         out.push(FlowClass {
             name,
             matrix,
@@ -965,10 +945,135 @@ fn flows(
             size,
             start,
             arrivals,
+            jobs: None,
             transport,
         });
     }
     Ok(out)
+}
+
+/// The `start` of the flow class read by `t`, before the run's duration.
+fn class_start(cx: &Cx, t: &Tab, run: &RunConfig) -> Result<SimTime> {
+    let start = t.duration("start", Some(SimTime::ZERO))?;
+    if start >= run.duration {
+        return Err(cx.err(
+            t.get("start").map_or(t.origin, |n| &n.origin),
+            &t.key("start"),
+            "the class starts after the run's duration: no flow would start",
+        ));
+    }
+    Ok(start)
+}
+
+/// The `transport` of the flow class read by `t`: a name from `[transports]` or an inline table.
+fn class_transport(cx: &Cx, t: &Tab, transports: &[NamedTransport]) -> Result<TransportRef> {
+    let tn = t.required(
+        "transport",
+        "a transport name from `[transports]` or an inline table such as { kind = \"tcp\" }",
+    )?;
+    match &tn.value {
+        Value::String(s) => {
+            if !transports.iter().any(|x| &x.name == s) {
+                let names: Vec<&str> = transports.iter().map(|x| x.name.as_str()).collect();
+                let known = if names.is_empty() {
+                    "there is no `[transports]` table".to_string()
+                } else {
+                    format!("known: {}", names.join(", "))
+                };
+                return Err(cx
+                    .err(&tn.origin, &t.key("transport"), format!("unknown transport \"{s}\" ({known})"))
+                    .with_hint_opt(did_you_mean(s, names.iter().copied()).or_else(|| {
+                        params::transport(s).map(|_| format!("for a transport of kind \"{s}\" with default settings write transport = {{ kind = \"{s}\" }}"))
+                    })));
+            }
+            Ok(TransportRef::Named(s.clone()))
+        }
+        Value::Table(_) => Ok(TransportRef::Inline(transport(
+            cx,
+            tn,
+            &t.key("transport"),
+        )?)),
+        _ => Err(cx.type_err(
+            tn,
+            &t.key("transport"),
+            "a transport name or an inline table",
+        )),
+    }
+}
+
+/// A partition/aggregate class (`jobs = { ... }`, [`params::JOBS`]): `t` is the class's table,
+/// `jn` its `jobs` value, `hosts` the topology's host count when the parameters say it.
+fn job_class(
+    cx: &Cx,
+    t: &Tab,
+    jn: &Node,
+    name: String,
+    transports: &[NamedTransport],
+    run: &RunConfig,
+    hosts: Option<u64>,
+) -> Result<FlowClass> {
+    for &key in MATRIX_KEYS {
+        if let Some(e) = t.table.get(key) {
+            return Err(cx
+                .err(
+                    &e.key_origin,
+                    &t.key(key),
+                    format!(
+                        "`{key}` has no meaning in a class with `jobs`: the jobs choose their \
+                         hosts, the request and response sizes and when flows start"
+                    ),
+                )
+                .with_hint(format!(
+                    "remove `{key}`, or give these flows a `[[flows]]` class of their own"
+                )));
+        }
+    }
+    let jp = t.key("jobs");
+    let keys: Vec<&str> = params::JOBS.params.iter().map(|p| p.key).collect();
+    let jt = Tab::open(cx, jn, &jp, &keys)?;
+    let p = kind_params(cx, &jt, &params::JOBS)?;
+    let at = |key: &str| jt.get(key).unwrap_or(jn);
+    let servers = p.int("servers").unwrap_or(1) as u64;
+    if let Some(h) = hosts {
+        if servers >= h {
+            return Err(cx
+                .err(
+                    &at("servers").origin,
+                    &jt.key("servers"),
+                    format!(
+                        "a job of 1 client and {servers} servers needs {} distinct hosts, and \
+                         the topology has {h}",
+                        servers + 1
+                    ),
+                )
+                .with_hint(format!("use servers = {} or fewer", h.saturating_sub(1))));
+        }
+    }
+    let positive = |key: &str| -> Result<u64> {
+        let b = p.size(key).unwrap_or(0);
+        if b == 0 {
+            return Err(cx.err(
+                &at(key).origin,
+                &jt.key(key),
+                format!("a {key} of 0 bytes: expected a positive size such as \"2KB\""),
+            ));
+        }
+        Ok(b)
+    };
+    let jobs = JobsConfig {
+        servers,
+        request_bytes: positive("request")?,
+        response_bytes: positive("response")?,
+        concurrent: p.int("concurrent").unwrap_or(1) as u64,
+        rack_local: !matches!(p.get("rack_local"), Some(ParamValue::Bool(false))),
+    };
+    Ok(FlowClass {
+        name,
+        start: class_start(cx, t, run)?,
+        jobs: Some(jobs),
+        transport: class_transport(cx, t, transports)?,
+        ..FlowClass::default()
+    })
 }
 
 fn senders(cx: &Cx, n: &Node, path: &str) -> Result<Senders> {

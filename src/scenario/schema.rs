@@ -455,37 +455,91 @@ impl Serialize for Arrivals {
     }
 }
 
+/// `jobs` of a flow class: partition/aggregate jobs (transports.md 7.6). Each job is 1 client
+/// and `servers` distinct servers drawn at random; the client sends `request_bytes` to every
+/// server, each server answers with `response_bytes` once its request flow completed, and when
+/// every answer has completed a new job starts on new hosts (while the run's duration lasts), so
+/// `concurrent` jobs run at any time. Keys and defaults: [`super::params::JOBS`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct JobsConfig {
+    /// Servers per job (M).
+    pub servers: u64,
+    /// Bytes of each request (client to server).
+    #[serde(rename = "request", serialize_with = "ser_size")]
+    pub request_bytes: u64,
+    /// Bytes of each response (server to client).
+    #[serde(rename = "response", serialize_with = "ser_size")]
+    pub response_bytes: u64,
+    /// Jobs running at any time.
+    pub concurrent: u64,
+    /// Whether a server may be in the client's rack.
+    pub rack_local: bool,
+}
+
 /// `[[flows]]`: one class of flows.
 ///
 /// [`FlowClass::default`] holds the loader's defaults of the optional keys, an infinite size and
 /// inline TCP; [`crate::builder`] has the constructors and `with` methods.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+///
+/// A class either draws flows from a traffic matrix (`matrix`, `senders`, `size`, `arrivals`)
+/// or, with `jobs`, runs partition/aggregate jobs: a job class has none of the matrix keys in
+/// its file, and they keep their defaults here, unused and not written out.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct FlowClass {
     /// Unique name; addressed in key paths as `flows.<name>`.
     pub name: String,
     /// The traffic matrix.
     pub matrix: MatrixKind,
     /// Stride offset in hosts (stride only; absent = the next pod).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub offset: Option<u64>,
     /// Senders per receiver (incast only).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub fan_in: Option<u64>,
     /// Fraction of rack-local flows (locality only), as written (`"30%"`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub rack_local: Option<String>,
     /// Which hosts send.
     pub senders: Senders,
     /// Flow sizes.
     pub size: SizeSpec,
-    /// When the first flows start.
-    #[serde(serialize_with = "ser_duration")]
+    /// When the first flows start (a job class: its first jobs).
     pub start: SimTime,
     /// How flows arrive; absent = one flow per sender at `start`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub arrivals: Option<Arrivals>,
-    /// The transport.
+    /// Partition/aggregate jobs instead of a traffic matrix.
+    pub jobs: Option<JobsConfig>,
+    /// The transport (a job class: of its requests and responses).
     pub transport: TransportRef,
+}
+
+impl Serialize for FlowClass {
+    /// The keys in file order, those a class does not use left out (`offset` without a stride,
+    /// the matrix keys of a job class).
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("name", &self.name)?;
+        match &self.jobs {
+            Some(jobs) => m.serialize_entry("jobs", jobs)?,
+            None => {
+                m.serialize_entry("matrix", &self.matrix)?;
+                if let Some(offset) = self.offset {
+                    m.serialize_entry("offset", &offset)?;
+                }
+                if let Some(fan_in) = self.fan_in {
+                    m.serialize_entry("fan_in", &fan_in)?;
+                }
+                if let Some(rack_local) = &self.rack_local {
+                    m.serialize_entry("rack_local", rack_local)?;
+                }
+                m.serialize_entry("senders", &self.senders)?;
+                m.serialize_entry("size", &self.size)?;
+            }
+        }
+        m.serialize_entry("start", &format_duration(self.start))?;
+        if let Some(arrivals) = &self.arrivals {
+            m.serialize_entry("arrivals", arrivals)?;
+        }
+        m.serialize_entry("transport", &self.transport)?;
+        m.end()
+    }
 }
 
 /// `where` of an event: which links change.
@@ -643,6 +697,10 @@ fn ser_queue_layers<S: Serializer>(v: &[(String, QueueSettings)], s: S) -> Resul
 
 fn ser_duration<S: Serializer>(t: &SimTime, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&format_duration(*t))
+}
+
+fn ser_size<S: Serializer>(b: &u64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format_size(*b))
 }
 
 fn ser_opt_duration<S: Serializer>(t: &Option<SimTime>, s: S) -> Result<S::Ok, S::Error> {

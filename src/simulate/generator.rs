@@ -9,15 +9,27 @@
 //! - `closed_loop`: each connection starts a flow at `start` and a new one when its previous
 //!   one completes (or fails), while `now < duration - 0.2 s`.
 //!
+//! Partition/aggregate jobs (a class with `jobs`, transports.md 7.6): at `start`, `concurrent`
+//! jobs start. A job opens a request flow from its client to each server at once; when a request
+//! completes (or fails), that server's response flow opens at the same instant; when every
+//! response has completed (or failed), the job is over and, while `now < duration` (the jobs
+//! keep `concurrent` running for the whole measured duration; there is no 0.2 s margin), a new
+//! job starts at that instant. Responses of running jobs open in the drain too. Every flow of a
+//! job carries the job's id ([`StartedFlow::job`]): 0, 1, 2, ... per class, in the order jobs
+//! start.
+//!
 //! Streams (so that transports compared on one seed see the same workload): sizes from
 //! `workload.sizes.<class>` (closed loop: its substream per connection), Poisson gaps from
 //! `workload.arrivals.<class>`, the connection of each Poisson arrival from
-//! `workload.pick.<class>`; each connection's own RNG is `substream("conn", flow_id)`.
+//! `workload.pick.<class>`, the hosts of job `j` from `substream("workload.jobs.<class>", j)`;
+//! each connection's own RNG is `substream("conn", flow_id)`.
 //! Flow ids are numbered in arrival order (arrivals at one instant in class order), so open-loop
-//! classes get the same ids, pairs, sizes and times whatever the transport.
+//! classes get the same ids, pairs, sizes and times whatever the transport; job `j` of a class
+//! has the same client and servers whatever the transport (when it starts depends on how fast
+//! earlier jobs finished).
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 
 use htsim_core::endpoint::{Ctx, Endpoint};
 use htsim_core::ids::{EndpointId, HostId};
@@ -25,7 +37,7 @@ use htsim_core::packet::Packet;
 use htsim_core::rng::{RngStreams, SimRng};
 use htsim_core::timer::{Timer, TimerFired};
 use htsim_core::SimTime;
-use htsim_transport::ConnectionSpec;
+use htsim_transport::{ConnectionSpec, Reach};
 use htsim_workload::arrivals::arrival_cutoff;
 use htsim_workload::{FlowSize, PoissonArrivals, Rounds};
 use rand::Rng;
@@ -48,6 +60,39 @@ pub struct StartedFlow {
     pub size: Option<u64>,
     /// When it was opened.
     pub arrival: SimTime,
+    /// The partition/aggregate job it belongs to (a job class's requests and responses): the
+    /// job's id, 0, 1, 2, ... per class in the order jobs start.
+    pub job: Option<u64>,
+}
+
+/// A flow to open.
+struct NewFlow {
+    class: usize,
+    src: u32,
+    dst: u32,
+    size: FlowSize,
+    /// Notify the generator with this token when the flow completes or fails.
+    token: Option<u32>,
+    reach: Option<Reach>,
+    job: Option<u64>,
+}
+
+/// A flow of a running job, by its notification token.
+#[derive(Clone, Copy, Debug)]
+struct JobFlow {
+    class: u32,
+    job: u64,
+    client: u32,
+    server: u32,
+    /// A response (server to client); else a request.
+    response: bool,
+}
+
+/// A running job: its id and the responses it still waits for.
+#[derive(Clone, Copy, Debug)]
+struct RunningJob {
+    id: u64,
+    responses_left: usize,
 }
 
 /// One class's state in the generator.
@@ -60,13 +105,19 @@ struct ClassState {
     rounds: Option<Rounds>,
     /// Closed loop: the size stream of each connection.
     loop_sizes: Vec<SimRng>,
+    /// A job class: the id of the next job to start.
+    next_job: u64,
+    /// A job class: the jobs running.
+    running: Vec<RunningJob>,
 }
 
 /// The generator endpoint (see the module doc).
 pub struct Generator {
     classes: Vec<ClassState>,
     /// Per class, per pool connection: the destination's reach (PS / MMPTCP auto rules).
-    reach: Vec<Vec<htsim_transport::Reach>>,
+    reach: Vec<Vec<Reach>>,
+    /// The reach of any host pair, for job flows (their pairs are drawn as jobs start).
+    reach_of: Option<ReachFn>,
     /// Pending class arrivals: (time, class).
     agenda: BinaryHeap<Reverse<(SimTime, u32)>>,
     timer: Timer,
@@ -75,16 +126,25 @@ pub struct Generator {
     cutoff: SimTime,
     /// Closed-loop notification tokens: token -> (class, connection).
     loop_slots: Vec<(u32, u32)>,
+    /// Notification tokens of job flows still open (tokens after the closed-loop ones, never
+    /// reused, so a late second notification of a flow finds nothing).
+    job_flows: HashMap<u32, JobFlow>,
+    /// The next job flow token.
+    next_token: u32,
     started: Vec<StartedFlow>,
     /// The sending endpoint of each started flow, by flow id.
     senders: Vec<EndpointId>,
     error: Option<String>,
 }
 
+/// The [`Reach`] of a destination from a source host.
+pub type ReachFn = Box<dyn Fn(u32, u32) -> Reach + Send>;
+
 impl Generator {
-    /// Gives every pool connection its destination's [`Reach`](htsim_transport::Reach), from
-    /// `reach(src, dst)` (transports.md 6.5, 6.7: computed from the topology by the caller).
-    pub fn with_reach(mut self, reach: impl Fn(u32, u32) -> htsim_transport::Reach) -> Self {
+    /// Gives every flow its destination's [`Reach`], from `reach(src, dst)` (transports.md
+    /// 6.5, 6.7: computed from the topology by the caller): once per pool connection now, and
+    /// for each job flow as it opens.
+    pub fn with_reach(mut self, reach: impl Fn(u32, u32) -> Reach + Send + 'static) -> Self {
         self.reach = self
             .classes
             .iter()
@@ -96,6 +156,7 @@ impl Generator {
                     .collect()
             })
             .collect();
+        self.reach_of = Some(Box::new(reach));
         self
     }
 
@@ -124,18 +185,23 @@ impl Generator {
                     poisson: None,
                     rounds: None,
                     loop_sizes,
+                    next_job: 0,
+                    running: Vec::new(),
                     plan,
                 }
             })
             .collect();
         Generator {
             reach: Vec::new(),
+            reach_of: None,
             classes,
             agenda: BinaryHeap::new(),
             timer: Timer::new(0),
             streams,
             duration,
             cutoff,
+            job_flows: HashMap::new(),
+            next_token: loop_slots.len() as u32,
             loop_slots,
             started: Vec::new(),
             senders: Vec::new(),
@@ -174,21 +240,37 @@ impl Generator {
         size: FlowSize,
         token: Option<u32>,
     ) {
+        let pair = self.classes[c].plan.pool[conn];
+        self.open_flow(
+            ctx,
+            NewFlow {
+                class: c,
+                src: pair.src as u32,
+                dst: pair.dst as u32,
+                size,
+                token,
+                reach: self.reach.get(c).and_then(|r| r.get(conn)).copied(),
+                job: None,
+            },
+        );
+    }
+
+    /// Opens `flow` through its class's transport; a failure stops the generator with an error.
+    fn open_flow(&mut self, ctx: &mut Ctx<'_>, flow: NewFlow) {
         if self.error.is_some() {
             return;
         }
-        let class = &self.classes[c];
-        let pair = class.plan.pool[conn];
+        let class = &self.classes[flow.class];
         let flow_id = self.started.len() as u64;
-        let size = match size {
+        let size = match flow.size {
             FlowSize::Bytes(b) => Some(b),
             FlowSize::Infinite => None,
         };
         let now = ctx.now();
         let mut spec = ConnectionSpec::new(
             flow_id,
-            HostId(pair.src as u32),
-            HostId(pair.dst as u32),
+            HostId(flow.src),
+            HostId(flow.dst),
             size,
             now,
             self.streams.substream("conn", flow_id),
@@ -196,31 +278,133 @@ impl Generator {
         if size.is_none() {
             spec.stop = Some(self.duration);
         }
-        spec.notify_on_complete = token.map(|t| (ctx.me(), t));
-        spec.reach = self.reach.get(c).and_then(|r| r.get(conn)).copied();
+        spec.notify_on_complete = flow.token.map(|t| (ctx.me(), t));
+        spec.reach = flow.reach;
         match class.plan.transport.transport.open(ctx, spec) {
             Ok(connection) => {
                 self.started.push(StartedFlow {
                     flow_id,
-                    class: c as u32,
-                    src: pair.src as u32,
-                    dst: pair.dst as u32,
+                    class: flow.class as u32,
+                    src: flow.src,
+                    dst: flow.dst,
                     size,
                     arrival: now,
+                    job: flow.job,
                 });
                 self.senders.push(connection.sender);
             }
             Err(e) => {
                 self.error = Some(format!(
                     "flows.{}: opening a flow from host{} to host{}: {e}",
-                    class.plan.name, pair.src, pair.dst
+                    class.plan.name, flow.src, flow.dst
                 ))
+            }
+        }
+    }
+
+    /// Opens a request or response of a job, to be notified when it ends.
+    fn open_job_flow(&mut self, ctx: &mut Ctx<'_>, f: JobFlow) {
+        let Some(plan) = self.classes[f.class as usize].plan.jobs.as_ref() else {
+            return;
+        };
+        let (src, dst, bytes) = if f.response {
+            (f.server, f.client, plan.shape.response_bytes)
+        } else {
+            (f.client, f.server, plan.shape.request_bytes)
+        };
+        let token = self.next_token;
+        let Some(next) = token.checked_add(1) else {
+            self.error = Some("more job flows than notification tokens (2^32)".into());
+            return;
+        };
+        self.next_token = next;
+        self.job_flows.insert(token, f);
+        let reach = self.reach_of.as_ref().map(|r| r(src, dst));
+        self.open_flow(
+            ctx,
+            NewFlow {
+                class: f.class as usize,
+                src,
+                dst,
+                size: FlowSize::Bytes(bytes),
+                token: Some(token),
+                reach,
+                job: Some(f.job),
+            },
+        );
+    }
+
+    /// Starts the next job of job class `c`: draws its hosts and opens its requests.
+    fn start_job(&mut self, ctx: &mut Ctx<'_>, c: usize) {
+        let class = &mut self.classes[c];
+        let Some(plan) = class.plan.jobs.as_ref() else {
+            return;
+        };
+        let id = class.next_job;
+        class.next_job += 1;
+        let mut rng = self
+            .streams
+            .substream(&format!("workload.jobs.{}", class.plan.name), id);
+        let job = match plan.shape.next_job(&mut rng, &plan.layout, &[]) {
+            Ok(job) => job,
+            Err(e) => {
+                self.error = Some(format!("flows.{}.jobs: {e}", class.plan.name));
+                return;
+            }
+        };
+        class.running.push(RunningJob {
+            id,
+            responses_left: job.servers.len(),
+        });
+        for &server in &job.servers {
+            self.open_job_flow(
+                ctx,
+                JobFlow {
+                    class: c as u32,
+                    job: id,
+                    client: job.client as u32,
+                    server: server as u32,
+                    response: false,
+                },
+            );
+        }
+    }
+
+    /// A job flow ended (completed or failed): a request opens its response; the last response
+    /// ends the job, and a new one starts while the duration lasts.
+    fn job_flow_ended(&mut self, ctx: &mut Ctx<'_>, f: JobFlow) {
+        if !f.response {
+            self.open_job_flow(
+                ctx,
+                JobFlow {
+                    response: true,
+                    ..f
+                },
+            );
+            return;
+        }
+        let c = f.class as usize;
+        let running = &mut self.classes[c].running;
+        let Some(i) = running.iter().position(|j| j.id == f.job) else {
+            return;
+        };
+        running[i].responses_left -= 1;
+        if running[i].responses_left == 0 {
+            running.remove(i);
+            if ctx.now() < self.duration {
+                self.start_job(ctx, c);
             }
         }
     }
 
     /// Handles class `c`'s arrival due now.
     fn arrive(&mut self, ctx: &mut Ctx<'_>, c: usize) {
+        if let Some(plan) = &self.classes[c].plan.jobs {
+            for _ in 0..plan.shape.concurrent {
+                self.start_job(ctx, c);
+            }
+            return;
+        }
         let n = self.classes[c].plan.pool.len();
         match self.classes[c].plan.arrivals.clone() {
             None => {
@@ -313,7 +497,7 @@ impl Endpoint for Generator {
                 _ => Some(start),
             };
             if let Some(t) = first {
-                if !class.plan.pool.is_empty() {
+                if !class.plan.pool.is_empty() || class.plan.jobs.is_some() {
                     self.agenda.push(Reverse((t, c as u32)));
                 }
             }
@@ -339,8 +523,12 @@ impl Endpoint for Generator {
     }
 
     fn on_notify(&mut self, token: u32, ctx: &mut Ctx<'_>) {
-        if ctx.now() < self.cutoff {
-            self.loop_flow(ctx, token);
+        if (token as usize) < self.loop_slots.len() {
+            if ctx.now() < self.cutoff {
+                self.loop_flow(ctx, token);
+            }
+        } else if let Some(f) = self.job_flows.remove(&token) {
+            self.job_flow_ended(ctx, f);
         }
     }
 }

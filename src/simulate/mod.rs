@@ -32,8 +32,9 @@
 //! println!("{} flows, {} completed", out.summary.classes[0].finite_flows, out.summary.classes[0].completed);
 //! ```
 //!
-//! Not wired yet: partition/aggregate jobs (the scenario schema has no keys for them). Every
-//! transport kind (tcp, dctcp, ps, mptcp, mmptcp, xmp) runs.
+//! Every transport kind (tcp, dctcp, ps, mptcp, mmptcp, xmp) runs, for matrix classes and for
+//! partition/aggregate job classes (`jobs = { ... }`) alike; each flow of a job carries the
+//! job's id into the metrics (job completion time, [`crate::report::metrics`]).
 
 pub mod generator;
 pub mod network;
@@ -161,7 +162,8 @@ const PROGRESS_SLICES: u64 = 200;
 pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput, RunError> {
     let wall = Instant::now();
     let mut world = World::new(seed);
-    let topology = network::build(&mut world, scenario)?;
+    // Shared with the generator, which needs the reach of the host pairs jobs draw.
+    let topology = Arc::new(network::build(&mut world, scenario)?);
     let plans = workload::plan(scenario, &topology, world.streams())?;
     let classes: Vec<ClassInfo> = plans
         .iter()
@@ -177,8 +179,9 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
         start: scenario.run.warmup.min(duration),
         end: duration,
     };
+    let reach_topology = Arc::clone(&topology);
     let generator = Generator::new(plans, world.streams(), duration)
-        .with_reach(|s, d| transports::reach(&topology, s, d));
+        .with_reach(move |s, d| transports::reach(&reach_topology, s, d));
     let gen_id = world.spawn(Box::new(generator), SimTime::ZERO);
 
     let links = &topology.links();
@@ -417,7 +420,7 @@ fn flow_inputs(
                 class,
                 record,
                 ideal_fct,
-                job: None,
+                job: s.job,
                 at_window_start: early.get(&s.flow_id).copied().unwrap_or_default(),
             }
         })

@@ -10,28 +10,32 @@
 //!   classes on the same matrix left (transports.md 9.3: long flows take `floor(|CM| x 33%)`
 //!   connections, short flows the rest).
 //!
-//! The per-flow draws (sizes, arrival gaps, which pool connection) are in
-//! [`super::generator`].
+//! The per-flow draws (sizes, arrival gaps, which pool connection) and the hosts of each
+//! partition/aggregate job are in [`super::generator`]; a job class (`jobs = { ... }`) has no
+//! matrix and takes no connection here.
 
 use htsim_core::units::parse_share;
 use htsim_topology::topology::Topology;
 use htsim_workload::matrix::{self, LocalityBase};
 use htsim_workload::{
-    split_connections, Connection, EmpiricalCdf, HostLayout, SizeDist, TrafficMatrix,
+    split_connections, Connection, EmpiricalCdf, HostLayout, PartitionAggregate, SizeDist,
+    TrafficMatrix,
 };
 
 use super::transports::{configure, Configured};
 use crate::runner::RunError;
-use crate::scenario::{Arrivals, FlowClass, MatrixKind, Scenario, Senders, SizeSpec, TransportRef};
+use crate::scenario::{
+    Arrivals, FlowClass, JobsConfig, MatrixKind, Scenario, Senders, SizeSpec, TransportRef,
+};
 
 /// One flow class ready to generate flows.
 #[derive(Clone)]
 pub struct ClassPlan {
     /// The class's name.
     pub name: String,
-    /// Its connections (source and destination host indices).
+    /// Its connections (source and destination host indices); none for a job class.
     pub pool: Vec<Connection>,
-    /// Flow sizes.
+    /// Flow sizes (a job class: unused, its jobs give the sizes).
     pub size: SizeDist,
     /// How flows arrive; `None` = one flow per connection at `start`.
     pub arrivals: Option<Arrivals>,
@@ -39,6 +43,59 @@ pub struct ClassPlan {
     pub start: htsim_core::SimTime,
     /// Its transport.
     pub transport: Configured,
+    /// Partition/aggregate jobs instead of pool connections.
+    pub jobs: Option<JobPlan>,
+}
+
+/// The jobs of a partition/aggregate class: their shape and the hosts they are drawn from.
+#[derive(Clone, Debug)]
+pub struct JobPlan {
+    /// Servers, sizes, concurrency and rack rule.
+    pub shape: PartitionAggregate,
+    /// Every host of the topology, with its rack.
+    pub layout: HostLayout,
+}
+
+impl JobPlan {
+    /// The plan of `jobs` on `layout`; an error naming the key when no job can be drawn (more
+    /// servers than hosts, or, with `rack_local = false`, than hosts outside some rack).
+    fn new(jobs: &JobsConfig, layout: &HostLayout) -> Result<JobPlan, String> {
+        let count = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
+        let shape = PartitionAggregate {
+            servers: count(jobs.servers),
+            request_bytes: jobs.request_bytes,
+            response_bytes: jobs.response_bytes,
+            concurrent: count(jobs.concurrent),
+            rack_local: jobs.rack_local,
+        };
+        let hosts = layout.num_hosts();
+        if shape.servers >= hosts {
+            return Err(format!(
+                "jobs.servers: a job of 1 client and {} servers needs {} hosts, and the topology \
+                 has {hosts}",
+                shape.servers,
+                shape.servers.saturating_add(1)
+            ));
+        }
+        if !shape.rack_local {
+            let largest = (0..layout.num_racks())
+                .map(|r| layout.hosts_in_rack(r).len())
+                .max()
+                .unwrap_or(0);
+            if hosts - largest < shape.servers {
+                return Err(format!(
+                    "jobs.rack_local: with rack_local = false a client in a rack of {largest} \
+                     hosts has only {} hosts outside it for {} servers",
+                    hosts - largest,
+                    shape.servers
+                ));
+            }
+        }
+        Ok(JobPlan {
+            shape,
+            layout: layout.clone(),
+        })
+    }
 }
 
 /// Resolves every flow class of `scenario` on `topology`, drawing from `streams`.
@@ -60,6 +117,26 @@ pub fn plan(
     let mut out = Vec::with_capacity(scenario.flows.len());
     for class in &scenario.flows {
         let fail = |what: String| RunError::Failed(format!("flows.{}: {what}", class.name));
+        let transport_config = match &class.transport {
+            TransportRef::Named(n) => scenario
+                .transport(n)
+                .cloned()
+                .ok_or_else(|| fail(format!("no transport named `{n}`")))?,
+            TransportRef::Inline(t) => t.clone(),
+        };
+        let transport = configure(&transport_config)?;
+        if let Some(jobs) = &class.jobs {
+            out.push(ClassPlan {
+                name: class.name.clone(),
+                pool: Vec::new(),
+                size: SizeDist::Fixed(jobs.request_bytes),
+                arrivals: None,
+                start: class.start,
+                transport,
+                jobs: Some(JobPlan::new(jobs, &layout).map_err(fail)?),
+            });
+            continue;
+        }
         let recipe = Recipe::of(class);
         let idx = match matrices.iter().position(|(r, _, _)| *r == recipe) {
             Some(i) => i,
@@ -80,14 +157,6 @@ pub fn plan(
         };
         let taken = split_connections(&mut senders_rng, &senders, *len, pool)
             .map_err(|e| fail(format!("senders: {e}")))?;
-        let transport_config = match &class.transport {
-            TransportRef::Named(n) => scenario
-                .transport(n)
-                .cloned()
-                .ok_or_else(|| fail(format!("no transport named `{n}`")))?,
-            TransportRef::Inline(t) => t.clone(),
-        };
-        let transport = configure(&transport_config)?;
         out.push(ClassPlan {
             name: class.name.clone(),
             pool: taken,
@@ -95,6 +164,7 @@ pub fn plan(
             arrivals: class.arrivals.clone(),
             start: class.start,
             transport,
+            jobs: None,
         });
     }
     Ok(out)

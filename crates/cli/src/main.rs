@@ -416,26 +416,29 @@ fn list(what: Option<ListWhat>) {
     // Written in one piece, ignoring a closed pipe (`htsim list | head`).
     let mut s = String::new();
     let all = what.is_none();
+    let params = |s: &mut String, params: &[params::ParamSpec]| {
+        for p in params {
+            let mut default = p
+                .default
+                .map_or("(required)".to_string(), |d| format!("= {d}"));
+            for (profile, value) in p.profile_defaults {
+                default.push_str(&format!(" ({profile}: {value})"));
+            }
+            wl!(
+                s,
+                "      {:<18} {:<14} {}; {}",
+                p.key,
+                default,
+                p.kind.expected(),
+                p.doc
+            );
+        }
+    };
     let kinds = |s: &mut String, title: &str, kinds: &[params::KindSpec]| {
         wl!(s, "{title}:");
         for k in kinds {
             wl!(s, "  {}  {}", k.name, k.doc);
-            for p in k.params {
-                let mut default = p
-                    .default
-                    .map_or("(required)".to_string(), |d| format!("= {d}"));
-                for (profile, value) in p.profile_defaults {
-                    default.push_str(&format!(" ({profile}: {value})"));
-                }
-                wl!(
-                    s,
-                    "      {:<18} {:<14} {}; {}",
-                    p.key,
-                    default,
-                    p.kind.expected(),
-                    p.doc
-                );
-            }
+            params(s, k.params);
             if !k.layers.is_empty() {
                 wl!(s, "      layers: {}", k.layers.join(", "));
             }
@@ -485,6 +488,13 @@ fn list(what: Option<ListWhat>) {
         wl!(s, "  size      \"70KB\" | \"infinite\" | {{ uniform = [lo, hi] }} | {{ pareto = {{ shape, mean, max }} }} | {{ cdf = {} }} | {{ cdf_file = path }}", scenario::BUILTIN_CDFS.join(" | "));
         wl!(s, "  arrivals  (absent: one flow per sender at start) | {{ poisson = flows/s }} | {{ every = \"500ms\" }} | {{ closed_loop = true }}");
         wl!(s, "  start     = 0s");
+        wl!(
+            s,
+            "  jobs      {{ servers, request, response, concurrent, rack_local }} instead of \
+             matrix, senders, size and arrivals: {}",
+            params::JOBS.doc
+        );
+        params(&mut s, params::JOBS.params);
     }
     let _ = std::io::stdout().write_all(s.as_bytes());
 }

@@ -158,6 +158,35 @@ fn duplicate_flow_class_names() {
     );
 }
 
+/// BASE with a partition/aggregate class whose `jobs` is on line 29.
+fn with_jobs(jobs: &str) -> String {
+    format!("{BASE}\n[[flows]]\nname = \"incast\"\njobs = {jobs}\ntransport = \"mptcp8\"\n")
+}
+
+#[test]
+fn job_servers_out_of_range() {
+    rejects(
+        &with_jobs("{ servers = 0 }"),
+        29,
+        "flows.incast.jobs.servers",
+    );
+    // 16 hosts in a k = 4 FatTree: no room for a client and 16 servers.
+    rejects(
+        &with_jobs("{ servers = 16 }"),
+        29,
+        "flows.incast.jobs.servers",
+    );
+}
+
+#[test]
+fn job_class_with_matrix_keys() {
+    let text = with_jobs("{ servers = 2 }").replace(
+        "jobs = { servers = 2 }\n",
+        "jobs = { servers = 2 }\nsize = \"70KB\"\n",
+    );
+    rejects(&text, 30, "flows.incast.size");
+}
+
 #[test]
 fn bad_shards_are_usage_errors() {
     let dir = tempfile::tempdir().unwrap();
@@ -186,6 +215,17 @@ fn validate_prints_the_run_list_size_and_set_overrides_apply() {
     let out = htsim(&["validate", "s.toml"], dir.path());
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("2 point(s), 4 run(s)"));
+    std::fs::write(
+        dir.path().join("j.toml"),
+        format!(
+            "{}\n[sweep]\n\"flows.incast.jobs.servers\" = [2, 4, 8]\n",
+            with_jobs("{ concurrent = 2 }")
+        ),
+    )
+    .unwrap();
+    let out = htsim(&["validate", "j.toml"], dir.path());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("3 point(s), 6 run(s)"), "{text}");
     let out = htsim(&["validate", "s.toml", "--set", "topology.k=5"], dir.path());
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2));
@@ -228,5 +268,17 @@ fn list_names_every_kind_with_defaults() {
         "poisson",
     ] {
         assert!(text.contains(needle), "{needle} missing");
+    }
+    let out = htsim(&["list", "workloads"], Path::new("."));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "jobs      { servers, request, response, concurrent, rack_local }",
+        "servers            = 8",
+        "request            = 2KB",
+        "response           = 64KB",
+        "concurrent         = 8",
+        "rack_local         = true",
+    ] {
+        assert!(text.contains(needle), "{needle} missing from\n{text}");
     }
 }

@@ -388,3 +388,81 @@ fn timeseries_rows_come_at_the_interval_for_the_selected_links_and_flows() {
         "{err}"
     );
 }
+
+/// Background long flows and partition/aggregate jobs, two seeds.
+const JOBS: &str = r#"
+name = "jobs"
+[run]
+duration = "100ms"
+drain = "100ms"
+seeds = 2
+[topology]
+kind = "fattree"
+k = 4
+link_rate = "1Gbps"
+[[flows]]
+name = "long"
+senders = "25%"
+size = "infinite"
+transport = { kind = "tcp" }
+[[flows]]
+name = "incast"
+jobs = { servers = 4, request = "2KB", response = "20KB", concurrent = 2 }
+transport = { kind = "tcp" }
+"#;
+
+#[test]
+fn job_completion_time_and_pooled_goodput_survive_a_report_rebuild() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("jobs.toml"), JOBS).unwrap();
+    ok(&htsim(
+        &["run", "jobs.toml", "--out", "a", "-q"],
+        dir.path(),
+    ));
+    let csv = String::from_utf8(read(dir.path().join("a/summary.csv"))).unwrap();
+    let row = |class: &str, metric: &str| -> Vec<String> {
+        csv.lines()
+            .find(|l| l.starts_with(&format!("base,{class},{metric},")))
+            .unwrap_or_else(|| panic!("no {class} {metric} row in\n{csv}"))
+            .split(',')
+            .map(str::to_string)
+            .collect()
+    };
+    for metric in [
+        "jct_mean", "jct_std", "jct_p50", "jct_p90", "jct_p99", "jct_p999",
+    ] {
+        let r = row("incast", metric);
+        assert_eq!((r[3].as_str(), r[4].as_str()), ("ms", "2"), "{r:?}");
+        assert!(r[5].parse::<f64>().unwrap() > 0.0, "{r:?}");
+    }
+    assert_eq!(row("incast", "jobs_completed")[4], "2");
+    // The pooled goodput is the mean over the long flows of both seeds' flows.csv.
+    let mut goodputs = Vec::new();
+    for seed in [1, 2] {
+        let flows = String::from_utf8(read(
+            dir.path()
+                .join(format!("a/runs/base/seed-{seed}/flows.csv")),
+        ))
+        .unwrap();
+        for line in flows.lines().skip(1).filter(|l| l.starts_with("long,")) {
+            let f: Vec<&str> = line.split(',').collect();
+            goodputs.push(f[13].parse::<f64>().unwrap() / 1e6);
+        }
+    }
+    let pooled = row("long", "goodput_pooled");
+    assert_eq!(pooled[3], "Mbps");
+    assert_eq!(pooled[4], goodputs.len().to_string());
+    let mean = goodputs.iter().sum::<f64>() / goodputs.len() as f64;
+    let got: f64 = pooled[5].parse().unwrap();
+    // flows.csv rounds goodput to whole b/s.
+    assert!((got - mean).abs() < 1e-5, "{got} vs {mean}");
+    // Rebuilt from the run files alone, into another directory: the same bytes.
+    ok(&htsim(&["report", "a", "--out", "b"], dir.path()));
+    for f in ["summary.csv", "summary.json"] {
+        assert_eq!(
+            read(dir.path().join("b").join(f)),
+            read(dir.path().join("a").join(f)),
+            "{f}"
+        );
+    }
+}
