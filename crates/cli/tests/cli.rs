@@ -243,6 +243,7 @@ fn shipped_scenarios_validate() {
             "validate",
             "scenarios/quickstart.toml",
             "scenarios/htsim-compare.toml",
+            "scenarios/incast-jobs.toml",
         ],
         &root,
     );
