@@ -376,7 +376,7 @@ pub fn metric_vs_parameter(
 ) -> Option<XyChart> {
     let rows: Vec<(&SummaryRow, &str, String)> = rows
         .iter()
-        .filter(|r| r.class == class && r.metric == metric)
+        .filter(|r| r.class == class && r.metric == metric && r.stats.n > 0)
         .filter_map(|r| {
             let params = point_parameters(&r.point);
             let x = params.iter().find(|(k, _)| *k == parameter)?.1;
@@ -451,8 +451,8 @@ pub fn time_series(title: &str, y_label: &str, series: &[(String, Vec<(f64, f64)
 
 /// The summary-based plots of a results directory into `dir`: utilisation per layer (both
 /// definitions), and for every swept parameter each key metric (per class: mean and p99 FCT,
-/// mean goodput; per layer: utilisation and loss; the run's events) against it. Returns the
-/// files written.
+/// mean goodput, mean job completion time; per layer: utilisation and loss; the run's events)
+/// against it, where the class has values for it. Returns the files written.
 pub fn write_summary_plots(dir: &Path, rows: &[SummaryRow]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for metric in ["utilisation", "utilisation_paper"] {
@@ -472,7 +472,7 @@ pub fn write_summary_plots(dir: &Path, rows: &[SummaryRow]) -> Result<Vec<PathBu
             } else if *class == RUN_CLASS {
                 &["events"]
             } else {
-                &["fct_mean", "fct_p99", "goodput_mean"]
+                &["fct_mean", "fct_p99", "goodput_mean", "jct_mean"]
             };
             for metric in metrics {
                 if let Some(chart) = metric_vs_parameter(rows, class, metric, parameter) {
@@ -724,6 +724,9 @@ mod tests {
             .iter()
             .all(|e| (e - ci).abs() < 1e-12));
         assert!(metric_vs_parameter(&rows, "layer:core", "utilisation", "nope").is_none());
+        // No run has the paper's utilisation: no chart rather than an empty one.
+        let subflows = "transports.mptcp8.subflows";
+        assert!(metric_vs_parameter(&rows, "layer:core", "utilisation_paper", subflows).is_none());
 
         let layers = layer_utilisation(&rows, "utilisation").unwrap();
         assert_eq!(
