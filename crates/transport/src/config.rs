@@ -22,13 +22,16 @@ pub const NS3_RWND: u64 = 65_535;
 pub enum Profile {
     /// RFC-like ("clean") behaviour, the default: RFC 6298 estimator with a 1 s initial RTO,
     /// 200 ms minimum RTO, no receive-window cap, 1 s SYN timeout, RFC 3465 ABC (L = 2) in slow
-    /// start, fast-recovery inflation of dupthresh x MSS.
+    /// start, fast-recovery inflation of dupthresh x MSS, RFC 6582's careful fast-retransmit
+    /// entry ([`TcpConfig::careful_recovery`]) and full-ACK deflation to the data still
+    /// outstanding ([`FullAckWindow::Outstanding`]).
     #[default]
     Rfc,
     /// The faithful quirks of the authors' ns-3 model (transports.md 2 and 12): 1.5 s RTO before
     /// the first sample, ns-3 mean-deviation estimator (gain 0.1, rttvar0 = sample, ms
     /// truncation), 65 535 B receive-window cap, SYN timeout 3 s doubling with 6 tries, +1 MSS per
-    /// ACK in slow start, +3 MSS fast-recovery inflation whatever the dupthresh.
+    /// ACK in slow start, +3 MSS fast-recovery inflation whatever the dupthresh, `recover` not
+    /// updated on an RTO and full-ACK deflation with the pre-ACK flight (transports.md 2.8).
     Ns3Mmptcp,
 }
 
@@ -131,6 +134,23 @@ pub enum FrInflation {
     Dupthresh,
 }
 
+/// The congestion window set by the full ACK that ends fast recovery (transports.md 2.8;
+/// RFC 6582 3.2 step 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FullAckWindow {
+    /// `min(ssthresh, snd_max - snd_una + MSS)` with `snd_una` from *before* the ACK, as the ns-3
+    /// code does (2.8: "≈ ssthresh"). When the ACK covers most of that flight (a recovery whose
+    /// flight the receiver already held) the window exceeds what is left in flight by up to
+    /// ssthresh, and that much goes out back to back.
+    PreAckFlight,
+    /// RFC 6582's option (1): `min(ssthresh, max(FlightSize, MSS) + MSS)` with FlightSize "the
+    /// amount of data presently outstanding", `snd_max - ack` after the ACK; the window then
+    /// exceeds the data in flight by at most one segment and slow start (ssthresh is kept)
+    /// climbs back, ACK-clocked. The RFC's option (2) (cwnd = ssthresh) needs burst avoidance
+    /// the engine does not model (no pacing, 2.4).
+    Outstanding,
+}
+
 /// Limited transmit on duplicate ACKs below dupthresh (transports.md 6.6, 12 `lt_mode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LimitedTransmit {
@@ -199,6 +219,25 @@ pub struct TcpConfig {
     pub dupthresh: u32,
     /// Window inflation on entering fast recovery.
     pub fr_inflation: FrInflation,
+    /// RFC 6582's "careful" NewReno (section 3.2 steps 1 and 4, section 4): an RTO records
+    /// the highest sequence number sent in `recover`, and the dupthresh-th duplicate ACK enters
+    /// fast retransmit only if the cumulative ACK covers more than `recover` (`recover`
+    /// starts at the SYN's sequence number). Duplicate ACKs that the go-back-N resends of an
+    /// RTO draw from data the receiver already holds then cannot start a fast recovery, whose
+    /// ssthresh = flight / 2 (a flight inflated by the recovery that timed out) would release
+    /// a window of resends at line rate. The price, as in the RFC (and FreeBSD's NewReno): a
+    /// loss of exactly the first segment sent after a recovery began (its duplicate ACKs carry
+    /// `ack == recover`, not more) and a retransmission lost after an RTO are repaired by an
+    /// RTO. No section 4.1 / 4.2 heuristic (they are MAY; 4.2 needs timestamps). `true` in
+    /// `rfc`; `false` in `ns3-mmptcp`, whose code has neither rule (transports.md 2.8:
+    /// "`recover` is not updated on RTO ... three dupacks for old data can therefore start a
+    /// new fast recovery"). Section 12 has no row for it: 2.8 states the ns-3 behaviour and
+    /// RFC 6582 the clean one, so it is a profile setting like the rows of 12.
+    pub careful_recovery: bool,
+    /// The window after the full ACK that ends fast recovery: [`FullAckWindow::Outstanding`]
+    /// in `rfc` (RFC 6582 3.2 step 3 option (1)), [`FullAckWindow::PreAckFlight`] in
+    /// `ns3-mmptcp` (2.8). Like `careful_recovery`, not a row of 12.
+    pub full_ack_window: FullAckWindow,
     /// Slow-start increase rule.
     pub ss_increase: SlowStartIncrease,
     /// Limited transmit (off for TCP).
@@ -250,6 +289,8 @@ impl TcpConfig {
             send_buffer_bytes: 131_072,
             dupthresh: 3,
             fr_inflation: FrInflation::Dupthresh,
+            careful_recovery: true,
+            full_ack_window: FullAckWindow::Outstanding,
             ss_increase: SlowStartIncrease::Abc { limit: 2 },
             limited_transmit: LimitedTransmit::Off,
             rtt_estimator: RttEstimatorKind::Rfc6298,
@@ -273,6 +314,8 @@ impl TcpConfig {
             profile: Profile::Ns3Mmptcp,
             rwnd_cap: Some(NS3_RWND),
             fr_inflation: FrInflation::ThreeMss,
+            careful_recovery: false,
+            full_ack_window: FullAckWindow::PreAckFlight,
             ss_increase: SlowStartIncrease::PerAck,
             rtt_estimator: RttEstimatorKind::Ns3MeanDeviation,
             srtt_gain: 0.1,
@@ -361,6 +404,9 @@ mod tests {
         assert_eq!(r.initial_rto, SimTime::from_secs(1));
         assert_eq!(n.initial_rto, SimTime::from_ms(1500));
         assert_eq!(n.syn_timeout, SimTime::from_secs(3));
+        assert!(r.careful_recovery && !n.careful_recovery);
+        assert_eq!(r.full_ack_window, FullAckWindow::Outstanding);
+        assert_eq!(n.full_ack_window, FullAckWindow::PreAckFlight);
         assert_eq!((r.mss, r.dupthresh, r.initial_ssthresh), (1400, 3, 65_535));
         assert_eq!(r.sizes.data(1400), 1462);
         assert_eq!(PacketSizes::no_overhead(40).data(4000), 4000);

@@ -26,6 +26,13 @@
 //!   drain before the FIN (2.11); its record's `bytes_sent` is frozen at the stop (9.6).
 //! - A go-back-N resend (2.4, 2.10) keeps its segment's length, so it waits until the usable
 //!   window holds the whole segment. `dupacks` is reset on an RTO.
+//! - Two profile settings beyond section 12's rows, where 2.8 describes the ns-3 code and
+//!   RFC 6582 the clean behaviour: `careful_recovery` (an RTO sets `recover` to `snd_max`, and
+//!   fast retransmit needs an ACK above `recover`: RFC 6582 3.2 steps 1 and 4) and
+//!   `full_ack_window` (the full ACK deflates to the data still outstanding plus one segment:
+//!   3.2 step 3 option (1)). `rfc` has both, `ns3-mmptcp` neither. Without them a recovery
+//!   that timed out, or one whose flight the receiver already held, released a window of
+//!   segments back to back (the seed-22 anomaly of tests/mptcp.rs).
 //! - The receive window is a sender-side cap from the configuration (it is fixed in the code
 //!   modelled); ACKs do not carry a window.
 //! - RFC 6298 estimator: clock granularity G = 0; no 60 s RTO ceiling in either profile, only the

@@ -13,7 +13,7 @@
 //! the FIN takes `snd_max`.
 
 use crate::cc::{AckSample, CcState, CongestionControl};
-use crate::config::{EcnMode, FrInflation, LimitedTransmit, PacketSizes, TcpConfig};
+use crate::config::{EcnMode, FrInflation, FullAckWindow, LimitedTransmit, PacketSizes, TcpConfig};
 use crate::path::PathChoice;
 use crate::rtt::RttEstimator;
 use htsim_core::endpoint::Ctx;
@@ -91,6 +91,9 @@ pub struct SubflowCounters {
     pub full_acks: u64,
     /// Duplicate ACKs received inside fast recovery.
     pub fr_dupacks: u64,
+    /// Dupthresh-th duplicate ACKs that did not start fast retransmit because the cumulative
+    /// ACK did not cover more than `recover` (RFC 6582 3.2 step 1; `careful_recovery` only).
+    pub fr_suppressed: u64,
     /// Segments sent by limited transmit.
     pub limited_transmits: u64,
     /// New bytes packetised by limited transmit (MMPTCP excludes them from its switching count).
@@ -164,6 +167,8 @@ pub struct Subflow {
     ecn: EcnMode,
     rwnd_cap: Option<u64>,
     fr_inflation: FrInflation,
+    careful_recovery: bool,
+    full_ack_window: FullAckWindow,
     limited_transmit: LimitedTransmit,
     dupthresh: u32,
     syn_timeout: SimTime,
@@ -199,6 +204,8 @@ impl Subflow {
             ecn: config.ecn,
             rwnd_cap: config.rwnd_cap,
             fr_inflation: config.fr_inflation,
+            careful_recovery: config.careful_recovery,
+            full_ack_window: config.full_ack_window,
             limited_transmit: config.limited_transmit,
             dupthresh: config.dupthresh,
             syn_timeout: config.syn_timeout,
@@ -209,7 +216,7 @@ impl Subflow {
             cwnd: config.initial_cwnd_segments as u64 * mss,
             ssthresh: config.initial_ssthresh,
             in_fr: false,
-            recover: FIRST_SEQ,
+            recover: FIRST_SEQ - 1, // the SYN's sequence number (RFC 6582: the ISN)
             dupacks: 0,
             rtxq: VecDeque::new(),
             rtt: RttEstimator::new(config),
@@ -652,8 +659,9 @@ impl Subflow {
             self.cwnd = self.cwnd.saturating_sub(ack.newly_acked) + self.mss;
             self.drop_acked(a);
             self.snd_una = a;
-            // Fast recovery can start during go-back-N (recover is not updated on RTO, 2.8), so
-            // the ACK may pass snd_nxt; the hole resent here is then also the next resend.
+            // Without careful_recovery, fast recovery can start during go-back-N (recover is not
+            // updated on RTO, 2.8), so the ACK may pass snd_nxt; the hole resent here is then
+            // also the next resend.
             if a > self.snd_nxt {
                 self.snd_nxt = a;
             }
@@ -669,8 +677,12 @@ impl Subflow {
             return;
         }
         if self.in_fr {
-            // Full ACK: deflate to about ssthresh with the pre-ACK flight.
-            self.cwnd = self.ssthresh.min(self.snd_max - old_una + self.mss);
+            // Full ACK: deflate (2.8; RFC 6582 3.2 step 3).
+            let flight = match self.full_ack_window {
+                FullAckWindow::PreAckFlight => self.snd_max - old_una,
+                FullAckWindow::Outstanding => (self.snd_max - a).max(self.mss),
+            };
+            self.cwnd = self.ssthresh.min(flight + self.mss);
             self.in_fr = false;
             self.counters.full_acks += 1;
         }
@@ -692,10 +704,21 @@ impl Subflow {
         }
     }
 
-    /// dup_ack of transports.md 2.8, with limited transmit (6.6).
+    /// dup_ack of transports.md 2.8, with limited transmit (6.6) and, with `careful_recovery`,
+    /// RFC 6582 3.2 step 1: no fast retransmit unless the cumulative ACK covers more than
+    /// `recover` (such duplicate ACKs are not a new instance of congestion: they answer resends
+    /// of data the receiver holds, RFC 6582 4). `recover` holds `snd_max` (one past the highest
+    /// byte sent) where the RFC records the highest byte itself, so "covers more than recover"
+    /// (the RFC's `ack_number - 1 > recover`) is `snd_una > recover` here.
     fn dup_ack(&mut self, env: &mut SubflowEnv<'_, '_>) {
         self.dupacks += 1;
-        if self.dupacks == self.dupthresh && !self.in_fr {
+        if self.dupacks == self.dupthresh
+            && !self.in_fr
+            && self.careful_recovery
+            && self.snd_una <= self.recover
+        {
+            self.counters.fr_suppressed += 1;
+        } else if self.dupacks == self.dupthresh && !self.in_fr {
             let st = self.cc_state();
             self.ssthresh = env.cc.fast_retransmit_ssthresh(&st);
             let inflation = match self.fr_inflation {
@@ -768,6 +791,9 @@ impl Subflow {
         }
         self.in_fr = false;
         self.dupacks = 0;
+        if self.careful_recovery {
+            self.recover = self.snd_max; // RFC 6582 3.2 step 4
+        }
         let mut st = self.cc_state();
         env.cc.on_rto(&mut st);
         self.apply(&st);

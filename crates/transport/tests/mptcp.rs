@@ -17,11 +17,11 @@ use htsim_transport::cc::{AckSample, CcState};
 use htsim_transport::config::SlowStartIncrease;
 use htsim_transport::mptcp::{CcKind, Coupling, RxSubflowAck, SubflowView, TotalCwndScope};
 use htsim_transport::path::PathPolicy;
+use htsim_transport::tcp::ConnectionReport;
 use htsim_transport::{ConnectionSpec, MptcpTransport, Profile, TcpTransport, Transport};
 use proptest::prelude::*;
 use rand::Rng;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 fn mptcp(cc: CcKind, subflows: u32) -> MptcpTransport {
     let mut t = MptcpTransport::new(Profile::Rfc);
@@ -35,68 +35,122 @@ fn mptcp(cc: CcKind, subflows: u32) -> MptcpTransport {
 /// random stream). Retransmissions are never dropped at random: a lost retransmission costs
 /// NewReno an RTO and go-back-N (2.10), a timeout artefact outside the congestion-control law
 /// under test, and it would hit the small-window subflows more often than the TCP flow.
+/// From `count_from` on it counts the data arrivals per 10 ms and the drops per flow.
 struct RandomLoss {
     p: f64,
     rng: htsim_core::rng::SimRng,
-    /// Data packets dropped at random / by overflow from this time on (the measurement).
     count_from: SimTime,
-    random_drops: Arc<AtomicU64>,
-    overflow_drops: Arc<AtomicU64>,
+    counts: Arc<Mutex<LossCounts>>,
+}
+
+/// What a [`RandomLoss`] counted from its `count_from` on.
+#[derive(Debug, Default)]
+struct LossCounts {
+    /// Data packets dropped at random, per flow (0 and 1).
+    random_drops: [u64; 2],
+    /// Data packets dropped because the buffer was full, per flow.
+    overflow_drops: [u64; 2],
+    /// Data arrivals in each 10 ms bin after `count_from`.
+    arrivals_per_10ms: Vec<u64>,
 }
 
 impl QueueDiscipline for RandomLoss {
     fn admit(&mut self, occ: &Occupancy, packet: &mut Packet, now: SimTime) -> Admission {
         let data = packet.kind == PacketKind::Data;
-        let count = u64::from(now >= self.count_from);
-        if !occ.fits(packet.size_bytes as u64) {
-            if data {
-                self.overflow_drops.fetch_add(count, Ordering::Relaxed);
+        let fits = occ.fits(packet.size_bytes as u64);
+        let random =
+            fits && data && !packet.has(flags::RETRANSMIT) && self.rng.random::<f64>() < self.p;
+        if data && now >= self.count_from {
+            let mut c = self.counts.lock().unwrap();
+            let bin = ((now - self.count_from).as_ps() / SimTime::from_ms(10).as_ps()) as usize;
+            if c.arrivals_per_10ms.len() <= bin {
+                c.arrivals_per_10ms.resize(bin + 1, 0);
             }
-            return Admission::Drop;
+            c.arrivals_per_10ms[bin] += 1;
+            let flow = (packet.flow as usize).min(1);
+            c.overflow_drops[flow] += u64::from(!fits);
+            c.random_drops[flow] += u64::from(random);
         }
-        if data && !packet.has(flags::RETRANSMIT) && self.rng.random::<f64>() < self.p {
-            self.random_drops.fetch_add(count, Ordering::Relaxed);
-            return Admission::Drop;
+        if !fits || random {
+            Admission::Drop
+        } else {
+            Admission::Enqueue
         }
-        Admission::Enqueue
     }
     fn name(&self) -> &str {
         "random-loss"
     }
 }
 
-/// Per-packet loss probability of the TCP-friendliness tests: windows settle near
-/// 1.22 / sqrt(p) = 19 packets for TCP, so the 100-packet buffer (plus the 8-packet BDP) almost
-/// never overflows and nearly every loss is the independent one.
-const LOSS_P: f64 = 4e-3;
-/// Run length and the start of the measurement (slow start and the joins are over by then).
-const FAIR_END_S: u64 = 10;
-const FAIR_FROM_S: u64 = 1;
+/// An independent-loss bottleneck and run length.
+#[derive(Clone, Copy, Debug)]
+struct LossSetup {
+    /// Per-packet loss probability of first transmissions.
+    p: f64,
+    /// Buffer (packets).
+    buffer: u64,
+    /// Run length (s); the measurement starts at [`MEASURE_FROM_S`].
+    end_s: u64,
+}
+
+/// Start of the measurement (slow start and the joins are over by then).
+const MEASURE_FROM_S: u64 = 1;
+
+/// The TCP-friendliness setup. Windows settle near 1.22 / sqrt(p) = 39 packets per TCP share,
+/// so two shares (78 on average, the sawtooth peaks about 1/3 higher) fit the 200-packet buffer
+/// plus the 8.5-packet BDP and nearly every loss is the independent one. p is low enough that
+/// the timeouts NewReno without SACK cannot avoid stay rare: with `careful_recovery` (RFC 6582)
+/// a loss of the first segment sent after a recovery began is repaired by an RTO (200 ms, 2000
+/// RTTs), one per recovery with probability about p, so their rate grows as p^2. In the setup
+/// used before (p = 4e-3, 100 packets, 10 s) each TCP flow took 3-8 such RTOs in 9 s and the
+/// TCP-vs-TCP control alone spread 0.90-1.21 over seeds 21-28 (an RTO idles a TCP flow but
+/// only one subflow of an MPTCP connection, so they also favoured LIA: 1.12-1.34); at
+/// p = 1e-3 over 19 s it is 0-2 per flow, and ~750 loss events per flow remain.
+const FAIR: LossSetup = LossSetup {
+    p: 1e-3,
+    buffer: 200,
+    end_s: 20,
+};
+
+/// What one run of [`against_tcp_with`] measured between [`MEASURE_FROM_S`] and its end.
+#[derive(Debug)]
+struct Outcome {
+    /// Goodput (acked bytes x 8 / s) of pair 0 and of the TCP flow (pair 1).
+    goodput: [f64; 2],
+    /// Fast retransmits of each flow.
+    fast_retransmits: [u64; 2],
+    /// The bottleneck's counts.
+    counts: LossCounts,
+    /// Old duplicate data segments each receiver got over the whole run (go-back-N resends of
+    /// data it held, spurious retransmissions).
+    duplicate_segments: [u64; 2],
+}
 
 /// `first` (pair 0) against one TCP flow (pair 1) on the gigabit dumbbell (100 us base RTT,
 /// both flows through the same bottleneck, same `Profile::Rfc` TCP config) whose bottleneck
-/// is [`RandomLoss`] with [`LOSS_P`]; returns the two goodputs (acked bytes x 8 / s) between
-/// [`FAIR_FROM_S`] and [`FAIR_END_S`]. Asserts the loss in that window was the independent one
-/// (the initial slow-start overshoot does overflow the queue, and NewReno without SACK then
-/// repairs one hole per RTT; that is before the measurement).
-fn against_tcp_with(first: &dyn Transport, seed: u64) -> (f64, f64) {
+/// is [`RandomLoss`] with `setup`. Asserts the loss in the measurement was the independent
+/// one (the initial slow-start overshoot does overflow the queue, and NewReno without SACK then
+/// repairs one hole per RTT; that is before the measurement), then the end-of-run checks.
+fn against_tcp_with(first: &dyn Transport, seed: u64, setup: LossSetup) -> Outcome {
     let mut w = World::new(seed);
     let net = Net::gig(2);
-    let (random_drops, overflow_drops) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+    let counts = Arc::new(Mutex::new(LossCounts::default()));
     let q = RandomLoss {
-        p: LOSS_P,
-        count_from: SimTime::from_secs(FAIR_FROM_S),
+        p: setup.p,
+        count_from: SimTime::from_secs(MEASURE_FROM_S),
         rng: w.streams().stream("random-loss"),
-        random_drops: random_drops.clone(),
-        overflow_drops: overflow_drops.clone(),
+        counts: counts.clone(),
     };
     dumbbell(
         &mut w,
         net,
-        Queue::new(BufferSize::Packets(100), Discipline::Custom(Box::new(q))),
+        Queue::new(
+            BufferSize::Packets(setup.buffer),
+            Discipline::Custom(Box::new(q)),
+        ),
     );
     let report = sink();
-    let end = SimTime::from_secs(FAIR_END_S);
+    let end = SimTime::from_secs(setup.end_s);
     open(
         &mut w,
         first,
@@ -110,59 +164,89 @@ fn against_tcp_with(first: &dyn Transport, seed: u64) -> (f64, f64) {
     let tcp = TcpTransport::new(Profile::Rfc);
     let t1 = SimTime::from_us(37);
     open(&mut w, &tcp, &net, 1, None, t1, Some(end), &report);
-    let acked = |w: &World| {
+    let snapshot = |w: &World| {
         let mut recs = w.open_flow_records();
         recs.sort_by_key(|r| r.flow_id);
-        [recs[0].bytes_acked, recs[1].bytes_acked]
+        [0, 1].map(|i| (recs[i].bytes_acked, recs[i].fast_retransmits))
     };
-    let from = SimTime::from_secs(FAIR_FROM_S);
+    let from = SimTime::from_secs(MEASURE_FROM_S);
     w.run_until(from);
-    let a0 = acked(&w);
+    let s0 = snapshot(&w);
     w.run_until(end);
-    let a1 = acked(&w);
+    let s1 = snapshot(&w);
     let secs = (end - from).as_secs_f64();
-    let g = |i: usize| (a1[i] - a0[i]) as f64 * 8.0 / secs;
     w.run();
     assert_eq!(check_end(&w, &report).len(), 2);
-    let (r, o) = (
-        random_drops.load(Ordering::Relaxed),
-        overflow_drops.load(Ordering::Relaxed),
+    let counts = std::mem::take(&mut *counts.lock().unwrap());
+    let (r, o) = (counts.random_drops, counts.overflow_drops);
+    println!(
+        "  {}: random drops {r:?}, overflow drops {o:?}",
+        first.name()
     );
-    println!("  {}: random drops {r}, overflow drops {o}", first.name());
+    let (r, o) = (r[0] + r[1], o[0] + o[1]);
     assert!(
         o * 20 <= r,
         "overflow drops {o} vs random {r}: not the independent-loss regime"
     );
-    (g(0), g(1))
+    let mut duplicate_segments = [0; 2];
+    for x in report.lock().unwrap().iter() {
+        if let ConnectionReport::Receiver { flow_id, stats } = x {
+            duplicate_segments[*flow_id as usize] = stats.duplicate_segments;
+        }
+    }
+    Outcome {
+        goodput: [0, 1].map(|i| (s1[i].0 - s0[i].0) as f64 * 8.0 / secs),
+        fast_retransmits: [0, 1].map(|i| s1[i].1 - s0[i].1),
+        counts,
+        duplicate_segments,
+    }
 }
 
 fn against_tcp(cc: CcKind, seed: u64) -> (f64, f64) {
-    let (m, t) = against_tcp_with(&mptcp(cc, 2), seed);
-    (m, t)
+    let o = against_tcp_with(&mptcp(cc, 2), seed, FAIR);
+    (o.goodput[0], o.goodput[1])
 }
 
 /// RFC 6356 goal 2 (transports.md 4.6): LIA with 2 subflows takes one TCP share at a shared
-/// bottleneck, checked on 3 seeds (seed 22 is an open engine problem, see
-/// `lia_seed_22_stays_in_the_independent_loss_regime`), with TCP against TCP in the identical
-/// setup as the control.
+/// bottleneck, checked on 4 seeds with TCP against TCP in the identical setup as the control.
+/// Measured (seeds 21-28, the control in brackets): LIA / TCP 1.04-1.14 (0.95-1.05).
 ///
-/// Why independent random loss and not a plain drop-tail bottleneck: RFC 6356's argument (and
-/// the 4.6 arithmetic, checked by hand in `lia_increase_matches_rfc6356_by_hand`) assumes every
-/// flow sees the same per-packet loss rate p; then LIA's total window (+alpha = 1/2 MSS per RTT
-/// at equal windows, a loss halves one subflow: -W/4) and TCP's (+1 MSS, -W/2) both settle at
-/// sqrt(2/p). On the 2-flow gigabit dumbbell with a 100-packet drop-tail queue the flows are
-/// ACK-clocked and synchronised, and an overflow drops the packets that arrive beyond the
-/// departures, i.e. the ones each flow's additive increase adds: measured over 2 s (seed 21),
-/// TCP lost 74 packets' worth of loss events in 64.7k packets (1.1e-3) but the LIA subflows
-/// 58 in 106.5k (5.4e-4), and sqrt of that ratio (1.45) is most of the measured goodput ratio
-/// 1.65; EWTCP likewise (9.4e-4 against 5.6e-4, share 0.577). TCP against TCP there gives
-/// exactly 1.00 (67 loss events each), so the setup itself is symmetric. That is a drop-tail
-/// phase effect of two flows, not the congestion control. (Whether per-flow start jitter would
-/// remove it was not measured; the loss-rate figures suggest the effect is structural.)
+/// Why independent random loss ([`FAIR`]) and not the issue's plain drop-tail bottleneck over
+/// 2 s: RFC 6356's argument (and the 4.6 arithmetic, checked by hand in
+/// `lia_increase_matches_rfc6356_by_hand`) assumes every flow sees the same per-packet loss
+/// rate p; then LIA's total window (+alpha = 1/2 MSS per RTT at equal windows, a loss halves
+/// one subflow: -W/4) and TCP's (+1 MSS, -W/2) both settle at sqrt(2/p). On the 2-flow
+/// gigabit dumbbell with a drop-tail queue the flows are ACK-clocked, an overflow episode lasts
+/// about an RTT, and the packets it drops are the ones sent beyond the ACK clock, i.e. those
+/// each window's additive increase adds. A TCP flow adds one per RTT and is hit in every
+/// episode; a LIA subflow adds about 1/4 MSS per RTT and often escapes. Measured over 1.5 s
+/// after 0.5 s with the engine's RFC 6582 rules, start times drawn in [0, 1 ms) (seeds
+/// 1, 2, 3, 6, 7, 9):
+///
+/// | buffer | TCP / TCP | LIA / TCP | episodes hitting TCP / LIA | loss rate TCP / LIA |
+/// |---|---|---|---|---|
+/// | 25 pkt | 1.00 (seed 2: 2.02, lock-out) | 1.72-5.98 | 100% / 76% (seed 1) | 1.0e-2 / 4.9e-3 |
+/// | 50 pkt | 1.00 | 1.49-1.84 | 99% / 66% (seed 1) | 3.9e-3 / 1.8e-3 |
+/// | 100 pkt | 1.00 | 1.26-1.61 | 100% / 78% (seed 1) | 1.0e-3 / 6.6e-4 |
+/// | 200 pkt | 0.96-1.00 | 1.13-1.59 | 94% / 63% (seed 1) | 2.8e-4 / 1.5e-4 |
+///
+/// and with a 1-BDP buffer (9 packets) the LIA runs lock out, LIA / TCP 0.72 to 425 as one flow's
+/// RTOs starve it (TCP / TCP 1.00). TCP against TCP is hit together in every episode (51 of 51 at
+/// 100 packets), and Uncoupled subflows (+1 MSS per RTT each) are too (73 of 73, both subflows,
+/// exactly two shares: 2.000); EWTCP (a = 1/4 per subflow, no coupling) escapes most (hit in 27-34
+/// of 55-64 episodes, seeds 1, 2, 3, 6) and gets 1.46-2.09 times TCP's goodput. The order follows
+/// the per-subflow increase, not the coupling: the drop-tail phase effect of a deterministic 2-flow
+/// dumbbell, against RFC 6356's premise, not a defect of LIA (its alpha, the min with the TCP
+/// increase and the per-ACK accounting match RFC 6356 and 4.6, see the by-hand test; congestion
+/// avoidance is per ACK for TCP and LIA alike and nearly every ACK covers one segment, so ABC,
+/// which only applies in slow start, plays no part). On the independent-loss bottleneck the
+/// per-packet loss rates of TCP and of both subflows come out equal (about 1.0e-3 each), as the
+/// premise requires.
 #[test]
 fn lia_with_two_subflows_takes_one_tcp_share_at_a_shared_bottleneck() {
-    for seed in [21, 23, 24] {
-        let (a, b) = against_tcp_with(&TcpTransport::new(Profile::Rfc), seed);
+    for seed in [21, 22, 23, 24] {
+        let o = against_tcp_with(&TcpTransport::new(Profile::Rfc), seed, FAIR);
+        let [a, b] = o.goodput;
         println!("seed {seed}: TCP vs TCP ratio {:.3}", a / b);
         assert!((a / b - 1.0).abs() <= 0.1, "control: TCP {a} vs TCP {b}");
         let (m, t) = against_tcp(CcKind::Lia, seed);
@@ -176,22 +260,91 @@ fn lia_with_two_subflows_takes_one_tcp_share_at_a_shared_bottleneck() {
     }
 }
 
-/// Open: on seed 22 the LIA run leaves the independent-loss regime. From about 200 ms subflow 1
-/// sends data faster than the bottleneck drains it (17748 data arrivals in 100 ms at 600 ms,
-/// 2.1x the 1 Gb/s link, 9974 of them overflow drops; 2151 fast retransmits in 10 s), and the
-/// TCP flow sits in fast recovery whose retransmission was overflow-dropped (no progress for
-/// up to 1.6 s, then RTO). 143599 overflow drops against 2643 random ones in the measurement.
-/// Not the coupled increase (it only runs in congestion avoidance and adds < 1 MSS per RTT);
-/// suspect the subflow engine's recovery/resend path (subflow.rs). Kept as a reproducer.
+/// The seed-22 anomaly, in the setup it was found in (p = 4e-3, 100-packet buffer, 10 s). Before
+/// RFC 6582's rules were in the `rfc` profile the flows left the independent-loss regime within
+/// 0.2 s and never returned (from 1 s on: 143599 overflow drops against 2643 random ones, up to
+/// 8554 data arrivals in 10 ms, 10x the link, 2141 LIA fast retransmits, the TCP flow starved at
+/// 1.5 Mb/s). Traced, two engine rules each released a window of segments back to back at the
+/// 10 Gb/s access rate:
+/// - After an RTO, duplicate ACKs of go-back-N resends started a fast recovery (`recover` was
+///   not updated on the RTO). LIA subflow 1's fast retransmission at 12 ms was lost in the
+///   slow-start overshoot; stuck in recovery, the subflow sent a new segment per duplicate ACK
+///   (the flight grew to 6.8 MB, nearly all of it held by the receiver) until its RTO at 212 ms
+///   set ssthresh = 3.4 MB; go-back-N resent held segments, their duplicate ACKs started a
+///   recovery with cwnd = ssthresh + 3 MSS = 3.2 MB, and 2166 of the resends overflowed in the
+///   next 50 ms. Each later RTO of either flow repeated it.
+/// - A full ACK that covered nearly the whole flight: the pre-ACK-flight deflation (2.8, the
+///   ns-3 rule) left the TCP flow at 43 ms with cwnd = 314 segments and nothing in flight; the
+///   burst into the 100-packet queue took a 178 ms NewReno recovery (one hole per RTT, the queue
+///   full throughout), and the ssthresh it left (half a flight mostly held by the receiver)
+///   drove slow-start overshoots after later recoveries.
+///
+/// Fixing the first alone left this run out of the regime (LIA / TCP 1.76, 4760 overflow drops
+/// from 1 s on); fixing the second alone kept it in on this seed (the first chain did not
+/// start), but tests/tcp.rs shows each mechanism on a single path. Both are now in the `rfc`
+/// profile (`TcpConfig::careful_recovery`, `FullAckWindow::Outstanding`); `ns3-mmptcp` keeps
+/// the code's rules (2.8) and its 65535 B receive window, which bounds such bursts.
+///
+/// Asserted: no overflow storm (overflow drops at most 5% of the random ones; measured 0 of
+/// 3001); the bottleneck is never offered more than it can serve or hold: in every 10 ms
+/// window after 1 s at most 855 packets (1 Gb/s for 10 ms at 1462 B) + 100 (the buffer) data
+/// arrivals (measured at most 894; before: 8554); each flow's fast retransmits at most its
+/// losses, since a recovery needs one (measured LIA 1577 of 1666, TCP 1213 of 1335); and
+/// spurious resends stay rare: each receiver got fewer duplicate segments than 1% of its flow's
+/// random losses (measured 2 and 0; before: 2852 and 2643, the go-back-N bursts of data the
+/// receivers held). The LIA / TCP ratio is not asserted in this setup: at p = 4e-3 the RTOs of
+/// NewReno without SACK bias it (see [`FAIR`]); seed 22 is one of the fairness test's seeds.
 #[test]
-#[ignore = "open: seed 22 LIA subflow sends above the link rate (overflow storm), see doc"]
 fn lia_seed_22_stays_in_the_independent_loss_regime() {
-    let (m, t) = against_tcp(CcKind::Lia, 22);
-    assert!((m / t - 1.0).abs() <= 0.2, "MPTCP {m} vs TCP {t}");
+    let setup = LossSetup {
+        p: 4e-3,
+        buffer: 100,
+        end_s: 10,
+    };
+    let o = against_tcp_with(&mptcp(CcKind::Lia, 2), 22, setup);
+    let most = o
+        .counts
+        .arrivals_per_10ms
+        .iter()
+        .copied()
+        .max()
+        .unwrap_or(0);
+    let line = 1e9 * 0.01 / (1462.0 * 8.0);
+    println!(
+        "seed 22: goodput {:.1} / {:.1} Mb/s, fast retransmits {:?}, random drops {:?}, \
+         overflow drops {:?}, most data arrivals in 10 ms {most} (line {line:.0}), duplicate \
+         segments {:?}",
+        o.goodput[0] / 1e6,
+        o.goodput[1] / 1e6,
+        o.fast_retransmits,
+        o.counts.random_drops,
+        o.counts.overflow_drops,
+        o.duplicate_segments
+    );
+    assert!(
+        most as f64 <= line + setup.buffer as f64,
+        "{most} data arrivals in 10 ms: above what the link serves plus the buffer"
+    );
+    for i in 0..2 {
+        let losses = o.counts.random_drops[i] + o.counts.overflow_drops[i];
+        assert!(
+            o.fast_retransmits[i] <= losses,
+            "flow {i}: {} fast retransmits for {losses} losses",
+            o.fast_retransmits[i]
+        );
+    }
+    for i in 0..2 {
+        assert!(
+            o.duplicate_segments[i] * 100 <= o.counts.random_drops[i],
+            "flow {i}: {} duplicate segments at the receiver",
+            o.duplicate_segments[i]
+        );
+    }
 }
 
 /// Uncoupled takes two TCP shares (>= 60% of what the two flows get) and EWTCP (a = 1/n^2)
 /// one (<= 55%), on the independent-loss bottleneck of the LIA test (see there for why).
+/// Measured (seeds 21-28): Uncoupled 0.66-0.69, EWTCP 0.49-0.51.
 #[test]
 fn uncoupled_takes_two_shares_and_ewtcp_one() {
     for seed in [21, 23, 24] {
@@ -206,13 +359,13 @@ fn uncoupled_takes_two_shares_and_ewtcp_one() {
     }
 }
 
-/// RFC 6356 3 by hand (transports.md 4.6), MSS 1400: subflow 1 has cwnd 14000 B and srtt
-/// 100 us, subflow 2 28000 B and 200 us. W = 42000; max cwnd/rtt^2 = 14000 / 1e-8 = 1.4e12;
-/// sum cwnd/rtt = 1.4e8 + 1.4e8 = 2.8e8; alpha = 42000 x 1.4e12 / 7.84e16 = 0.75. Increase per
-/// ACK: alpha MSS^2 / W = 0.75 x 1.96e6 / 42000 = 35 B on either subflow; the cap MSS^2 / cwnd_i
-/// is 140 B and 70 B, so LIA adds 35 B to the ACKed subflow only. With subflow 2 in fast
-/// recovery (w_2 = ssthresh = 14000) W = 28000 and alpha = 0.5 (alpha keeps cwnd_2): still
-/// 0.5 x 1.96e6 / 28000 = 35 B. In slow start both add 1 MSS; Uncoupled adds 1.96e6 / 14000 = 140 B.
+/// RFC 6356 3 by hand (transports.md 4.6), MSS 1400: subflow 1 has cwnd 14000 B and srtt 100 us,
+/// subflow 2 28000 B and 200 us. W = 42000; max cwnd/rtt^2 = 14000 / 1e-8 = 1.4e12; sum cwnd/rtt =
+/// 1.4e8 + 1.4e8 = 2.8e8; alpha = 42000 x 1.4e12 / 7.84e16 = 0.75. Increase per ACK: alpha MSS^2 /
+/// W = 0.75 x 1.96e6 / 42000 = 35 B on either subflow; the cap MSS^2 / cwnd_i is 140 B and 70 B, so
+/// LIA adds 35 B to the ACKed subflow only. With subflow 2 in fast recovery (w_2 = ssthresh =
+/// 14000) W = 28000 and alpha = 0.5 (alpha keeps cwnd_2): still 0.5 x 1.96e6 / 28000 = 35 B. In
+/// slow start both add 1 MSS; Uncoupled adds 1.96e6 / 14000 = 140 B.
 #[test]
 fn lia_increase_matches_rfc6356_by_hand() {
     let mut a = view(14_000, 100_000_000, 0);

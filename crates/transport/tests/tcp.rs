@@ -87,9 +87,23 @@ fn lossy_flow(
     htsim_transport::subflow::SubflowCounters,
     QueueLog,
 ) {
+    lossy_flow_with(config, size, drops, 0)
+}
+
+/// [`lossy_flow`] whose bottleneck also drops the first `drop_retransmits` retransmissions.
+fn lossy_flow_with(
+    config: TcpConfig,
+    size: u64,
+    drops: Vec<u64>,
+    drop_retransmits: u64,
+) -> (
+    htsim_core::flow::FlowRecord,
+    htsim_transport::subflow::SubflowCounters,
+    QueueLog,
+) {
     let mut w = World::new(3);
     let net = Net::gig(1);
-    let (q, log) = test_queue(100, drops);
+    let (q, log) = test_queue_dropping(100, drops, drop_retransmits);
     dumbbell(&mut w, net, q);
     let report = sink();
     let t = TcpTransport { config };
@@ -544,4 +558,120 @@ fn fast_recovery_inflation_follows_the_profile() {
         let r = &check_end(&w, &report)[0];
         assert_eq!((r.fast_retransmits, r.timeouts), (1, 0));
     }
+}
+
+/// RFC 6582 3.2 steps 1 and 4 (transports.md 2.8, `TcpConfig::careful_recovery`): after an
+/// RTO, duplicate ACKs drawn by go-back-N resends of data the receiver already holds must not
+/// start a fast retransmit. Holes every fourth segment (data arrivals 30, 34, ..., 50) start a
+/// fast recovery whose retransmission is lost too, so the RTO fires with the receiver holding
+/// three segments after each hole; go-back-N resends them, and from the second hole on the
+/// window is wide enough that three of them reach the receiver after the ACK jumped, as three
+/// duplicate ACKs with `ack <= recover`.
+///
+/// `rfc`: those duplicate ACKs are passed over (`fr_suppressed`), the only fast retransmit is
+/// the first, and go-back-N resends each segment at most once (28 retransmissions). Without
+/// the rule (the engine before it, 2 fast retransmits): the spurious recovery takes ssthresh =
+/// half the flight and cwnd = ssthresh + 3 MSS, and resends that flight, which the receiver
+/// holds, as one burst (182 retransmissions of 178 segments for 6 holes). The
+/// `ns3-mmptcp` profile keeps the code's behaviour (2.8: `recover` is not updated on RTO) and
+/// does enter the second fast recovery.
+#[test]
+fn duplicate_acks_of_go_back_n_resends_do_not_start_fast_retransmit() {
+    let drops = vec![30, 34, 38, 42, 46, 50];
+    let resends = |log: &QueueLog| {
+        let mut per_seq = std::collections::BTreeMap::<u64, u32>::new();
+        for s in log.data.iter().filter(|s| s.retransmit) {
+            *per_seq.entry(s.seq).or_default() += 1;
+        }
+        per_seq
+    };
+    let (r, c, log) = lossy_flow_with(TcpConfig::rfc(), 500_000, drops.clone(), 1);
+    let per_seq = resends(&log);
+    let most = per_seq.values().copied().max().unwrap_or(0);
+    println!(
+        "rfc: {} fast retransmits, {} suppressed, {} timeouts, {} retransmissions of {} segments, \
+         at most {most} each",
+        r.fast_retransmits,
+        c.fr_suppressed,
+        r.timeouts,
+        r.retransmits,
+        per_seq.len()
+    );
+    assert_eq!((r.fast_retransmits, r.timeouts), (1, 1));
+    assert!(c.fr_suppressed >= 1, "go-back-N drew duplicate ACKs: {c:?}");
+    // The hole of the fast retransmit is sent three times (original, lost retransmission, RTO);
+    // every other segment at most twice (original and one go-back-N resend).
+    let first_hole = log.data[29].seq;
+    assert_eq!(per_seq[&first_hole], 2);
+    for (&seq, &n) in &per_seq {
+        assert!(
+            seq == first_hole || n == 1,
+            "segment {seq} resent {n} times"
+        );
+    }
+    assert!(r.retransmits <= 30, "{} retransmissions", r.retransmits);
+
+    let (r, c, _) = lossy_flow_with(TcpConfig::ns3_mmptcp(), 500_000, drops, 1);
+    println!(
+        "ns3-mmptcp: {} fast retransmits, {} timeouts, {} retransmissions",
+        r.fast_retransmits, r.timeouts, r.retransmits
+    );
+    assert_eq!(c.fr_suppressed, 0);
+    assert!(r.fast_retransmits >= 2, "faithful: {r:?}");
+}
+
+/// The longest run of data arrivals at the bottleneck spaced by at most 1.5 us, i.e. sent back
+/// to back on the 10 Gb/s access link (a 1462 B packet takes 1.17 us there, 11.7 us on the
+/// 1 Gb/s bottleneck that clocks the ACKs).
+fn longest_back_to_back_run(log: &QueueLog) -> usize {
+    let (mut best, mut run) = (1, 1);
+    for pair in log.data.windows(2) {
+        run = if pair[1].at - pair[0].at <= SimTime::from_ns(1500) {
+            run + 1
+        } else {
+            1
+        };
+        best = best.max(run);
+    }
+    best
+}
+
+/// RFC 6582 3.2 step 3 option (1) (`FullAckWindow::Outstanding`, the `rfc` profile): the full
+/// ACK that ends fast recovery sets cwnd = min(ssthresh, max(FlightSize, MSS) + MSS) with
+/// FlightSize the data still outstanding, so the sender never holds more window than flight
+/// plus one segment, and no burst follows. Ten consecutive losses (arrivals 100-109) make a
+/// NewReno recovery that repairs one hole per RTT while new data flows; a loss in that new
+/// data (arrival 160) starts a second recovery whose flight the receiver already holds, so its
+/// full ACK acknowledges everything. The `ns3-mmptcp` rule (2.8, min(ssthresh, flight before
+/// the ACK + MSS), about ssthresh) then leaves a window of about ssthresh with nothing in
+/// flight, and it leaves back to back at the access rate (82 in a row here); with the RFC rule the
+/// longest back-to-back run is what one ACK releases in slow start (ABC with L = 2: the
+/// acknowledged segment plus two) plus at most the retransmission of a partial ACK: 4.
+#[test]
+fn a_full_ack_does_not_release_a_burst_beyond_the_data_in_flight() {
+    let mut drops: Vec<u64> = (100..110).collect();
+    drops.push(160);
+    let (r, c, log) = lossy_flow(TcpConfig::rfc(), 1_000_000, drops.clone());
+    let run = longest_back_to_back_run(&log);
+    println!(
+        "rfc: {} fast retransmits, {} partial ACKs, {} timeouts, longest back-to-back run {run}, \
+         FCT {}",
+        r.fast_retransmits,
+        c.partial_acks,
+        r.timeouts,
+        r.fct().expect("completed")
+    );
+    assert_eq!((r.fast_retransmits, r.timeouts), (2, 0), "two recoveries");
+    assert!(c.partial_acks >= 9, "one hole per RTT: {c:?}");
+    assert!(run <= 4, "a burst of {run} back-to-back packets");
+
+    let mut pre_ack = TcpConfig::rfc();
+    pre_ack.full_ack_window = htsim_transport::config::FullAckWindow::PreAckFlight;
+    let (r, _, log) = lossy_flow(pre_ack, 1_000_000, drops);
+    let run = longest_back_to_back_run(&log);
+    println!(
+        "pre-ACK flight rule: {} fast retransmits, longest back-to-back run {run}",
+        r.fast_retransmits
+    );
+    assert!(run >= 30, "the ns-3 rule bursts: {run}");
 }

@@ -138,6 +138,7 @@ impl MptcpSender {
             t.partial_acks += c.partial_acks;
             t.full_acks += c.full_acks;
             t.fr_dupacks += c.fr_dupacks;
+            t.fr_suppressed += c.fr_suppressed;
             t.limited_transmits += c.limited_transmits;
             t.limited_transmit_bytes += c.limited_transmit_bytes;
             t.bytes_acked += c.bytes_acked;

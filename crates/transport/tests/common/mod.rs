@@ -34,9 +34,11 @@ pub struct QueueLog {
 }
 
 /// Drop-tail (optionally with ECN marking above K) that also drops chosen data packets (the
-/// n-th data arrival, 1-based) and the first `drop_syns` SYNs, and logs every data arrival.
+/// n-th data arrival, 1-based), the first `drop_retransmits` retransmitted data packets and
+/// the first `drop_syns` SYNs, and logs every data arrival.
 pub struct TestQueue {
     pub drop_data: Vec<u64>,
+    pub drop_retransmits: u64,
     pub drop_syns: u64,
     pub ecn_k: Option<u64>,
     pub log: Arc<Mutex<QueueLog>>,
@@ -49,6 +51,7 @@ impl TestQueue {
         (
             TestQueue {
                 drop_data,
+                drop_retransmits: 0,
                 drop_syns: 0,
                 ecn_k: None,
                 log: log.clone(),
@@ -76,12 +79,15 @@ impl QueueDiscipline for TestQueue {
             };
         }
         self.data_count += 1;
-        let drop = !fits || self.drop_data.contains(&self.data_count);
+        let retransmit = packet.has(flags::RETRANSMIT);
+        let drop_rtx = retransmit && self.drop_retransmits > 0;
+        self.drop_retransmits -= u64::from(drop_rtx);
+        let drop = !fits || drop_rtx || self.drop_data.contains(&self.data_count);
         log.data.push(Seen {
             at: now,
             flow: packet.flow,
             seq: packet.seq,
-            retransmit: packet.has(flags::RETRANSMIT),
+            retransmit,
             dropped: drop,
         });
         if drop {
@@ -219,7 +225,17 @@ pub fn dumbbell_with(
 
 /// A bottleneck queue of `pkts` packets that drops the listed data arrivals.
 pub fn test_queue(pkts: u64, drop_data: Vec<u64>) -> (Queue, Arc<Mutex<QueueLog>>) {
-    let (d, log) = TestQueue::new(drop_data);
+    test_queue_dropping(pkts, drop_data, 0)
+}
+
+/// [`test_queue`] that also drops the first `drop_retransmits` retransmitted data packets.
+pub fn test_queue_dropping(
+    pkts: u64,
+    drop_data: Vec<u64>,
+    drop_retransmits: u64,
+) -> (Queue, Arc<Mutex<QueueLog>>) {
+    let (mut d, log) = TestQueue::new(drop_data);
+    d.drop_retransmits = drop_retransmits;
     (
         Queue::new(BufferSize::Packets(pkts), Discipline::Custom(Box::new(d))),
         log,
@@ -294,8 +310,13 @@ pub fn check_end(w: &World, report: &ReportSink) -> Vec<FlowRecord> {
         assert!(r.retransmits >= r.fast_retransmits + r.timeouts);
         assert!(r.packets_sent >= r.retransmits);
         let distinct = r.packets_sent - r.retransmits;
+        // Full segments while an MSS is unsent (2.4); the last bytes may be split by the usable
+        // windows they meet, one fragment per subflow with room for some of them (a run of
+        // 8-subflow MPTCP under ns3-mmptcp split its last 200 B four ways: 17, 15, 11, 157).
+        let tail_fragments = u64::from(r.subflows.max(1)) + 1;
         assert!(
-            distinct >= acked.div_ceil(1400).max(1) && distinct <= acked.div_ceil(1400) + 2,
+            distinct >= acked.div_ceil(1400).max(1)
+                && distinct <= acked.div_ceil(1400) + tail_fragments,
             "flow {}: {} distinct data packets for {} bytes",
             r.flow_id,
             distinct,
