@@ -1,8 +1,9 @@
 //! The baseline pending-event structure: a binary heap.
 
+use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use super::{not_before, Entry, PendingEvents};
+use super::{not_before, PendingEvents};
 use crate::SimTime;
 
 /// Pending events in one `std::collections::BinaryHeap` keyed by (time, insertion sequence).
@@ -59,5 +60,38 @@ impl<E> PendingEvents<E> for HeapQueue<E> {
     #[inline]
     fn len(&self) -> usize {
         self.heap.len()
+    }
+}
+
+/// A pending event with its ordering key.
+///
+/// `Ord` is reversed (the earliest (time, seq) compares greatest) so that the max-heap
+/// `BinaryHeap` pops the earliest event first.
+#[derive(Clone, Debug)]
+struct Entry<E> {
+    /// When the event fires, in picoseconds.
+    time: u64,
+    /// Insertion sequence number, unique per queue; breaks ties between equal times.
+    seq: u64,
+    event: E,
+}
+
+impl<E> PartialEq for Entry<E> {
+    fn eq(&self, other: &Self) -> bool {
+        self.time == other.time && self.seq == other.seq
+    }
+}
+
+impl<E> Eq for Entry<E> {}
+
+impl<E> PartialOrd for Entry<E> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<E> Ord for Entry<E> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.time, other.seq).cmp(&(self.time, self.seq))
     }
 }
