@@ -1,6 +1,6 @@
 //! Assembling a scenario in code: [`ScenarioBuilder`], and constructors and `with` methods on
 //! the scenario types ([`TopologyConfig`], [`QueueConfig`], [`TransportConfig`], [`FlowClass`],
-//! [`Senders`], [`SizeSpec`]).
+//! [`Senders`], [`SizeSpec`], [`JobsConfig`]).
 //!
 //! A builder assembles the document a scenario file holds, key by key, from typed values; its
 //! [`build`](ScenarioBuilder::build) hands that document to the loader's resolver. So a scenario
@@ -74,9 +74,9 @@ use crate::scenario::error::{Location, Origin, Result, ScenarioError, Source};
 use crate::scenario::params::{ParamValue, Params};
 use crate::scenario::tree::{self, Node, Table, Value};
 use crate::scenario::{
-    load_tree, Arrivals, Event, FlowClass, LinkOverride, LoadOptions, Loaded, MatrixKind,
-    OutputConfig, QueueConfig, QueueKind, QueueSettings, RoutingMode, Scenario, Seeds, Senders,
-    SizeSpec, TimeseriesConfig, TopologyConfig, TransportConfig, TransportRef,
+    load_tree, Arrivals, Event, FlowClass, JobsConfig, LinkOverride, LoadOptions, Loaded,
+    MatrixKind, OutputConfig, QueueConfig, QueueKind, QueueSettings, RoutingMode, Scenario, Seeds,
+    Senders, SizeSpec, TimeseriesConfig, TopologyConfig, TransportConfig, TransportRef,
 };
 
 /// A scenario assembled in code, checked and completed by the scenario loader on
@@ -706,6 +706,49 @@ impl FlowClass {
         Self::new(name, SizeSpec::Infinite, transport)
     }
 
+    /// A class of partition/aggregate jobs (`jobs = { ... }`) over `transport` (requests and
+    /// responses): see [`JobsConfig`]. A job class has no matrix, senders, size or arrivals;
+    /// `start` says when its first jobs start.
+    ///
+    /// ```
+    /// use htsim::builder::ScenarioBuilder;
+    /// use htsim::core::SimTime;
+    /// use htsim::scenario::{FlowClass, JobsConfig, TopologyConfig, TransportConfig};
+    ///
+    /// // 4 jobs at a time of 1 client and 6 servers outside the client's rack, with XMP's
+    /// // 2 KB requests and 64 KB responses: `jobs = { servers = 6, concurrent = 4,
+    /// // rack_local = false }`.
+    /// let jobs = JobsConfig::new().servers(6).concurrent(4).rack_local(false);
+    /// let scenario = ScenarioBuilder::new("incast")
+    ///     .duration(SimTime::from_ms(50))
+    ///     .topology(TopologyConfig::fattree(4))
+    ///     .flows(FlowClass::partition_aggregate("incast", jobs, TransportConfig::tcp()))
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(scenario.flows[0].jobs.as_ref().unwrap().response_bytes, 64_000);
+    ///
+    /// // Values are checked as in a file: a job needs more hosts than the topology has.
+    /// let err = ScenarioBuilder::new("incast")
+    ///     .duration(SimTime::from_ms(50))
+    ///     .topology(TopologyConfig::fattree(4))
+    ///     .flows(FlowClass::partition_aggregate("incast", JobsConfig::new().servers(16), "tcp"))
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert_eq!(err.key_path, "flows.incast.jobs.servers");
+    /// ```
+    pub fn partition_aggregate(
+        name: impl Into<String>,
+        jobs: JobsConfig,
+        transport: impl Into<TransportRef>,
+    ) -> Self {
+        FlowClass {
+            name: name.into(),
+            jobs: Some(jobs),
+            transport: transport.into(),
+            ..FlowClass::default()
+        }
+    }
+
     /// `matrix`: the traffic matrix (default: a permutation).
     pub fn matrix(mut self, matrix: MatrixKind) -> Self {
         self.matrix = matrix;
@@ -761,5 +804,67 @@ impl FlowClass {
     pub fn transport(mut self, transport: impl Into<TransportRef>) -> Self {
         self.transport = transport.into();
         self
+    }
+
+    /// `jobs`: makes this a class of partition/aggregate jobs ([`JobsConfig`], as
+    /// [`partition_aggregate`](Self::partition_aggregate) builds one). The jobs choose hosts,
+    /// sizes and arrivals, so the class's matrix, senders and size are left out of the scenario;
+    /// arrivals set with [`arrivals`](Self::arrivals) are not, and the loader rejects them
+    /// (`flows.<name>.arrivals`), as in a file.
+    pub fn jobs(mut self, jobs: JobsConfig) -> Self {
+        self.jobs = Some(jobs);
+        self
+    }
+}
+
+impl JobsConfig {
+    /// The XMP paper's incast pattern, the loader's defaults (`jobs = {}`): 8 servers per job,
+    /// 2 KB requests, 64 KB responses, 8 jobs at a time, servers allowed in the client's rack.
+    pub fn new() -> Self {
+        JobsConfig {
+            servers: 8,
+            request_bytes: 2_000,
+            response_bytes: 64_000,
+            concurrent: 8,
+            rack_local: true,
+        }
+    }
+
+    /// `servers`: servers per job (M; fewer than the topology's hosts, the client is one more).
+    pub fn servers(mut self, servers: u64) -> Self {
+        self.servers = servers;
+        self
+    }
+
+    /// `request`: bytes the client sends to each server.
+    pub fn request(mut self, bytes: u64) -> Self {
+        self.request_bytes = bytes;
+        self
+    }
+
+    /// `response`: bytes each server sends back once its request completed.
+    pub fn response(mut self, bytes: u64) -> Self {
+        self.response_bytes = bytes;
+        self
+    }
+
+    /// `concurrent`: jobs running at any time (a job that ends is replaced at once).
+    pub fn concurrent(mut self, jobs: u64) -> Self {
+        self.concurrent = jobs;
+        self
+    }
+
+    /// `rack_local`: whether a server may be in the client's rack (`false`: no job flow stays
+    /// under one ToR).
+    pub fn rack_local(mut self, allowed: bool) -> Self {
+        self.rack_local = allowed;
+        self
+    }
+}
+
+impl Default for JobsConfig {
+    /// [`JobsConfig::new`]: XMP's incast defaults.
+    fn default() -> Self {
+        Self::new()
     }
 }

@@ -11,9 +11,9 @@ use htsim::core::{Rate, SimTime};
 use htsim::runner::{run_all, write_report, ReportOutcome, RunOptions};
 use htsim::scenario::params::ParamValue;
 use htsim::scenario::{
-    load_str, Arrivals, Event, EventChange, EventTarget, FlowClass, LinkOverride, LoadOptions,
-    Loaded, Location, QueueConfig, QueueSettings, RoutingMode, ScenarioError, Seeds, Senders,
-    SizeSpec, TopologyConfig, TransportConfig,
+    load_str, Arrivals, Event, EventChange, EventTarget, FlowClass, JobsConfig, LinkOverride,
+    LoadOptions, Loaded, Location, QueueConfig, QueueSettings, RoutingMode, ScenarioError, Seeds,
+    Senders, SizeSpec, TopologyConfig, TransportConfig,
 };
 use htsim::simulate::{run, RunContext, Simulator};
 
@@ -285,6 +285,141 @@ flows = ["incast", 3]
     assert_eq!(
         built.points[3].name,
         "transports.x.beta=8,flows.local.size=1MB"
+    );
+}
+
+/// The incast-jobs pattern (scenarios/incast-jobs.toml, smaller) as a file; [`jobs_demo`]
+/// builds the same in code.
+const JOBS_DEMO: &str = r#"
+name = "demo"
+[run]
+duration = "30ms"
+drain = "30ms"
+[topology]
+kind = "fattree"
+k = 4
+link_rate = "1Gbps"
+[transports.large]
+kind = "tcp"
+[[flows]]
+name = "large"
+matrix = "random"
+senders = "50%"
+size = "infinite"
+transport = "large"
+[[flows]]
+name = "incast"
+start = "1ms"
+jobs = { servers = 6, request = "4KB", response = "32KB", concurrent = 3, rack_local = false }
+transport = { kind = "dctcp" }
+[[flows]]
+name = "xmp"
+jobs = {}
+transport = "large"
+"#;
+
+fn jobs_demo(incast: JobsConfig) -> ScenarioBuilder {
+    ScenarioBuilder::new("demo")
+        .duration(SimTime::from_ms(30))
+        .drain(SimTime::from_ms(30))
+        .topology(TopologyConfig::fattree(4).link_rate(Rate::gbps(1)))
+        .transport("large", TransportConfig::tcp())
+        .flows(
+            FlowClass::long("large", "large")
+                .matrix(htsim::scenario::MatrixKind::Random)
+                .senders(Senders::percent(50.0)),
+        )
+        .flows(
+            FlowClass::partition_aggregate("incast", incast, TransportConfig::dctcp())
+                .start(SimTime::from_ms(1)),
+        )
+        // The with-method on any class; the matrix keys of `new` are left out.
+        .flows(FlowClass::new("xmp", SizeSpec::Fixed(1000), "large").jobs(JobsConfig::default()))
+}
+
+#[test]
+fn a_built_jobs_class_equals_the_one_loaded_from_toml() {
+    let incast = JobsConfig::new()
+        .servers(6)
+        .request(4_000)
+        .response(32_000)
+        .concurrent(3)
+        .rack_local(false);
+    let built = jobs_demo(incast.clone())
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let loaded = load(JOBS_DEMO).unwrap();
+    assert_eq!(built, loaded.scenario);
+    assert_eq!(built.flows[1].jobs, Some(incast));
+    // `JobsConfig::new()` is the loader's defaults, `jobs = {}`.
+    assert_eq!(built.flows[2].jobs, Some(JobsConfig::new()));
+    assert_eq!(built.flows[2].size, SizeSpec::default());
+    assert_eq!(load(&built.to_toml_string()).unwrap().scenario, built);
+    // And it runs the same jobs.
+    let a = files_of(&built, 3);
+    let b = files_of(&loaded.scenario, 3);
+    let summary: serde_json::Value = serde_json::from_str(&a.2).unwrap();
+    for class in [1, 2] {
+        let jobs = &summary["classes"][class]["jobs_completed"];
+        assert!(jobs.as_u64().unwrap() > 0, "class {class}: {jobs}");
+    }
+    assert_eq!(a, b);
+}
+
+#[test]
+fn bad_jobs_values_give_the_loaders_errors() {
+    let e = same_error(
+        &JOBS_DEMO.replace("servers = 6", "servers = 0"),
+        jobs_demo(JobsConfig::new().servers(0)),
+        "flows.incast.jobs.servers",
+    );
+    assert!(e.message.contains("0 is out of range"), "{e}");
+    let e = same_error(
+        &JOBS_DEMO.replace("servers = 6", "servers = 16"),
+        jobs_demo(JobsConfig::new().servers(16)),
+        "flows.incast.jobs.servers",
+    );
+    assert_eq!(e.hint.as_deref(), Some("use servers = 15 or fewer"));
+    same_error(
+        &JOBS_DEMO.replace("response = \"32KB\"", "response = \"0B\""),
+        jobs_demo(JobsConfig::new().response(0)),
+        "flows.incast.jobs.response",
+    );
+    same_error(
+        &JOBS_DEMO.replace("concurrent = 3", "concurrent = 0"),
+        jobs_demo(JobsConfig::new().concurrent(0)),
+        "flows.incast.jobs.concurrent",
+    );
+    // A job class has no arrivals, built or written.
+    let e = same_error(
+        &JOBS_DEMO.replace(
+            "start = \"1ms\"",
+            "start = \"1ms\"\narrivals = { poisson = 10 }",
+        ),
+        ScenarioBuilder::new("demo")
+            .duration(SimTime::from_ms(30))
+            .drain(SimTime::from_ms(30))
+            .topology(TopologyConfig::fattree(4).link_rate(Rate::gbps(1)))
+            .transport("large", TransportConfig::tcp())
+            .flows(
+                FlowClass::long("large", "large")
+                    .matrix(htsim::scenario::MatrixKind::Random)
+                    .senders(Senders::percent(50.0)),
+            )
+            .flows(
+                FlowClass::partition_aggregate(
+                    "incast",
+                    JobsConfig::new(),
+                    TransportConfig::dctcp(),
+                )
+                .start(SimTime::from_ms(1))
+                .arrivals(Arrivals::Poisson(10.0)),
+            ),
+        "flows.incast.arrivals",
+    );
+    assert!(
+        e.message.contains("no meaning in a class with `jobs`"),
+        "{e}"
     );
 }
 
