@@ -241,16 +241,28 @@ impl MptcpReceiver {
         let Some(sub) = self.subs[j].as_mut() else {
             return;
         };
-        let mut accepted = Vec::new();
+        // Each segment the subflow accepts, in subflow order, goes straight to the data-level
+        // store (no list of them: this runs on every data packet).
+        let store = &mut self.store;
+        let rcv_next_data = self.rcv_next_data;
+        let mut accept = |d: u64, len: u32| {
+            if d >= rcv_next_data {
+                store.entry(d).or_insert(Stored {
+                    sub: j,
+                    seq: 0,
+                    len,
+                });
+            }
+        };
         if s == sub.rcv_nxt {
-            accepted.push((d, len));
+            accept(d, len);
             sub.rcv_nxt += len as u64;
             while let Some(e) = sub.ooo.first_entry() {
                 if *e.key() != sub.rcv_nxt {
                     break;
                 }
                 let (l, dd) = e.remove();
-                accepted.push((dd, l));
+                accept(dd, l);
                 sub.rcv_nxt += l as u64;
             }
         } else if s > sub.rcv_nxt {
@@ -258,15 +270,6 @@ impl MptcpReceiver {
             sub.ooo.entry(s).or_insert((len, d));
         } else {
             self.stats.duplicate_segments += 1;
-        }
-        for (d, len) in accepted {
-            if d >= self.rcv_next_data {
-                self.store.entry(d).or_insert(Stored {
-                    sub: j,
-                    seq: 0,
-                    len,
-                });
-            }
         }
         self.deliver_in_order();
     }
@@ -309,26 +312,29 @@ impl MptcpReceiver {
         }
     }
 
-    /// `drain()` of 4.4: one walk of the store in data-sequence order.
+    /// `drain()` of 4.4: one walk of the store in data-sequence order, removing what it
+    /// delivers as it goes (`retain` visits keys in ascending order and allocates nothing).
     fn drain(&mut self) {
-        let keys: Vec<u64> = self.store.keys().copied().collect();
-        for d in keys {
-            let Some(e) = self.store.get(&d).copied() else {
-                continue;
+        let (subs, rcv_next_data, stats) =
+            (&mut self.subs, &mut self.rcv_next_data, &mut self.stats);
+        self.store.retain(|&d, e| {
+            let Some(x) = subs.get_mut(e.sub).and_then(Option::as_mut) else {
+                return true;
             };
-            let Some(x) = self.subs.get_mut(e.sub).and_then(Option::as_mut) else {
-                continue;
-            };
-            if d == self.rcv_next_data {
+            if d == *rcv_next_data {
                 if e.seq == x.rcv_nxt {
                     x.rcv_nxt += e.len as u64;
                 }
-                self.store.remove(&d);
-                self.deliver(e.len);
-            } else if e.seq == x.rcv_nxt {
+                // `deliver`, on the fields `retain` leaves free.
+                *rcv_next_data += e.len as u64;
+                stats.bytes_delivered += e.len as u64;
+                return false;
+            }
+            if e.seq == x.rcv_nxt {
                 x.rcv_nxt += e.len as u64;
             }
-        }
+            true
+        });
     }
 
     fn on_data(&mut self, j: usize, packet: &Packet, ctx: &mut Ctx<'_>) {
