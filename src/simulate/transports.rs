@@ -1,5 +1,5 @@
 //! A scenario transport (`[transports.<name>]` or inline) as a configured
-//! [`Transport`](htsim_transport::Transport).
+//! [`Transport`].
 //!
 //! Scenario keys map onto [`TcpConfig`] fields, starting from the `profile`'s configuration:
 //! `mss` -> `mss`; `header_size` -> the data-packet overhead; `ack_size` -> ACK and FIN size

@@ -8,7 +8,7 @@
 //! - [`cabling`]: how links are made: rate and delay per cable layer, queues from a factory.
 //! - Builders, one per module, each documenting its node names, layers and counts:
 //!   [`fattree`], [`dhft`], [`vl2`], [`bcube`], [`star`], [`dumbbell`], [`xmp`] (two-path
-//!   testbed and torus), [`file`] (a plain text description).
+//!   testbed and torus), [`file`](mod@file) (a plain text description).
 //! - [`paths`]: the [`PathSource`](htsim_core::routing::PathSource) each builder installs in
 //!   the world: arithmetic FatTree paths, BCube's parallel paths, or all shortest paths by BFS on
 //!   demand. Path *choice* (ECMP hash of the 5-tuple, per-packet spraying, one fixed path) is

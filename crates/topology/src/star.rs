@@ -1,4 +1,4 @@
-//! The star: one switch connecting every host, [P2]'s "perfect switch" (experiments.md
+//! The star: one switch connecting every host, \[P2\]'s "perfect switch" (experiments.md
 //! p2-fig15).
 //!
 //! - Hosts `host<i>`, one switch `switch` in layer `switch`; cable layer `switch`.

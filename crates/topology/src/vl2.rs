@@ -1,4 +1,4 @@
-//! VL2 (Greenberg et al., used by [P2], experiments.md p2-fig4).
+//! VL2 (Greenberg et al., used by \[P2\], experiments.md p2-fig4).
 //!
 //! - `D_I` aggregation switches `agg<i>` with `D_A` ports: `D_A/2` down to ToRs and `D_A/2` up,
 //!   one to each of the `D_A/2` intermediate switches `int<i>` (`D_I` ports each): the
@@ -7,7 +7,7 @@
 //!   `(2q, 2q+1)` and pair `q` serves ToRs `q·D_A/2 .. (q+1)·D_A/2`, each ToR linked to both.
 //!   A pair and its ToRs form a pod; a ToR is a rack of `hosts_per_tor` hosts.
 //! - Layers `host`, `tor`, `agg`, `int`; cable layers `tor` (host–ToR), `agg` (ToR–agg), `int`
-//!   (agg–int). Host and fabric rates are separate through the cabling: [P2]'s VL2 is
+//!   (agg–int). Host and fabric rates are separate through the cabling: \[P2\]'s VL2 is
 //!   `Cabling::uniform(10 Gb/s, ..).with_layer("tor", 1 Gb/s, ..)`.
 //! - Counts: `D_A·D_I/4·hosts_per_tor` hosts, `D_A·D_I/4 + D_I + D_A/2` switches,
 //!   `2·hosts + 2·D_A·D_I` directed links.

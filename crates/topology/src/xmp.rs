@@ -1,7 +1,7 @@
-//! The small multi-bottleneck networks of the XMP paper ([P1], transports.md 7.5–7.6): the
+//! The small multi-bottleneck networks of the XMP paper (\[P1\], transports.md 7.5–7.6): the
 //! two-path testbed and the "torus" of bottlenecks.
 //!
-//! [P1] gives their link rates (the testbed runs at 300 Mb/s) but not every dimension; the
+//! \[P1\] gives their link rates (the testbed runs at 300 Mb/s) but not every dimension; the
 //! choices made here are:
 //!
 //! **Two-path testbed** ([`XmpTwoPath`]): two disjoint paths, each through one bottleneck
@@ -38,7 +38,7 @@ pub struct XmpTwoPath {
 /// The XMP torus of bottlenecks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct XmpTorus {
-    /// Number of bottleneck cables and of sender/receiver pairs; at least 2 ([P1]: 5).
+    /// Number of bottleneck cables and of sender/receiver pairs; at least 2 (\[P1\]: 5).
     pub bottlenecks: u32,
 }
 

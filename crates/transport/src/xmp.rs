@@ -43,7 +43,7 @@ use std::sync::Arc;
 pub struct XmpConfig {
     /// β (`mptcp_xmp_reducer`): an echo cuts `max(floor(cwnd / β), 1)` packets (4; >= 2).
     pub beta: u32,
-    /// Smallest window after an echo cut, in packets (2, [P1] 3 footnote 5).
+    /// Smallest window after an echo cut, in packets (2, \[P1\] 3 footnote 5).
     pub min_cwnd_packets: u64,
 }
 
@@ -313,7 +313,7 @@ impl XmpConfig {
     /// The `xmp` transport: MPTCP (transports.md 4: subflow setup, scheduler, per-subflow loss
     /// recovery) whose subflows are driven by one [`Xmp`] per connection with these parameters,
     /// and [`XmpConfig::tcp_config`] per subflow. Subflows: 2 (**\[PROPOSED\]**: one per path of
-    /// [P1]'s two-path testbed; set `mptcp.max_subflows` for more). The MPTCP receiver ACKs every
+    /// \[P1\]'s two-path testbed; set `mptcp.max_subflows` for more). The MPTCP receiver ACKs every
     /// segment at once with ECE = the CE bit of the segment answered, which is 7.2's `e` without
     /// delayed ACKs. Fails if the parameters are invalid ([`XmpConfig::validate`]).
     pub fn mptcp_transport(self, profile: Profile) -> Result<MptcpTransport, TransportError> {
