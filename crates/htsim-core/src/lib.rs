@@ -23,6 +23,7 @@ pub mod ids;
 pub mod link;
 pub mod packet;
 pub mod queue;
+mod ring;
 pub mod rng;
 pub mod routing;
 pub mod source;

@@ -30,9 +30,9 @@
 
 use crate::packet::{PacketId, PacketPool};
 use crate::queue::{Admission, Occupancy, Queue, QueueCounters, Transit};
+use crate::ring::Ring;
 use crate::time::{Rate, SimTime};
 use crate::units::BufferSize;
-use std::collections::VecDeque;
 
 /// A change applied to a link at a scheduled time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,7 +48,7 @@ pub enum LinkChange {
 }
 
 /// One accepted packet on a link, with the instants the link computed for it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct OnWire {
     t: Transit,
     /// When its serialisation starts.
@@ -67,42 +67,48 @@ pub(crate) enum Offer {
 }
 
 /// A directed link: queue policy, rate, propagation delay and the packets on it.
+///
+/// Laid out by hand (`repr(C)`, cache-line aligned) for the per-hop path: the first 64-byte
+/// line holds everything a landing reads and an admission reads first (the wire, the waiting
+/// counts, `busy_until`, `epoch`, `up`); the second the service parameters and the queue's
+/// limit and discipline; the third the counters an admission updates.
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub struct Link {
-    /// The egress queue's limit, discipline and admission counters.
-    pub queue: Queue,
-    rate: Rate,
-    /// Serialisation time of one byte when it is a whole number of picoseconds (every rate that
-    /// divides 8 Tb/s exactly: 100 Mb/s, 1, 10, 40, 100 Gb/s ...), to avoid a 128-bit division.
-    ps_per_byte: Option<u64>,
-    delay: SimTime,
     /// Every packet accepted and not landed, in order (start, and landing, times increase).
-    wire: VecDeque<OnWire>,
+    wire: Ring<OnWire>,
     /// How many packets at the back of `wire` had not started service at the last settle.
     waiting_packets: usize,
     /// Their bytes.
     waiting_bytes: u64,
     /// When the last accepted packet finishes serialisation.
     busy_until: SimTime,
-    up: bool,
     /// Incremented when the link goes down, so events scheduled before are recognised as stale.
     pub(crate) epoch: u32,
+    up: bool,
+    /// Serialisation time of one byte when it is a whole number of picoseconds (every rate that
+    /// divides 8 Tb/s exactly: 100 Mb/s, 1, 10, 40, 100 Gb/s ...), to avoid a 128-bit division.
+    ps_per_byte: Option<u64>,
+    delay: SimTime,
+    /// The egress queue's limit, discipline and admission counters.
+    pub queue: Queue,
+    rate: Rate,
 }
 
 impl Link {
     /// A link of `rate` and one-way propagation `delay` fed by `queue`.
     pub fn new(rate: Rate, delay: SimTime, queue: Queue) -> Self {
         Link {
-            queue,
-            rate,
-            ps_per_byte: exact_ps_per_byte(rate),
-            delay,
-            wire: VecDeque::new(),
+            wire: Ring::new(),
             waiting_packets: 0,
             waiting_bytes: 0,
             busy_until: SimTime::ZERO,
-            up: true,
             epoch: 0,
+            up: true,
+            ps_per_byte: exact_ps_per_byte(rate),
+            delay,
+            queue,
+            rate,
         }
     }
 
@@ -130,7 +136,7 @@ impl Link {
     /// service has not started, and the limit. `now` must not be earlier than the last packet
     /// accepted (it is the world's clock).
     pub fn occupancy(&self, now: SimTime) -> Occupancy {
-        let waiting = self.wire.iter().rev().take_while(|e| e.start > now);
+        let waiting = self.wire.iter_rev().take_while(|e| e.start > now);
         let (packets, bytes) = waiting.fold((0, 0), |(p, b), e| (p + 1, b + e.t.size as u64));
         Occupancy {
             packets,
@@ -143,7 +149,7 @@ impl Link {
     /// has ended (departures) or started (busy time, the packet in service counted whole).
     pub fn counters(&self, now: SimTime) -> QueueCounters {
         let mut c = self.queue.counters;
-        for e in self.wire.iter().rev() {
+        for e in self.wire.iter_rev() {
             let departs = e.lands - self.delay;
             if departs <= now {
                 break;
@@ -155,6 +161,35 @@ impl Link {
             }
         }
         c
+    }
+
+    /// Asks the CPU to start loading the fields a landing reads (the first cache line: see the
+    /// layout note on [`Link`]). A hint: no effect on the simulation.
+    #[inline]
+    pub(crate) fn prefetch_landing_state(&self) {
+        prefetch(self as *const Link as *const u8);
+    }
+
+    /// Asks the CPU to start loading the fields an admission reads and writes (the first
+    /// three cache lines). A hint: no effect on the simulation.
+    #[inline]
+    pub(crate) fn prefetch_admission_state(&self) {
+        let start = self as *const Link as *const u8;
+        prefetch(start);
+        prefetch(start.wrapping_add(64));
+        prefetch(start.wrapping_add(128));
+    }
+
+    /// Asks the CPU to start loading the head of the wire, the packet that lands next. A hint.
+    #[inline]
+    pub(crate) fn prefetch_head(&self) {
+        prefetch(self.wire.front_address() as *const u8);
+    }
+
+    /// Asks the CPU to start loading the slot of the wire the next admission writes. A hint.
+    #[inline]
+    pub(crate) fn prefetch_tail(&self) {
+        prefetch(self.wire.next_slot_address() as *const u8);
     }
 
     /// The time to serialise `bytes` at the current rate (rounded up to the picosecond).
@@ -170,7 +205,9 @@ impl Link {
     #[inline]
     fn settle(&mut self, now: SimTime) {
         while self.waiting_packets > 0 {
-            let e = &self.wire[self.wire.len() - self.waiting_packets];
+            let Some(e) = self.wire.get(self.wire.len() - self.waiting_packets) else {
+                break;
+            };
             if e.start > now {
                 break;
             }
@@ -211,10 +248,10 @@ impl Link {
         Offer::Accepted((self.wire.len() == 1).then_some(lands))
     }
 
-    /// Takes the head packet, which lands at `now`; returns it and the landing time of the next
-    /// one, if any.
+    /// Takes the head packet, which lands at `now`; returns it and the next one with its
+    /// landing time, if any.
     #[inline]
-    pub(crate) fn land(&mut self) -> Option<(Transit, Option<SimTime>)> {
+    pub(crate) fn land(&mut self) -> Option<(Transit, Option<(SimTime, Transit)>)> {
         let e = self.wire.pop_front()?;
         if self.waiting_packets > self.wire.len() {
             // The head was still counted as waiting (no arrival settled the count since its
@@ -223,7 +260,7 @@ impl Link {
             self.waiting_packets -= 1;
             self.waiting_bytes -= e.t.size as u64;
         }
-        Some((e.t, self.wire.front().map(|e| e.lands)))
+        Some((e.t, self.wire.front().map(|e| (e.lands, e.t))))
     }
 
     /// Changes the rate at `now`: the packet in service keeps its instants; the waiting ones are
@@ -238,9 +275,13 @@ impl Link {
         };
         let mut start = head.start;
         for i in first..self.wire.len() {
-            let size = self.wire[i].t.size as u64;
+            let Some(size) = self.wire.get(i).map(|e| e.t.size as u64) else {
+                break;
+            };
             let tx = self.serialisation_time(size);
-            let e = &mut self.wire[i];
+            let Some(e) = self.wire.get_mut(i) else {
+                break;
+            };
             let old_tx = e.lands - self.delay - e.start;
             self.queue.counters.busy_time = self.queue.counters.busy_time - old_tx + tx;
             e.start = start;
@@ -261,12 +302,26 @@ impl Link {
         self.waiting_packets = 0;
         self.waiting_bytes = 0;
         self.busy_until = now;
-        self.wire.drain(..).map(|e| e.t.id).collect()
+        self.wire.take_all().into_iter().map(|e| e.t.id).collect()
     }
 
     pub(crate) fn go_up(&mut self) {
         self.up = true;
     }
+}
+
+/// Starts loading the cache line holding `addr` (any address: a prefetch never faults).
+#[inline(always)]
+pub(crate) fn prefetch(addr: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch only hints the cache; it reads nothing and never faults, whatever the
+    // address.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(addr as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = addr;
 }
 
 /// The serialisation time of one byte at `rate` in picoseconds, when it is a whole number.
@@ -278,6 +333,26 @@ fn exact_ps_per_byte(rate: Rate) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hot_fields_sit_in_the_cache_lines_the_prefetches_load() {
+        use std::mem::{align_of, offset_of};
+        assert_eq!(align_of::<Link>(), 64);
+        // A landing reads only the first line.
+        for end in [
+            offset_of!(Link, wire) + std::mem::size_of::<Ring<OnWire>>(),
+            offset_of!(Link, waiting_packets) + 8,
+            offset_of!(Link, waiting_bytes) + 8,
+            offset_of!(Link, busy_until) + 8,
+            offset_of!(Link, epoch) + 4,
+            offset_of!(Link, up) + 1,
+        ] {
+            assert!(end <= 64, "{end}");
+        }
+        // An admission reads and writes the first three.
+        assert!(offset_of!(Link, queue.counters.busy_time) + 8 <= 192);
+        assert!(offset_of!(Link, queue) >= 64);
+    }
 
     #[test]
     fn exact_ps_per_byte_only_when_whole() {

@@ -14,7 +14,7 @@ use crate::ids::{EndpointId, RouteId};
 use crate::time::SimTime;
 
 /// Index of a packet slot in the [`PacketPool`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct PacketId(pub u32);
 
 /// What a packet is, as far as counters and traces are concerned.
@@ -144,6 +144,12 @@ impl PacketPool {
         self.live -= 1;
         self.free.push(id.0);
         self.slots[id.0 as usize]
+    }
+
+    /// Asks the CPU to start loading slot `id` (a hint; any id is harmless).
+    #[inline]
+    pub(crate) fn prefetch(&self, id: PacketId) {
+        crate::link::prefetch(self.slots.as_ptr().wrapping_add(id.0 as usize) as *const u8);
     }
 
     /// The packet in slot `id`.

@@ -22,7 +22,7 @@ use crate::packet::{PacketId, PacketPool};
 /// What the engine carries through links for one packet: its slot, its position on its route, its wire size and whether it is ECN-capable. Keeping these 16 bytes
 /// beside the FIFOs means a hop never touches the packet itself (one cache miss per hop saved);
 /// the packet is read again only when an ECN queue marks it and when it is delivered.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Transit {
     /// The packet's slot in the pool.
     pub id: PacketId,
@@ -134,32 +134,36 @@ impl Discipline {
     }
 }
 
-/// Counters of one queue, always on. Bytes are wire bytes (headers included).
+/// Counters of one queue, always on. Bytes are wire bytes (headers included). The five that
+/// every admission updates come first, so that they share a cache line in a
+/// [`Link`](crate::link::Link).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct QueueCounters {
     /// Packets accepted (including those that went straight into service).
     pub packets_enqueued: u64,
     /// Bytes accepted.
     pub bytes_enqueued: u64,
+    /// Packets that finished serialisation and left.
+    pub packets_departed: u64,
+    /// Bytes that finished serialisation and left.
+    pub bytes_departed: u64,
+    /// Total time spent serialising packets (the link's busy time).
+    pub busy_time: SimTime,
     /// Packets dropped on arrival (full queue, or link down).
     pub packets_dropped: u64,
     /// Bytes dropped on arrival.
     pub bytes_dropped: u64,
     /// Packets marked CE on arrival.
     pub packets_marked: u64,
-    /// Packets that finished serialisation and left.
-    pub packets_departed: u64,
-    /// Bytes that finished serialisation and left.
-    pub bytes_departed: u64,
     /// Packets lost because the link went down while they were queued, in service or in flight.
     pub packets_lost_link_down: u64,
-    /// Total time spent serialising packets (the link's busy time).
-    pub busy_time: SimTime,
 }
 
 /// An egress queue's policy: its limit, its discipline and its counters. The packets themselves
 /// are kept by the [`Link`](crate::link::Link), which knows when each one is served.
 #[derive(Debug)]
+#[repr(C)]
 pub struct Queue {
     limit: BufferSize,
     discipline: Discipline,

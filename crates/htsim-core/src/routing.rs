@@ -11,7 +11,7 @@
 //! per-run salt, modulo the number of paths, so every packet of a 4-tuple follows one path and a
 //! new source port gives an independent, uniformly random path; the two directions hash
 //! independently. [`RoutingMode::Spray`] draws a uniformly random path per packet (switch-level
-//! spraying, experiments.md [P4]); [`RoutingMode::Single`] keeps one fixed path per host pair
+//! spraying, experiments.md \[P4\]); [`RoutingMode::Single`] keeps one fixed path per host pair
 //! whatever the ports.
 
 use crate::ids::{HostId, LinkId, PathSetId, RouteId};
@@ -173,6 +173,14 @@ impl RouteTable {
         (link != END_OF_ROUTE).then_some(link)
     }
 
+    /// The link after the one at table index `at`, `Some(None)` past the end of its route;
+    /// `None` if `at` is not a link's index. For hints: never panics.
+    #[inline]
+    pub(crate) fn next(&self, at: u32) -> Option<Option<LinkId>> {
+        let link = *self.hops.get(at as usize + 1)?;
+        Some((link != END_OF_ROUTE).then_some(link))
+    }
+
     /// Number of interned routes.
     pub fn route_count(&self) -> usize {
         self.spans.len()
@@ -214,7 +222,9 @@ impl RouteTable {
     #[inline]
     pub fn route(&mut self, set: PathSetId, index: u32) -> RouteId {
         let s = &self.sets[set.0 as usize];
-        let index = index % s.routes.len() as u32;
+        let n = s.routes.len() as u32;
+        // Callers mostly pass an index already in range (ECMP's reduce): skip the division.
+        let index = if index < n { index } else { index % n };
         let r = s.routes[index as usize];
         if r != UNRESOLVED {
             return r;

@@ -8,6 +8,10 @@
 //! admits it (or drops it) and computes when it will land at the far end (see [`crate::link`]);
 //! when it lands it is offered to the next link of its route, or, past the last one, delivered to
 //! its destination endpoint. One event per packet per hop.
+//!
+//! A hop costs mostly cache misses, so [`World::step`] prefetches what the next two landings will
+//! read (their links, the head and tail slots of the links' FIFOs, or the packet at the end of
+//! its route) while it processes the current one; see `prefetch_upcoming`.
 
 use crate::endpoint::{Ctx, Endpoint};
 use crate::event_queue::{EventQueue, PendingEvents};
@@ -24,8 +28,15 @@ use crate::timer::TimerFired;
 /// A pending event. Small (20 bytes) and `Copy`; dispatched with `match`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Event {
-    /// The head packet on a link reaches the far end.
-    Arrive { link: u32, epoch: u32 },
+    /// The head packet on a link reaches the far end. `at` and `packet` name that packet's
+    /// position in the route table and its slot, as hints for prefetching; the link's wire is
+    /// what the landing reads.
+    Arrive {
+        link: u32,
+        epoch: u32,
+        at: u32,
+        packet: PacketId,
+    },
     /// An endpoint's timer.
     Timer {
         ep: EndpointId,
@@ -48,7 +59,7 @@ impl Event {
     /// A stable digest of the event, for the determinism trace.
     fn digest(&self) -> u64 {
         let (tag, a, b) = match *self {
-            Event::Arrive { link, epoch } => (2, link as u64, epoch as u64),
+            Event::Arrive { link, epoch, .. } => (2, link as u64, epoch as u64),
             Event::Timer {
                 ep,
                 key,
@@ -389,17 +400,31 @@ impl World {
     }
 
     /// Processes one event; returns `false` when there is none.
+    #[inline]
     pub fn step(&mut self) -> bool {
         let Some((t, ev)) = self.events.pop() else {
             return false;
         };
         self.now = t;
         self.stats.events += 1;
+        self.prefetch_upcoming();
         if let Some(h) = &mut self.trace {
             *h = mix64(*h ^ t.0).wrapping_add(ev.digest());
         }
         match ev {
-            Event::Arrive { link, epoch } => self.arrive(link, epoch),
+            Event::Arrive { link, epoch, .. } => self.arrive(link, epoch),
+            other => self.dispatch_other(other),
+        }
+        true
+    }
+
+    /// Processes an event other than a landing (timers, starts, stops, link changes, local
+    /// deliveries, notifications): kept out of [`World::step`] so that the landing path (almost
+    /// every event in a packet-heavy run) stays small.
+    #[inline(never)]
+    fn dispatch_other(&mut self, ev: Event) {
+        match ev {
+            Event::Arrive { link, epoch, .. } => self.arrive(link, epoch),
             Event::Timer {
                 ep,
                 key,
@@ -419,7 +444,40 @@ impl World {
                 self.with_endpoint(ep, |e, ctx| e.on_notify(token, ctx));
             }
         }
-        true
+    }
+
+    /// Starts loading what the next two landings will touch, so that their cache misses
+    /// overlap with this event's work. A landing reads its link, the head of that link's wire,
+    /// then the link the packet enters next and the tail of that link's wire (or the packet's
+    /// slot in the pool, at the end of its route). The landing event names the packet, so:
+    /// - for the landing after next: both links' fields;
+    /// - for the next landing (whose links' fields were asked for one event ago): the head
+    ///   and tail of the two wires, or the packet.
+    ///
+    /// Only events already sorted in the queue are looked at. Hints only: what is processed
+    /// does not change.
+    #[inline]
+    fn prefetch_upcoming(&self) {
+        if let Some(&Event::Arrive { link, at, .. }) = self.events.upcoming(1) {
+            if let (Some(l), Some(next)) = (self.links.get(link as usize), self.routes.next(at)) {
+                l.prefetch_landing_state();
+                if let Some(m) = next.and_then(|m| self.links.get(m.0 as usize)) {
+                    m.prefetch_admission_state();
+                }
+            }
+        }
+        if let Some(&Event::Arrive {
+            link, at, packet, ..
+        }) = self.events.upcoming(0)
+        {
+            if let (Some(l), Some(next)) = (self.links.get(link as usize), self.routes.next(at)) {
+                l.prefetch_head();
+                match next.and_then(|m| self.links.get(m.0 as usize)) {
+                    Some(m) => m.prefetch_tail(),
+                    None => self.pool.prefetch(packet),
+                }
+            }
+        }
     }
 
     #[inline]
@@ -469,7 +527,7 @@ impl World {
 
     /// Offers the packet `t` to `link_id` now; schedules the link's next landing if it is the
     /// head.
-    #[inline]
+    #[inline(always)]
     fn enqueue(&mut self, link_id: LinkId, t: Transit) {
         let link = &mut self.links[link_id.0 as usize];
         match link.offer(t, &mut self.pool, self.now) {
@@ -477,13 +535,15 @@ impl World {
                 self.stats.packets_dropped += 1;
                 self.pool.release(t.id);
             }
-            Offer::Accepted(Some(at)) => {
+            Offer::Accepted(Some(lands)) => {
                 let epoch = link.epoch;
                 self.schedule(
-                    at,
+                    lands,
                     Event::Arrive {
                         link: link_id.0,
                         epoch,
+                        at: t.at,
+                        packet: t.id,
                     },
                 );
             }
@@ -491,7 +551,7 @@ impl World {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn arrive(&mut self, link_idx: u32, epoch: u32) {
         let link = &mut self.links[link_idx as usize];
         if link.epoch != epoch {
@@ -500,12 +560,14 @@ impl World {
         let Some((mut t, next)) = link.land() else {
             return;
         };
-        if let Some(at) = next {
+        if let Some((lands, head)) = next {
             self.schedule(
-                at,
+                lands,
                 Event::Arrive {
                     link: link_idx,
                     epoch,
+                    at: head.at,
+                    packet: head.id,
                 },
             );
         }

@@ -70,7 +70,7 @@ struct Entry<E> {
 /// insertions go after equal times, so pops come out in (time, scheduling order).
 ///
 /// Every `clamp(len, 2^10, 2^16)` pops the wheel re-tunes: the bucket width becomes the
-/// power of two nearest to [`EVENTS_PER_BUCKET`] mean gaps between popped event times, and
+/// power of two nearest to `EVENTS_PER_BUCKET` (8) mean gaps between popped event times, and
 /// the wheel is rebuilt (O(len)) only if that is 4 times or more off the current width, so it
 /// does not oscillate. See [`EventQueue`](super::EventQueue) for measured throughput.
 #[derive(Clone, Debug)]
@@ -335,6 +335,12 @@ impl<E: Copy> PendingEvents<E> for WheelQueue<E> {
             return None;
         }
         Some(SimTime(self.current[self.head].time))
+    }
+
+    /// Looks only in the current bucket, which is sorted.
+    #[inline]
+    fn upcoming(&self, k: usize) -> Option<&E> {
+        self.current.get(self.head + k).map(|e| &e.event)
     }
 
     #[inline]
