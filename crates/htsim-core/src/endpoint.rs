@@ -42,6 +42,19 @@ pub trait Endpoint: Any + Send {
     }
 }
 
+/// The route a flow was last given by [`Ctx::choose_route_cached`], with what it was chosen
+/// for. Empty by default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RouteCache(Option<CachedRoute>);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct CachedRoute {
+    set: PathSetId,
+    key: FlowKey,
+    mode: RoutingMode,
+    route: RouteId,
+}
+
 /// An endpoint's handle on the world during a callback.
 pub struct Ctx<'a> {
     pub(crate) world: &'a mut World,
@@ -102,6 +115,35 @@ impl<'a> Ctx<'a> {
             }
         };
         w.routes_mut().route(set, index)
+    }
+
+    /// [`choose_route`](Self::choose_route) for a flow that keeps `cache`: when the flow asks
+    /// again with the same path set and key, and the routing mode gives every packet of a flow
+    /// one path (ECMP, single path), the route is the one it got last time, without hashing
+    /// again. Under spraying every call draws a path.
+    #[inline]
+    pub fn choose_route_cached(
+        &mut self,
+        set: PathSetId,
+        key: FlowKey,
+        cache: &mut RouteCache,
+    ) -> RouteId {
+        let mode = self.world.routing_mode();
+        if let Some(c) = cache.0 {
+            if c.set == set && c.key == key && c.mode == mode {
+                return c.route;
+            }
+        }
+        let route = self.choose_route(set, key);
+        if mode != RoutingMode::Spray {
+            cache.0 = Some(CachedRoute {
+                set,
+                key,
+                mode,
+                route,
+            });
+        }
+        route
     }
 
     /// Reserves an endpoint id (to be filled by [`Ctx::install`]), so that two endpoints that

@@ -7,7 +7,7 @@
 //! packet (packet scatter: each packet hashes to an independent uniformly random path).
 //! Control packets (SYN, FIN, pure ACKs) always use the connection's real ports.
 
-use htsim_core::endpoint::Ctx;
+use htsim_core::endpoint::{Ctx, RouteCache};
 use htsim_core::ids::{PathSetId, RouteId};
 use htsim_core::rng::SimRng;
 use htsim_core::routing::FlowKey;
@@ -43,17 +43,32 @@ pub struct PathChoice {
     pub remote_port: u16,
     /// The data-packet policy.
     pub policy: PathPolicy,
+    /// The route last chosen for this direction's own ports (see
+    /// [`Ctx::choose_route_cached`]).
+    route_cache: RouteCache,
 }
 
 impl PathChoice {
-    /// A direction using ECMP with the given ports.
-    pub fn ecmp(set: PathSetId, local_port: u16, remote_port: u16) -> Self {
+    /// A direction from path set `set` with the given ports and data-packet policy.
+    pub fn new(set: PathSetId, local_port: u16, remote_port: u16, policy: PathPolicy) -> Self {
         PathChoice {
             set,
             local_port,
             remote_port,
-            policy: PathPolicy::Ecmp,
+            policy,
+            route_cache: RouteCache::default(),
         }
+    }
+
+    /// A direction using ECMP with the given ports.
+    pub fn ecmp(set: PathSetId, local_port: u16, remote_port: u16) -> Self {
+        Self::new(set, local_port, remote_port, PathPolicy::Ecmp)
+    }
+
+    /// The route of a packet with this direction's own ports.
+    #[inline]
+    fn own_route(&mut self, ctx: &mut Ctx<'_>) -> RouteId {
+        ctx.choose_route_cached(self.set, self.key(), &mut self.route_cache)
     }
 
     /// The 4-tuple key of this direction's control packets.
@@ -71,7 +86,7 @@ impl PathChoice {
     pub fn control_route(&mut self, ctx: &mut Ctx<'_>) -> RouteId {
         match self.policy {
             PathPolicy::Pinned(i) => ctx.route(self.set, i),
-            _ => ctx.choose_route(self.set, self.key()),
+            _ => self.own_route(ctx),
         }
     }
 
@@ -79,7 +94,7 @@ impl PathChoice {
     #[inline]
     pub fn data_route(&mut self, ctx: &mut Ctx<'_>) -> (RouteId, bool) {
         match &mut self.policy {
-            PathPolicy::Ecmp => (ctx.choose_route(self.set, self.key()), false),
+            PathPolicy::Ecmp => (self.own_route(ctx), false),
             PathPolicy::Pinned(i) => (ctx.route(self.set, *i), false),
             PathPolicy::Scatter(rng) => {
                 let key = FlowKey {

@@ -208,12 +208,7 @@ pub fn open_single_path(
             index: 0,
             peer: receiver,
             flow,
-            path: PathChoice {
-                set: fwd,
-                local_port: port,
-                remote_port: SERVER_PORT,
-                policy: conn.path,
-            },
+            path: PathChoice::new(fwd, port, SERVER_PORT, conn.path),
             rto_timer_key: 0,
             syn_timer_key: 1,
         },
