@@ -387,6 +387,7 @@ impl World {
     }
 
     /// Processes every event due at or before `until`, then sets the clock to `until`.
+    #[inline(never)]
     pub fn run_until(&mut self, until: SimTime) {
         while let Some(t) = self.events.peek_time() {
             if t > until {
