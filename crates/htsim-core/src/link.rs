@@ -202,7 +202,7 @@ impl Link {
     }
 
     /// Forgets, in the waiting count, the packets whose service has started by `now`.
-    #[inline]
+    #[inline(always)]
     fn settle(&mut self, now: SimTime) {
         while self.waiting_packets > 0 {
             let Some(e) = self.wire.get(self.wire.len() - self.waiting_packets) else {
@@ -218,7 +218,7 @@ impl Link {
 
     /// Offers a packet arriving at `now`: the discipline admits, marks or drops it, and an
     /// accepted packet is given its service and landing instants.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn offer(&mut self, t: Transit, pool: &mut PacketPool, now: SimTime) -> Offer {
         if !self.up {
             self.queue.count_drop(t.size as u64);
@@ -250,7 +250,7 @@ impl Link {
 
     /// Takes the head packet, which lands at `now`; returns it and the next one with its
     /// landing time, if any.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn land(&mut self) -> Option<(Transit, Option<(SimTime, Transit)>)> {
         let e = self.wire.pop_front()?;
         if self.waiting_packets > self.wire.len() {
