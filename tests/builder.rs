@@ -319,6 +319,17 @@ transport = "large"
 "#;
 
 fn jobs_demo(incast: JobsConfig) -> ScenarioBuilder {
+    jobs_demo_with(incast_class(incast))
+}
+
+/// The `incast` class of [`JOBS_DEMO`] with job settings `incast`.
+fn incast_class(incast: JobsConfig) -> FlowClass {
+    FlowClass::partition_aggregate("incast", incast, TransportConfig::dctcp())
+        .start(SimTime::from_ms(1))
+}
+
+/// [`JOBS_DEMO`] with `incast` as its second class.
+fn jobs_demo_with(incast: FlowClass) -> ScenarioBuilder {
     ScenarioBuilder::new("demo")
         .duration(SimTime::from_ms(30))
         .drain(SimTime::from_ms(30))
@@ -329,10 +340,7 @@ fn jobs_demo(incast: JobsConfig) -> ScenarioBuilder {
                 .matrix(htsim::scenario::MatrixKind::Random)
                 .senders(Senders::percent(50.0)),
         )
-        .flows(
-            FlowClass::partition_aggregate("incast", incast, TransportConfig::dctcp())
-                .start(SimTime::from_ms(1)),
-        )
+        .flows(incast)
         // The with-method on any class; the matrix keys of `new` are left out.
         .flows(FlowClass::new("xmp", SizeSpec::Fixed(1000), "large").jobs(JobsConfig::default()))
 }
@@ -396,25 +404,7 @@ fn bad_jobs_values_give_the_loaders_errors() {
             "start = \"1ms\"",
             "start = \"1ms\"\narrivals = { poisson = 10 }",
         ),
-        ScenarioBuilder::new("demo")
-            .duration(SimTime::from_ms(30))
-            .drain(SimTime::from_ms(30))
-            .topology(TopologyConfig::fattree(4).link_rate(Rate::gbps(1)))
-            .transport("large", TransportConfig::tcp())
-            .flows(
-                FlowClass::long("large", "large")
-                    .matrix(htsim::scenario::MatrixKind::Random)
-                    .senders(Senders::percent(50.0)),
-            )
-            .flows(
-                FlowClass::partition_aggregate(
-                    "incast",
-                    JobsConfig::new(),
-                    TransportConfig::dctcp(),
-                )
-                .start(SimTime::from_ms(1))
-                .arrivals(Arrivals::Poisson(10.0)),
-            ),
+        jobs_demo_with(incast_class(JobsConfig::new()).arrivals(Arrivals::Poisson(10.0))),
         "flows.incast.arrivals",
     );
     assert!(
