@@ -22,6 +22,7 @@ pub mod flow;
 pub mod ids;
 pub mod link;
 pub mod packet;
+mod prefetch;
 pub mod queue;
 mod ring;
 pub mod rng;

@@ -29,6 +29,7 @@
 //! - `Up`: the link carries packets again from that instant.
 
 use crate::packet::{PacketId, PacketPool};
+use crate::prefetch::prefetch;
 use crate::queue::{Admission, Occupancy, Queue, QueueCounters, Transit};
 use crate::ring::Ring;
 use crate::time::{Rate, SimTime};
@@ -195,10 +196,7 @@ impl Link {
     /// The time to serialise `bytes` at the current rate (rounded up to the picosecond).
     #[inline]
     fn serialisation_time(&self, bytes: u64) -> SimTime {
-        match self.ps_per_byte {
-            Some(ps) => SimTime(bytes * ps),
-            None => self.rate.serialisation_time(bytes),
-        }
+        serialisation_time(self.ps_per_byte, self.rate, bytes)
     }
 
     /// Forgets, in the waiting count, the packets whose service has started by `now`.
@@ -274,19 +272,17 @@ impl Link {
             return;
         };
         let mut start = head.start;
+        let (ps_per_byte, delay) = (self.ps_per_byte, self.delay);
         for i in first..self.wire.len() {
-            let Some(size) = self.wire.get(i).map(|e| e.t.size as u64) else {
-                break;
-            };
-            let tx = self.serialisation_time(size);
             let Some(e) = self.wire.get_mut(i) else {
                 break;
             };
-            let old_tx = e.lands - self.delay - e.start;
+            let tx = serialisation_time(ps_per_byte, rate, e.t.size as u64);
+            let old_tx = e.lands - delay - e.start;
             self.queue.counters.busy_time = self.queue.counters.busy_time - old_tx + tx;
             e.start = start;
             let departs = start.saturating_add(tx);
-            e.lands = departs.saturating_add(self.delay);
+            e.lands = departs.saturating_add(delay);
             start = departs;
         }
         self.busy_until = start;
@@ -310,18 +306,14 @@ impl Link {
     }
 }
 
-/// Starts loading the cache line holding `addr` (any address: a prefetch never faults).
-#[inline(always)]
-pub(crate) fn prefetch(addr: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch only hints the cache; it reads nothing and never faults, whatever the
-    // address.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(addr as *const i8);
+/// The time to serialise `bytes` at `rate`, whose time per byte is `ps_per_byte` when that is
+/// whole (see [`exact_ps_per_byte`]).
+#[inline]
+fn serialisation_time(ps_per_byte: Option<u64>, rate: Rate, bytes: u64) -> SimTime {
+    match ps_per_byte {
+        Some(ps) => SimTime(bytes * ps),
+        None => rate.serialisation_time(bytes),
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = addr;
 }
 
 /// The serialisation time of one byte at `rate` in picoseconds, when it is a whole number.

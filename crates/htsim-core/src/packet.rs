@@ -149,7 +149,7 @@ impl PacketPool {
     /// Asks the CPU to start loading slot `id` (a hint; any id is harmless).
     #[inline]
     pub(crate) fn prefetch(&self, id: PacketId) {
-        crate::link::prefetch(self.slots.as_ptr().wrapping_add(id.0 as usize) as *const u8);
+        crate::prefetch::prefetch(self.slots.as_ptr().wrapping_add(id.0 as usize) as *const u8);
     }
 
     /// The packet in slot `id`.

@@ -7,7 +7,7 @@
 //! so steady state allocates nothing.
 
 /// A growable FIFO of `Copy` values with power-of-two capacity.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Ring<T> {
     /// The slots; empty, or a power of two long. Slots outside the live range hold stale values.
     buf: Vec<T>,
@@ -136,7 +136,7 @@ mod tests {
     #[test]
     fn behaves_as_a_fifo_across_wraps_and_growth() {
         // Drive the ring and a VecDeque with the same pushes and pops: 3 in, 2 out per round,
-        // so the ring wraps many times and grows from 8 to 128 slots.
+        // so the ring wraps many times and grows from 8 to 256 slots.
         let mut ring = Ring::new();
         let mut model = VecDeque::new();
         let mut next = 0u64;

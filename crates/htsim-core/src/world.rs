@@ -459,26 +459,37 @@ impl World {
     /// does not change.
     #[inline]
     fn prefetch_upcoming(&self) {
-        if let Some(&Event::Arrive { link, at, .. }) = self.events.upcoming(1) {
-            if let (Some(l), Some(next)) = (self.links.get(link as usize), self.routes.next(at)) {
-                l.prefetch_landing_state();
-                if let Some(m) = next.and_then(|m| self.links.get(m.0 as usize)) {
-                    m.prefetch_admission_state();
-                }
+        if let Some((link, next, _)) = self.upcoming_landing(1) {
+            link.prefetch_landing_state();
+            if let Some(next) = next {
+                next.prefetch_admission_state();
             }
         }
-        if let Some(&Event::Arrive {
+        if let Some((link, next, packet)) = self.upcoming_landing(0) {
+            link.prefetch_head();
+            match next {
+                Some(next) => next.prefetch_tail(),
+                None => self.pool.prefetch(packet),
+            }
+        }
+    }
+
+    /// For the landing [`upcoming`](PendingEvents::upcoming)`(k)`, if that is one: its link,
+    /// the link its packet enters next (`None` at the end of the packet's route) and the
+    /// packet, from the event's hints. Never panics on a stale hint.
+    #[inline]
+    fn upcoming_landing(&self, k: usize) -> Option<(&Link, Option<&Link>, PacketId)> {
+        let &Event::Arrive {
             link, at, packet, ..
-        }) = self.events.upcoming(0)
-        {
-            if let (Some(l), Some(next)) = (self.links.get(link as usize), self.routes.next(at)) {
-                l.prefetch_head();
-                match next.and_then(|m| self.links.get(m.0 as usize)) {
-                    Some(m) => m.prefetch_tail(),
-                    None => self.pool.prefetch(packet),
-                }
-            }
-        }
+        } = self.events.upcoming(k)?
+        else {
+            return None;
+        };
+        let next = match self.routes.next(at)? {
+            Some(next) => Some(self.links.get(next.0 as usize)?),
+            None => None,
+        };
+        Some((self.links.get(link as usize)?, next, packet))
     }
 
     #[inline]

@@ -1,7 +1,7 @@
 //! Engine behaviour with exact numbers: delivery times, drops, ECN marks, link changes,
 //! conservation, determinism and the packet pool's steady state.
 
-use htsim_core::endpoint::{Ctx, Endpoint};
+use htsim_core::endpoint::{Ctx, Endpoint, RouteCache};
 use htsim_core::ids::{EndpointId, HostId, LinkId, RouteId};
 use htsim_core::link::LinkChange;
 use htsim_core::packet::{flags, Packet, PacketKind};
@@ -400,7 +400,8 @@ impl Endpoint for Sprayer {
     fn on_packet(&mut self, _packet: &Packet, _ctx: &mut Ctx<'_>) {}
 }
 
-fn diamond_world(seed: u64, mode: RoutingMode) -> World {
+/// A world with the four two-hop paths of [`Diamond`] from host 0 to host 1.
+fn diamond(seed: u64, mode: RoutingMode) -> World {
     let mut w = World::new(seed);
     let mut paths = [[LinkId(0); 2]; 4];
     for p in &mut paths {
@@ -410,6 +411,11 @@ fn diamond_world(seed: u64, mode: RoutingMode) -> World {
     }
     w.set_path_source(Box::new(Diamond { paths }));
     w.set_routing_mode(mode);
+    w
+}
+
+fn diamond_world(seed: u64, mode: RoutingMode) -> World {
+    let mut w = diamond(seed, mode);
     w.enable_trace_hash();
     let rx = w.spawn(Box::new(Recorder::default()), SimTime::ZERO);
     w.spawn(Box::new(Sprayer { dst: rx, n: 200 }), SimTime::ZERO);
@@ -443,6 +449,61 @@ fn single_mode_uses_one_path_and_spray_uses_all() {
     assert_eq!(used(&diamond_world(3, RoutingMode::Single)), 2);
     assert_eq!(used(&diamond_world(3, RoutingMode::Spray)), 8);
     assert_eq!(used(&diamond_world(3, RoutingMode::Ecmp)), 8);
+}
+
+/// Asks for the routes of 64 ports, 4 times each, through one [`RouteCache`], and records them
+/// with what [`Ctx::choose_route`] gives for the same keys.
+#[derive(Default)]
+struct CacheProbe {
+    cached: Vec<RouteId>,
+    uncached: Vec<RouteId>,
+}
+impl Endpoint for CacheProbe {
+    fn start(&mut self, ctx: &mut Ctx<'_>) {
+        let ps = ctx.path_set(HostId(0), HostId(1)).unwrap();
+        let mut cache = RouteCache::default();
+        for port in 0..64u16 {
+            let key = FlowKey {
+                src_port: port,
+                dst_port: 80,
+                protocol: 6,
+            };
+            for _ in 0..4 {
+                self.cached
+                    .push(ctx.choose_route_cached(ps, key, &mut cache));
+                self.uncached.push(ctx.choose_route(ps, key));
+            }
+        }
+    }
+    fn on_packet(&mut self, _packet: &Packet, _ctx: &mut Ctx<'_>) {}
+}
+
+#[test]
+fn cached_routes_follow_the_key_and_the_routing_mode() {
+    let probe = |mode| {
+        let mut w = diamond(9, mode);
+        let id = w.spawn(Box::new(CacheProbe::default()), SimTime::ZERO);
+        w.run();
+        let e = w.endpoint(id).unwrap() as &dyn std::any::Any;
+        let p = e.downcast_ref::<CacheProbe>().unwrap();
+        let distinct = |v: &[RouteId]| v.iter().collect::<std::collections::HashSet<_>>().len();
+        (p.cached.clone(), p.uncached.clone(), distinct(&p.cached))
+    };
+    // ECMP and single path: the cache gives exactly the hashed route, key after key (64 ports
+    // spread over all 4 paths under ECMP, one path for the pair under single-path routing).
+    let (cached, uncached, n) = probe(RoutingMode::Ecmp);
+    assert_eq!(cached, uncached);
+    assert_eq!(n, 4);
+    let (cached, uncached, n) = probe(RoutingMode::Single);
+    assert_eq!(cached, uncached);
+    assert_eq!(n, 1);
+    // Spraying: nothing is cached, so the 4 asks of one port get independent paths.
+    let (cached, _, n) = probe(RoutingMode::Spray);
+    assert_eq!(n, 4);
+    assert!(
+        cached.chunks(4).any(|c| c.iter().any(|r| *r != c[0])),
+        "sprayed routes repeat per port: {cached:?}"
+    );
 }
 
 /// Re-arms one timer on every tick of another, always later: only one event per expiry.

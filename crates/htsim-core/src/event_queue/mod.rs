@@ -85,7 +85,8 @@ pub trait PendingEvents<E> {
     /// Takes `&mut self` so a structure may reorganise lazily.
     fn peek_time(&mut self) -> Option<SimTime>;
     /// The event [`pop`](Self::pop) would return `k + 1` calls from now, if the structure
-    /// already holds it in order at hand (cheaply, without reorganising); `None` otherwise. A hint for prefetching: an event scheduled later may still come before it.
+    /// already holds it in order at hand (cheaply, without reorganising); `None` otherwise.
+    /// A hint for prefetching: an event scheduled later may still come before it.
     fn upcoming(&self, _k: usize) -> Option<&E> {
         None
     }
