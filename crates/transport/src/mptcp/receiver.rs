@@ -87,6 +87,13 @@ pub struct MptcpReceiver {
     report: Option<ReportSink>,
 }
 
+/// Counts `len` bytes handed to the application in data-sequence order: the next expected
+/// data sequence number moves past them.
+fn delivered(rcv_next_data: &mut u64, stats: &mut ReceiverStats, len: u32) {
+    *rcv_next_data += len as u64;
+    stats.bytes_delivered += len as u64;
+}
+
 impl MptcpReceiver {
     /// A receiver for flow `flow_id` answering `peer` over path set `rev`; `ports` = (subflow
     /// 0's client port, the joins' base port P: join j uses P + j, 4.1).
@@ -217,8 +224,7 @@ impl MptcpReceiver {
     }
 
     fn deliver(&mut self, len: u32) {
-        self.rcv_next_data += len as u64;
-        self.stats.bytes_delivered += len as u64;
+        delivered(&mut self.rcv_next_data, &mut self.stats, len);
     }
 
     /// Delivers stored segments from `rcv_next_data` on (per-subflow semantics).
@@ -326,8 +332,7 @@ impl MptcpReceiver {
                     x.rcv_nxt += e.len as u64;
                 }
                 // `deliver`, on the fields `retain` leaves free.
-                *rcv_next_data += e.len as u64;
-                stats.bytes_delivered += e.len as u64;
+                delivered(rcv_next_data, stats, e.len);
                 return false;
             }
             if e.seq == x.rcv_nxt {
