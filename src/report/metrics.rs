@@ -1,12 +1,14 @@
-//! Per-run metrics from flow records and link counters (transports.md 9.6, 10 #15-17):
-//! FCT and slowdown, long-flow goodput (both definitions) and Jain's index, retransmission
-//! distributions, job completion times, and per-layer utilisation and loss (standard and the
-//! paper's per-second, per-port definition).
+//! Per-run metrics from flow records and link counters: FCT and slowdown, goodput (bytes
+//! acknowledged in order; the MMPTCP paper's bytes-sent variant under its own name) and Jain's
+//! index, retransmission distributions, job completion times, and per-layer utilisation and loss
+//! (standard, and the paper's per-second, per-port definition). The user-facing definitions are
+//! in `docs/outputs.md`.
 //!
 //! Warmup: every metric looks only at the measurement window `[warmup, T]`. Finite flows count
 //! if they arrived at or after the warmup; long (infinite) flows count over the part of their life
-//! inside the window, their goodput subtracting the bytes sent before the warmup; link metrics
-//! difference counters taken at the window's start.
+//! inside the window; goodputs count the bytes between the flow's counters at the start and the
+//! end of its life inside the window; link metrics difference counters taken at the window's
+//! start and end.
 
 use std::collections::BTreeMap;
 
@@ -41,14 +43,23 @@ pub fn ideal_fct(base_rtt: SimTime, wire_bytes: u64, bottleneck: Rate) -> SimTim
     base_rtt.saturating_add(bottleneck.serialisation_time(wire_bytes))
 }
 
-/// Bytes a flow had sent and had acknowledged at the start of the measurement window (zeros
-/// for a flow that started after it).
+/// A flow's byte counters at one instant (its record's `bytes_sent` and `bytes_acked` then).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct BytesAtWindowStart {
-    /// Distinct data bytes sent (the record's `bytes_sent` at the warmup).
+pub struct FlowBytes {
+    /// Distinct application bytes transmitted at least once.
     pub sent: u64,
-    /// Data bytes acknowledged (the record's `bytes_acked` at the warmup).
+    /// Application bytes acknowledged in order (cumulatively, at the connection level).
     pub acked: u64,
+}
+
+impl FlowBytes {
+    /// The counters of `record`.
+    pub fn of(record: &FlowRecord) -> Self {
+        FlowBytes {
+            sent: record.bytes_sent,
+            acked: record.bytes_acked,
+        }
+    }
 }
 
 /// One flow as the metrics see it: its record and what the scenario knows about it.
@@ -62,23 +73,51 @@ pub struct FlowInput {
     pub ideal_fct: Option<SimTime>,
     /// The partition/aggregate job the flow belongs to, if any (ids unique within a class).
     pub job: Option<u64>,
-    /// The flow's counters at the window start.
-    pub at_window_start: BytesAtWindowStart,
+    /// The flow's counters at the window start (zeros for a flow that was not open then).
+    pub at_window_start: FlowBytes,
+    /// The flow's counters at the window end if it was still open then; `None` for a flow that
+    /// had completed (or failed) by then, whose record holds its counters at its end.
+    pub at_window_end: Option<FlowBytes>,
 }
 
-/// Per-flow derived values (also the flows.csv columns `fct_ns`, `slowdown`, `goodput_bps`).
+/// Per-flow derived values (also the flows.csv columns `fct_ns`, `slowdown`, `goodput_bps`,
+/// `goodput_sent_bps`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FlowOutcome {
-    /// Flow completion time (9.6), if the flow completed.
+    /// Flow completion time (from subflow 0's SYN-ACK to the last ACK), if the flow completed.
     pub fct: Option<SimTime>,
     /// FCT / ideal FCT, at least 1; `None` without FCT or ideal FCT (or a zero ideal).
     pub slowdown: Option<f64>,
-    /// Paper goodput (9.6, 10 #15): 8 x (bytes sent in the window) / (window end - max(start,
-    /// window start)), b/s; for a flow that completed inside the window its end replaces the
-    /// window end. `None` for a flow that never started or an empty interval.
+    /// Goodput, b/s: application bytes acknowledged in order (at the connection level) while
+    /// the flow was alive inside the window, over that time ([`goodput_bps`]). `None` for a flow
+    /// not alive inside the window.
+    pub goodput_bps: Option<f64>,
+    /// The MMPTCP paper's long-flow goodput, b/s: as `goodput_bps` with the distinct bytes
+    /// *sent* (transmitted at least once, delivered or not) instead of acknowledged. Only for
+    /// long (infinite) flows, the only ones the paper defines it for; `None` otherwise.
     pub goodput_sent_bps: Option<f64>,
-    /// As `goodput_sent_bps` with acknowledged bytes (the alternative 9.6 proposes), b/s.
-    pub goodput_acked_bps: Option<f64>,
+}
+
+/// The part of a flow's life inside `window`: from `max(start, window start)` to `min(end,
+/// window end)`; `None` if the flow never started or that interval is empty.
+pub fn alive_in_window(record: &FlowRecord, window: Window) -> Option<(SimTime, SimTime)> {
+    let from = record.start?.max(window.start);
+    let to = record.end.map_or(window.end, |e| e.min(window.end));
+    (to > from).then_some((from, to))
+}
+
+/// The one goodput definition: `8 x (bytes at the end - bytes at the start) / (end - start)`,
+/// b/s, over the part of a flow's life inside `window` ([`alive_in_window`]), with the bytes of
+/// `counter` ([`FlowBytes::acked`] for goodput, [`FlowBytes::sent`] for the paper's variant)
+/// taken at the window start (for a flow open then) and at the window end (for a flow still open
+/// then; otherwise at the flow's end). `None` for a flow not alive inside the window.
+pub fn goodput_bps(flow: &FlowInput, window: Window, counter: fn(FlowBytes) -> u64) -> Option<f64> {
+    let (from, to) = alive_in_window(&flow.record, window)?;
+    let at_end = flow
+        .at_window_end
+        .unwrap_or_else(|| FlowBytes::of(&flow.record));
+    let bytes = counter(at_end).saturating_sub(counter(flow.at_window_start));
+    Some(8.0 * bytes as f64 / to.saturating_sub(from).as_secs_f64())
 }
 
 /// Derives a flow's FCT, slowdown and goodputs within `window`.
@@ -91,22 +130,12 @@ pub fn flow_outcome(flow: &FlowInput, window: Window) -> FlowOutcome {
         }
         _ => None,
     };
-    let (mut goodput_sent_bps, mut goodput_acked_bps) = (None, None);
-    if let Some(start) = r.start {
-        let from = start.max(window.start);
-        let to = r.end.map_or(window.end, |e| e.min(window.end));
-        let secs = to.saturating_sub(from).as_secs_f64();
-        if secs > 0.0 {
-            let rate = |bytes: u64, before: u64| 8.0 * bytes.saturating_sub(before) as f64 / secs;
-            goodput_sent_bps = Some(rate(r.bytes_sent, flow.at_window_start.sent));
-            goodput_acked_bps = Some(rate(r.bytes_acked, flow.at_window_start.acked));
-        }
-    }
+    let infinite = r.size_bytes.is_none();
     FlowOutcome {
         fct,
         slowdown,
-        goodput_sent_bps,
-        goodput_acked_bps,
+        goodput_bps: goodput_bps(flow, window, |b| b.acked),
+        goodput_sent_bps: goodput_bps(flow, window, |b| b.sent).filter(|_| infinite),
     }
 }
 
@@ -252,7 +281,7 @@ fn class_summary(class: usize, input: &RunInput<'_>) -> ClassSummary {
         f.class == class && (f.record.size_bytes.is_none() || f.record.arrival >= window.start)
     });
     let (mut finite_flows, mut completed) = (0u64, 0u64);
-    let (mut fct_ms, mut slowdown, mut goodput, mut goodput_acked) =
+    let (mut fct_ms, mut slowdown, mut goodput, mut goodput_paper) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut retx, mut fast, mut rto) = (Vec::new(), Vec::new(), Vec::new());
     for flow in measured {
@@ -267,8 +296,8 @@ fn class_summary(class: usize, input: &RunInput<'_>) -> ClassSummary {
             }
             outcome.fct.is_some()
         } else if r.start.is_some() {
-            goodput.extend(outcome.goodput_sent_bps.map(|b| b / 1e6));
-            goodput_acked.extend(outcome.goodput_acked_bps.map(|b| b / 1e6));
+            goodput.extend(outcome.goodput_bps.map(|b| b / 1e6));
+            goodput_paper.extend(outcome.goodput_sent_bps.map(|b| b / 1e6));
             true
         } else {
             false
@@ -296,7 +325,8 @@ fn class_summary(class: usize, input: &RunInput<'_>) -> ClassSummary {
         long_flows: goodput.len() as u64,
         goodput_mbps: Summary::of(&goodput),
         goodput_values_mbps: goodput.clone(),
-        goodput_acked_mbps: Summary::of(&goodput_acked),
+        goodput_paper_mbps: Summary::of(&goodput_paper),
+        goodput_paper_values_mbps: goodput_paper,
         jain: jain_index(&goodput),
         retransmits: Summary::of(&retx),
         fast_retransmits: Summary::of(&fast),
@@ -528,7 +558,8 @@ mod tests {
             },
             ideal_fct: size.map(|_| SimTime::from_ms(2)),
             job: None,
-            at_window_start: BytesAtWindowStart::default(),
+            at_window_start: FlowBytes::default(),
+            at_window_end: None,
         }
     }
 
@@ -553,7 +584,7 @@ mod tests {
         flows[3].job = Some(7);
         flows[2].job = Some(8);
         for (i, f) in flows[4..].iter_mut().enumerate() {
-            f.at_window_start = BytesAtWindowStart {
+            f.at_window_start = FlowBytes {
                 sent: 1_000_000,
                 acked: 900_000,
             };
@@ -595,13 +626,63 @@ mod tests {
         assert_eq!(short.jct_ms.unwrap().mean, 1.0);
         assert_eq!(short.long_flows, 0);
         let long = &s.classes[1];
+        // Goodput: 20 MB and 10 MB acknowledged in the 2 s window, 80 and 40 Mb/s.
         let g = long.goodput_mbps.unwrap();
-        assert!((g.mean - 75.0).abs() < 1e-9 && (g.max - 100.0).abs() < 1e-9);
-        let ga = long.goodput_acked_mbps.unwrap();
-        assert!((ga.max - 80.0).abs() < 1e-9 && (ga.min - 40.0).abs() < 1e-9);
-        // Jain of (100, 50) = 150^2 / (2 x 12500) = 0.9.
+        assert!((g.mean - 60.0).abs() < 1e-9 && (g.max - 80.0).abs() < 1e-9);
+        assert_eq!(long.goodput_values_mbps.len(), 2);
+        // The paper's: 25 MB and 12.5 MB sent, 100 and 50 Mb/s.
+        let gp = long.goodput_paper_mbps.unwrap();
+        assert!((gp.max - 100.0).abs() < 1e-9 && (gp.min - 50.0).abs() < 1e-9);
+        // Jain of (80, 40) = 120^2 / (2 x 8000) = 0.9.
         assert!((long.jain.unwrap() - 0.9).abs() < 1e-12);
         assert_eq!((long.finite_flows, long.fct_ms), (0, None));
+    }
+
+    #[test]
+    fn goodput_counts_bytes_between_the_edges_of_the_alive_time_inside_the_window() {
+        let window = Window {
+            start: SimTime::from_secs(1),
+            end: SimTime::from_secs(3),
+        };
+        let mb = 1_000_000;
+        // A finite flow alive 0.5 .. 2 s: 10 MB acknowledged from the warmup to its end, over
+        // 1 s: 80 Mb/s. The paper's variant is for long flows only.
+        let mut early = flow(0, Some(11 * mb), 500, 500, Some(2000));
+        early.record.bytes_acked = 11 * mb;
+        early.record.bytes_sent = 11 * mb;
+        early.at_window_start = FlowBytes {
+            sent: 2 * mb,
+            acked: mb,
+        };
+        let o = flow_outcome(&early, window);
+        assert_eq!((o.goodput_bps, o.goodput_sent_bps), (Some(80e6), None));
+        // A long flow from 2.5 s, still open at the window's end (5 MB acknowledged, 6.25 MB
+        // sent then) and drained after it: 80 Mb/s and the paper's 100 Mb/s over 0.5 s,
+        // whatever the record says at the end of the drain.
+        let mut late = flow(1, None, 2500, 2500, Some(3200));
+        late.record.bytes_acked = 9 * mb;
+        late.record.bytes_sent = 9 * mb;
+        late.at_window_end = Some(FlowBytes {
+            sent: 6_250_000,
+            acked: 5 * mb,
+        });
+        let o = flow_outcome(&late, window);
+        assert_eq!(
+            (o.goodput_bps, o.goodput_sent_bps),
+            (Some(80e6), Some(100e6))
+        );
+        assert_eq!(
+            alive_in_window(&late.record, window),
+            Some((SimTime::from_ms(2500), SimTime::from_secs(3)))
+        );
+        // Not alive inside the window: started after its end, or never started.
+        let after = flow(1, None, 3000, 3001, None);
+        let mut never = flow(1, None, 2000, 0, None);
+        never.record.start = None;
+        for f in [after, never] {
+            let o = flow_outcome(&f, window);
+            assert_eq!((o.goodput_bps, o.goodput_sent_bps), (None, None));
+        }
     }
 
     #[test]

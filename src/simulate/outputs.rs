@@ -7,11 +7,13 @@
 //! wall-clock part of summary.json's `cost` (`wall_seconds`, `events_per_second`,
 //! `data_packets_per_second`): compare runs without those three fields.
 //!
-//! - flows.csv: `start_ns` is the FCT origin (subflow 0's SYN-ACK, 9.6; empty if never
+//! - flows.csv: `start_ns` is the FCT origin (subflow 0's SYN-ACK; empty if never
 //!   established); `end_ns`, `fct_ns` are empty unless completed; `size_bytes`, `fct_ns`,
-//!   `ideal_fct_ns` and `slowdown` are empty for infinite flows; `goodput_bps` is the paper's
-//!   (8 x distinct bytes sent / time from start to the end of the window or of the flow).
-//!   The ideal FCT is `base RTT + wire bytes x 8 / bottleneck rate`, where the base RTT of a
+//!   `ideal_fct_ns` and `slowdown` are empty for infinite flows; `goodput_bps` is 8 x bytes
+//!   acknowledged in order / time alive, both inside the measurement window, and
+//!   `goodput_sent_bps` (long flows only) the MMPTCP paper's variant counting distinct bytes
+//!   sent instead ([`crate::report::metrics::goodput_bps`]; `docs/outputs.md` defines every
+//!   column). The ideal FCT is `base RTT + wire bytes x 8 / bottleneck rate`, where the base RTT of a
 //!   pair is its path-0 propagation both ways plus one data packet's serialisation per forward
 //!   hop and one ACK's per reverse hop, wire bytes count a header per segment, and the
 //!   bottleneck is the slowest forward link.
@@ -128,7 +130,7 @@ pub fn flows_csv(flows: &[FlowInput], classes: &[ClassInfo], window: Window) -> 
         let infinite = r.size_bytes.is_none();
         let _ = writeln!(
             s,
-            "{},{},{},host{},host{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},host{},host{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             class.name,
             r.flow_id,
             class.transport,
@@ -150,6 +152,7 @@ pub fn flows_csv(flows: &[FlowInput], classes: &[ClassInfo], window: Window) -> 
             },
             r.completed(),
             r.bytes_acked,
+            opt(o.goodput_bps.map(|x| format!("{x:.0}"))),
             opt(o.goodput_sent_bps.map(|x| format!("{x:.0}"))),
             r.packets_sent,
             r.retransmits,
