@@ -550,3 +550,53 @@ transport = { kind = "tcp" }
         "{total_acked}"
     );
 }
+
+#[test]
+fn utilisation_stays_a_fraction_when_an_event_raises_a_links_rate() {
+    // One long TCP flow on a 2-host star at 1 Gb/s; half way through the 10 ms run both links
+    // of its path go to 10 Gb/s. Utilisation is the time spent sending over the window, so it
+    // stays at most 1 (plus one packet's serialisation over the window at the edges); dividing
+    // the bytes sent by the rate at the start, as it used to, gave well above 1.
+    let text = r#"
+[run]
+duration = "10ms"
+drain = "0s"
+[topology]
+kind = "star"
+hosts = 2
+link_rate = "1Gbps"
+link_delay = "10us"
+[[flows]]
+name = "long"
+senders = 1
+size = "infinite"
+transport = { kind = "tcp" }
+[[events]]
+at = "5ms"
+where = { link = ["host0->switch", "switch->host1"] }
+set = { rate = "10Gbps" }
+"#;
+    let out = run(&scenario(text, &[]), 1, &RunContext::default()).unwrap();
+    let links = String::from_utf8(out.files.links_csv.unwrap()).unwrap();
+    let row = links
+        .lines()
+        .find(|l| l.starts_with("host0->switch,"))
+        .unwrap();
+    let f: Vec<&str> = row.split(',').collect();
+    let utilisation: f64 = f[10].parse().unwrap();
+    let sent_bits = 8.0 * f[6].parse::<f64>().unwrap();
+    // One 1462-B packet at 1 Gb/s over the 10 ms window.
+    let edge = 1462.0 * 8.0 / 1e9 / 10e-3;
+    assert!(utilisation > 0.5 && utilisation <= 1.0 + edge, "{row}");
+    assert!(sent_bits / (1e9 * 10e-3) > 1.5, "the rate did rise: {row}");
+    let host = out
+        .summary
+        .layers
+        .iter()
+        .find(|l| l.layer == "host")
+        .unwrap();
+    assert!(
+        host.utilisation_pct.unwrap() <= 100.0 * (1.0 + edge),
+        "{host:?}"
+    );
+}

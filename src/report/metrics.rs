@@ -152,8 +152,10 @@ pub struct LinkInput {
 /// `loss_rate`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LinkUsage {
-    /// 8 x bytes transmitted / (rate x window length), a fraction (0..=1 while the rate holds);
-    /// `None` for a zero rate or an empty window.
+    /// Time spent serialising packets during the window / the window's length, a fraction
+    /// (at whatever rate the link had at the time, so rate changes cannot push it above 1; the
+    /// packet in service at either edge counts whole, so it can exceed 1 by at most one packet's
+    /// serialisation time / the window). `None` for an empty window.
     pub utilisation: Option<f64>,
     /// Packets dropped on arrival / packets arrived (accepted + dropped), a fraction; 0 when
     /// nothing arrived.
@@ -161,19 +163,13 @@ pub struct LinkUsage {
 }
 
 /// A link's [`LinkUsage`] from its counters at the window's start and end.
-pub fn link_usage(
-    rate: Rate,
-    start: &QueueCounters,
-    end: &QueueCounters,
-    window: Window,
-) -> LinkUsage {
+pub fn link_usage(start: &QueueCounters, end: &QueueCounters, window: Window) -> LinkUsage {
     let secs = window.seconds();
-    let capacity_bits = rate.as_bps() as f64 * secs;
-    let sent_bits = 8.0 * end.bytes_departed.saturating_sub(start.bytes_departed) as f64;
+    let busy = end.busy_time.saturating_sub(start.busy_time).as_secs_f64();
     let dropped = end.packets_dropped.saturating_sub(start.packets_dropped);
     let accepted = end.packets_enqueued.saturating_sub(start.packets_enqueued);
     LinkUsage {
-        utilisation: (capacity_bits > 0.0).then(|| sent_bits / capacity_bits),
+        utilisation: (secs > 0.0).then(|| busy / secs),
         loss_rate: ratio_or_zero(dropped as f64, (accepted + dropped) as f64),
     }
 }
@@ -391,11 +387,11 @@ fn layer_summary(layer: usize, input: &RunInput<'_>) -> LayerSummary {
         .map(|(i, l)| (i, l.rate))
         .collect();
     let (mut util, mut loss) = (Vec::new(), Vec::new());
-    for &(i, rate) in &ports {
+    for &(i, _) in &ports {
         let (Some(a), Some(b)) = (input.counters_start.get(i), input.counters_end.get(i)) else {
             continue;
         };
-        let usage = link_usage(rate, a, b, input.window);
+        let usage = link_usage(a, b, input.window);
         util.extend(usage.utilisation.map(|u| 100.0 * u));
         loss.push(100.0 * usage.loss_rate);
     }
@@ -429,8 +425,10 @@ mod tests {
     use super::*;
     use htsim_core::ids::HostId;
 
+    /// Counters of a 100 Mb/s link (80 ns per byte) that has sent every byte it accepted.
     fn counters(bytes_enq: u64, bytes_drop: u64, pkts_enq: u64, pkts_drop: u64) -> QueueCounters {
         QueueCounters {
+            busy_time: SimTime::from_ns(80 * bytes_enq),
             packets_enqueued: pkts_enq,
             bytes_enqueued: bytes_enq,
             packets_dropped: pkts_drop,
@@ -488,21 +486,21 @@ mod tests {
             end: SimTime::from_secs(3),
         };
         let rate = Rate::mbps(100);
-        let p0 = link_usage(rate, &trace[0].counters[0], &trace[2].counters[0], window);
+        let p0 = link_usage(&trace[0].counters[0], &trace[2].counters[0], window);
         // 18.75 MB in 2 s at 100 Mb/s = 75%; 855 drops of 855 + 12825 arrivals.
         assert!((p0.utilisation.unwrap() - 0.75).abs() < 1e-12);
         assert!((p0.loss_rate - 855.0 / 13680.0).abs() < 1e-15);
-        let p1 = link_usage(rate, &trace[0].counters[1], &trace[2].counters[1], window);
+        let p1 = link_usage(&trace[0].counters[1], &trace[2].counters[1], window);
         assert!((p1.utilisation.unwrap() - 0.10).abs() < 1e-12);
         assert_eq!(p1.loss_rate, 0.0);
-        let idle = link_usage(rate, &trace[0].counters[1], &trace[0].counters[1], window);
+        let idle = link_usage(&trace[0].counters[1], &trace[0].counters[1], window);
         assert_eq!((idle.utilisation, idle.loss_rate), (Some(0.0), 0.0));
         let empty = Window {
             start: window.end,
             end: window.end,
         };
         assert_eq!(
-            link_usage(rate, &trace[0].counters[0], &trace[2].counters[0], empty).utilisation,
+            link_usage(&trace[0].counters[0], &trace[2].counters[0], empty).utilisation,
             None
         );
 

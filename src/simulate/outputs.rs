@@ -18,8 +18,8 @@
 //!   hop and one ACK's per reverse hop, wire bytes count a header per segment, and the
 //!   bottleneck is the slowest forward link.
 //! - links.csv: the counters are over the measurement window (warmup to duration), the rate
-//!   is the link's rate at the start of the run; `utilization` (bytes sent x 8 / (rate x
-//!   window)) and `loss_rate` (drops / arrivals) are fractions.
+//!   is the link's rate at the start of the run; `utilization` (time spent serialising /
+//!   window) and `loss_rate` (drops / arrivals) are fractions.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -176,7 +176,7 @@ pub fn links_csv(
     s.push('\n');
     for (i, l) in topology.links().iter().enumerate() {
         let (a, b) = (&start[i], &end[i]);
-        let usage = crate::report::metrics::link_usage(links[i].rate, a, b, window);
+        let usage = crate::report::metrics::link_usage(a, b, window);
         let _ = writeln!(
             s,
             "{},{},{},{},{},{},{},{},{},{},{},{:.6}",
