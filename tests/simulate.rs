@@ -600,3 +600,51 @@ set = { rate = "10Gbps" }
         "{host:?}"
     );
 }
+
+#[test]
+fn the_ideal_fct_is_a_lower_bound_so_slowdown_needs_no_clamp() {
+    // The idle star of the job test: a 1000-B flow completes 58 us after its SYN-ACK (its data
+    // waits 336 ns behind the handshake's pure ACK). Ideal: its one 1062-B packet crosses both
+    // hops (2 x (10 us + 8.496 us)) and the ACK comes back (2 x (10 us + 0.336 us)): 57.664 us,
+    // slowdown 1.005827. (Counting the packet twice, once per hop and once at the bottleneck,
+    // gave 66.16 us and a slowdown of 0.877, shown as 1.) A 3000-B flow (1400 + 1400 + 200 B)
+    // takes 130.56 us with IW 1: segment 1's ACK at 64.4 us releases segments 2 and 3, the
+    // last reaches the receiver at 64.4 + 11.696 + 10 + 11.696 + 2.096 + 10 = 109.888 us and its
+    // ACK returns 20.672 us later. Ideal: the last packet (262 B, 2.096 us per hop) crosses
+    // both hops behind the other 2924 B at the bottleneck (23.392 us): 2 x 12.096 + 20.672 +
+    // 23.392 = 68.256 us, slowdown 1.912799.
+    let text = r#"
+[run]
+duration = "1ms"
+drain = "1ms"
+[topology]
+kind = "star"
+hosts = 2
+link_rate = "1Gbps"
+link_delay = "10us"
+[[flows]]
+name = "one"
+senders = 1
+size = "1000B"
+transport = { kind = "tcp" }
+"#;
+    for (size, fct, ideal, slowdown) in [
+        ("1000B", "58000", "57664", "1.005827"),
+        ("3000B", "130560", "68256", "1.912799"),
+    ] {
+        let set = format!("flows.one.size=\"{size}\"");
+        let out = run(&scenario(text, &[&set]), 1, &RunContext::default()).unwrap();
+        let f = &flow_rows(&out)[0];
+        assert_eq!(
+            (f["fct_ns"].as_str(), f["ideal_fct_ns"].as_str()),
+            (fct, ideal),
+            "{f:?}"
+        );
+        assert_eq!(f["slowdown"], slowdown);
+        let s = out.summary.classes[0].slowdown.unwrap();
+        assert_eq!(
+            s.min,
+            fct.parse::<f64>().unwrap() / ideal.parse::<f64>().unwrap()
+        );
+    }
+}

@@ -36,9 +36,10 @@ impl Window {
     }
 }
 
-/// The ideal FCT of a flow: `base_rtt + wire_bytes x 8 / bottleneck`, with `wire_bytes` the
-/// flow's bytes on the wire, headers included (scenario-format.md, flows.csv `ideal_fct_ns`).
-/// The serialisation time rounds up to the picosecond.
+/// The ideal FCT of a flow: `base_rtt + wire_bytes x 8 / bottleneck`, with `base_rtt` the
+/// round trip of the flow's last data packet and its ACK, and `wire_bytes` the flow's other
+/// bytes on the wire, headers included, which the bottleneck sends before the last packet
+/// (flows.csv `ideal_fct_ns`). The serialisation time rounds up to the picosecond.
 pub fn ideal_fct(base_rtt: SimTime, wire_bytes: u64, bottleneck: Rate) -> SimTime {
     base_rtt.saturating_add(bottleneck.serialisation_time(wire_bytes))
 }
@@ -86,7 +87,8 @@ pub struct FlowInput {
 pub struct FlowOutcome {
     /// Flow completion time (from subflow 0's SYN-ACK to the last ACK), if the flow completed.
     pub fct: Option<SimTime>,
-    /// FCT / ideal FCT, at least 1; `None` without FCT or ideal FCT (or a zero ideal).
+    /// FCT / ideal FCT (not clamped: the ideal is a lower bound for a single-path flow);
+    /// `None` without FCT or ideal FCT (or a zero ideal).
     pub slowdown: Option<f64>,
     /// Goodput, b/s: application bytes acknowledged in order (at the connection level) while
     /// the flow was alive inside the window, over that time ([`goodput_bps`]). `None` for a flow
@@ -125,9 +127,7 @@ pub fn flow_outcome(flow: &FlowInput, window: Window) -> FlowOutcome {
     let r = &flow.record;
     let fct = r.fct();
     let slowdown = match (fct, flow.ideal_fct) {
-        (Some(f), Some(i)) if i > SimTime::ZERO => {
-            Some((f.as_ps() as f64 / i.as_ps() as f64).max(1.0))
-        }
+        (Some(f), Some(i)) if i > SimTime::ZERO => Some(f.as_ps() as f64 / i.as_ps() as f64),
         _ => None,
     };
     let infinite = r.size_bytes.is_none();
@@ -615,9 +615,9 @@ mod tests {
         );
         let fct = short.fct_ms.unwrap();
         assert_eq!((fct.n, fct.mean, fct.min, fct.max), (2, 2.5, 1.0, 4.0));
-        // Slowdowns 4/2 = 2 and max(1/2, 1) = 1.
+        // Slowdowns 4/2 = 2 and 1/2 (an ideal FCT that is not a lower bound shows).
         let sd = short.slowdown.unwrap();
-        assert_eq!((sd.min, sd.max), (1.0, 2.0));
+        assert_eq!((sd.min, sd.max), (0.5, 2.0));
         assert_eq!(short.timeouts.unwrap().max, 1.0);
         assert_eq!(short.retransmits.unwrap().n, 2);
         assert_eq!((short.jobs_completed, short.jobs_unfinished), (1, 1));

@@ -52,7 +52,8 @@ pub struct ClassSummary {
     pub unfinished: u64,
     /// Flow completion time of completed flows, ms (9.6: from subflow 0's SYN-ACK).
     pub fct_ms: Option<Summary>,
-    /// Slowdown of completed flows: FCT / ideal FCT, at least 1 (dimensionless).
+    /// Slowdown of completed flows: FCT / ideal FCT (dimensionless; the ideal is a lower bound
+    /// for a flow on one path, so values below 1 only come from multipath flows).
     pub slowdown: Option<Summary>,
     /// Long (infinite) flows that started before the window's end.
     pub long_flows: u64,
