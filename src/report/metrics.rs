@@ -6,9 +6,9 @@
 //!
 //! Warmup: every metric looks only at the measurement window `[warmup, T]`. Finite flows count
 //! if they arrived at or after the warmup; long (infinite) flows count over the part of their life
-//! inside the window; goodputs count the bytes between the flow's counters at the start and the
-//! end of its life inside the window; link metrics difference counters taken at the window's
-//! start and end.
+//! inside the window; goodputs count the bytes first sent inside the window (the flow's counters
+//! at the window's start and end, [`goodput_bps`]); link metrics difference counters taken at
+//! the window's start and end.
 
 use std::collections::BTreeMap;
 
@@ -108,17 +108,19 @@ pub fn alive_in_window(record: &FlowRecord, window: Window) -> Option<(SimTime, 
     (to > from).then_some((from, to))
 }
 
-/// The one goodput definition: `8 x (bytes at the end - bytes at the start) / (end - start)`,
-/// b/s, over the part of a flow's life inside `window` ([`alive_in_window`]), with the bytes of
-/// `counter` ([`FlowBytes::acked`] for goodput, [`FlowBytes::sent`] for the paper's variant)
-/// taken at the window start (for a flow open then) and at the window end (for a flow still open
-/// then; otherwise at the flow's end). `None` for a flow not alive inside the window.
+/// The one goodput definition: `8 x (counter(to) - sent(from)) / (to - from)`, b/s, over the
+/// part `from .. to` of a flow's life inside `window` ([`alive_in_window`]), with `counter`
+/// [`FlowBytes::acked`] for goodput and [`FlowBytes::sent`] for the paper's variant, read at the
+/// window end (for a flow still open then; otherwise at the flow's end), and `sent(from)` the
+/// bytes sent by the window start (0 for a flow not open then). The bytes counted were first
+/// sent inside the window, so every one of them crossed the sender's link inside it: goodput
+/// cannot exceed that link's rate. `None` for a flow not alive inside the window.
 pub fn goodput_bps(flow: &FlowInput, window: Window, counter: fn(FlowBytes) -> u64) -> Option<f64> {
     let (from, to) = alive_in_window(&flow.record, window)?;
     let at_end = flow
         .at_window_end
         .unwrap_or_else(|| FlowBytes::of(&flow.record));
-    let bytes = counter(at_end).saturating_sub(counter(flow.at_window_start));
+    let bytes = counter(at_end).saturating_sub(flow.at_window_start.sent);
     Some(8.0 * bytes as f64 / to.saturating_sub(from).as_secs_f64())
 }
 
@@ -586,9 +588,10 @@ mod tests {
                 sent: 1_000_000,
                 acked: 900_000,
             };
+            // Acknowledged by the window end: the 1 MB sent before it, and 20 or 10 MB more.
             // 25 MB and 12.5 MB sent in the 2 s window: 100 and 50 Mb/s.
             f.record.bytes_sent = 1_000_000 + 25_000_000 / (i as u64 + 1);
-            f.record.bytes_acked = 900_000 + 20_000_000 / (i as u64 + 1);
+            f.record.bytes_acked = 1_000_000 + 20_000_000 / (i as u64 + 1);
         }
         let classes = vec!["short".to_string(), "long".to_string()];
         let input = RunInput {
@@ -643,8 +646,10 @@ mod tests {
             end: SimTime::from_secs(3),
         };
         let mb = 1_000_000;
-        // A finite flow alive 0.5 .. 2 s: 10 MB acknowledged from the warmup to its end, over
-        // 1 s: 80 Mb/s. The paper's variant is for long flows only.
+        // A finite flow alive 0.5 .. 2 s had sent 2 MB (1 MB acknowledged) at the warmup: the
+        // 9 MB it sent after it, all acknowledged by its end, over 1 s: 72 Mb/s (the 1 MB sent
+        // before the warmup and acknowledged after it crossed the network partly before). The
+        // paper's variant is for long flows only.
         let mut early = flow(0, Some(11 * mb), 500, 500, Some(2000));
         early.record.bytes_acked = 11 * mb;
         early.record.bytes_sent = 11 * mb;
@@ -653,7 +658,7 @@ mod tests {
             acked: mb,
         };
         let o = flow_outcome(&early, window);
-        assert_eq!((o.goodput_bps, o.goodput_sent_bps), (Some(80e6), None));
+        assert_eq!((o.goodput_bps, o.goodput_sent_bps), (Some(72e6), None));
         // A long flow from 2.5 s, still open at the window's end (5 MB acknowledged, 6.25 MB
         // sent then) and drained after it: 80 Mb/s and the paper's 100 Mb/s over 0.5 s,
         // whatever the record says at the end of the drain.
