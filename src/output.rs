@@ -54,6 +54,7 @@ pub const FLOWS_COLUMNS: &[&str] = &[
     "completed",
     "bytes_acked",
     "goodput_bps",
+    "goodput_sent_bps",
     "packets_sent",
     "retransmits",
     "fast_retransmits",

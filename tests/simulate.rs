@@ -62,7 +62,7 @@ fn a_tiny_run_completes_its_flows_and_writes_the_specified_files() {
     assert_eq!(
         lines.next().unwrap(),
         "class,flow_id,transport,src,dst,size_bytes,start_ns,end_ns,fct_ns,ideal_fct_ns,slowdown,\
-         completed,bytes_acked,goodput_bps,packets_sent,retransmits,fast_retransmits,timeouts,subflows"
+         completed,bytes_acked,goodput_bps,goodput_sent_bps,packets_sent,retransmits,fast_retransmits,timeouts,subflows"
     );
     assert_eq!(flows.lines().count(), 1 + out.started.len());
     for line in lines {
@@ -424,4 +424,243 @@ transport = { kind = "tcp" }
     let jct = c.jct_ms.unwrap();
     assert!((jct.mean - 0.1992).abs() < 1e-12 && (jct.max - 0.1992).abs() < 1e-12);
     assert_eq!((c.finite_flows, c.completed), (12, 12));
+}
+
+/// One row of flows.csv by column name.
+fn flow_rows(out: &htsim::simulate::RunOutput) -> Vec<std::collections::HashMap<String, String>> {
+    let text = String::from_utf8(out.files.flows_csv.clone().unwrap()).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    lines
+        .map(|l| {
+            (header.iter().map(|h| h.to_string()))
+                .zip(l.split(',').map(str::to_string))
+                .collect()
+        })
+        .collect()
+}
+
+/// 1 Gb/s of 1462-B packets carrying 1400 B each: the most payload a flow can get through.
+const PAYLOAD_LINE_RATE_BPS: f64 = 1e9 * 1400.0 / 1462.0;
+
+#[test]
+fn goodput_of_a_flow_starting_just_before_the_end_counts_acked_bytes_over_its_alive_time() {
+    // Two hosts on a star at 1 Gb/s, 10 us per link; one 10 MB TCP flow asked for 1 ms before
+    // the end of a 20 ms run, completing in the drain. The SYN-ACK comes back after 41.6 us
+    // (the idle-job test above): start = 19.0416 ms, alive inside the window for 958.4 us.
+    // Segments take 11.696 us per link (1462 B), ACKs 0.336 us (42 B); IW 1 and one MSS per
+    // ACK. The handshake's pure ACK goes first, so ACK 1 returns at 0.336 + 2 x 11.696 + 20 +
+    // 2 x 0.336 + 20 = 64.4 us; ACKs 2-3 at 128.464 and 140.16 us, 4-7 at 192.528 + 11.696 j;
+    // from segment 8 on the sender's NIC never idles and ACK k returns at 256.592 + 11.696
+    // (k - 8) us: ACK 68 at 958.352 us, ACK 69 at 970.048 us, after the window's end. So 68 x
+    // 1400 = 95 200 B are acknowledged in the window: goodput 8 x 95 200 / 958.4 us =
+    // 794 657 763 b/s. (Counting the whole 10 MB over those 958.4 us, as the sent-bytes
+    // goodput used to, gave 83.5 Gb/s.)
+    let text = r#"
+[run]
+duration = "20ms"
+drain = "100ms"
+[topology]
+kind = "star"
+hosts = 2
+link_rate = "1Gbps"
+link_delay = "10us"
+[[flows]]
+name = "late"
+senders = 1
+size = "10MB"
+start = "19ms"
+transport = { kind = "tcp" }
+"#;
+    let out = run(&scenario(text, &[]), 1, &RunContext::default()).unwrap();
+    let rows = flow_rows(&out);
+    assert_eq!(rows.len(), 1);
+    let f = &rows[0];
+    assert_eq!(f["start_ns"], "19041600");
+    assert_eq!(
+        (f["completed"].as_str(), f["bytes_acked"].as_str()),
+        ("true", "10000000")
+    );
+    assert_eq!(f["goodput_bps"], "794657763");
+    assert!(f["goodput_bps"].parse::<f64>().unwrap() <= PAYLOAD_LINE_RATE_BPS);
+    // The paper's sent-bytes variant is defined for long flows only.
+    assert_eq!(f["goodput_sent_bps"], "");
+}
+
+#[test]
+fn incast_goodputs_share_the_receivers_line_rate_and_ignore_the_drain() {
+    // Four senders start 1 MB each to one receiver on a star at 1 Gb/s 1 ms before the end; they
+    // complete in the drain. Their SYN-ACKs leave the receiver one after the other (0.4 us
+    // each), so they start within 1.2 us; every byte they had acknowledged by the window's end
+    // crossed the receiver's link after the first start, at most 957.6 Mb/s of payload. Each
+    // goodput is 8 x bytes acknowledged by the window's end / alive time, which the drain-free
+    // run shows in bytes_acked; and the drain does not change it. The exact figures come from an
+    // independent event model of this star (FIFO links that schedule the landing of their head
+    // packet, IW 1, one MSS more per ACK, one ACK per segment): 23, 22, 15 and 15 segments
+    // acknowledged by 10 ms, 75 in all where the receiver's link could carry at most 81.9
+    // 1462-B packets in the first flow's 958.4 us; flows 0 and 1 split their 45 segments by the order in which their
+    // packets meet at the switch. (Counting each 1 MB flow's bytes sent by the end of the drain,
+    // as goodput used to, gave 8.35 Gb/s per flow.)
+    let text = r#"
+[run]
+duration = "10ms"
+drain = "0s"
+[topology]
+kind = "star"
+hosts = 5
+link_rate = "1Gbps"
+link_delay = "10us"
+[[flows]]
+name = "incast"
+matrix = "incast"
+fan_in = 4
+senders = 4
+size = "1MB"
+start = "9ms"
+transport = { kind = "tcp" }
+"#;
+    let window_end_ns = 10_000_000.0;
+    let cut = run(&scenario(text, &[]), 1, &RunContext::default()).unwrap();
+    let drained = run(
+        &scenario(text, &["run.drain=100ms"]),
+        1,
+        &RunContext::default(),
+    )
+    .unwrap();
+    let (cut, drained) = (flow_rows(&cut), flow_rows(&drained));
+    assert_eq!(cut.len(), 4);
+    let starts: Vec<f64> = cut.iter().map(|c| c["start_ns"].parse().unwrap()).collect();
+    let first_start = starts.iter().copied().fold(f64::INFINITY, f64::min);
+    assert!(
+        starts.iter().all(|&s| s - first_start <= 1_200.0),
+        "{starts:?}"
+    );
+    let expected = [
+        ("32200", "268781302"),
+        ("30800", "257202505"),
+        ("21000", "175438596"),
+        ("21000", "175511910"),
+    ];
+    let mut total_acked = 0.0;
+    for ((c, d), (acked, goodput)) in cut.iter().zip(&drained).zip(expected) {
+        assert_eq!(
+            (c["bytes_acked"].as_str(), c["goodput_bps"].as_str()),
+            (acked, goodput)
+        );
+        assert_eq!(c["completed"], "false");
+        assert_eq!(
+            (d["completed"].as_str(), d["bytes_acked"].as_str()),
+            ("true", "1000000")
+        );
+        let alive_s = (window_end_ns - c["start_ns"].parse::<f64>().unwrap()) / 1e9;
+        let acked: f64 = c["bytes_acked"].parse().unwrap();
+        let goodput: f64 = c["goodput_bps"].parse().unwrap();
+        assert!((goodput - 8.0 * acked / alive_s).abs() <= 0.5, "{c:?}");
+        assert!(goodput <= PAYLOAD_LINE_RATE_BPS, "{c:?}");
+        assert_eq!(d["goodput_bps"], c["goodput_bps"]);
+        total_acked += acked;
+    }
+    let shared_s = (window_end_ns - first_start) / 1e9;
+    assert!(
+        8.0 * total_acked <= PAYLOAD_LINE_RATE_BPS * shared_s,
+        "{total_acked}"
+    );
+}
+
+#[test]
+fn utilisation_stays_a_fraction_when_an_event_raises_a_links_rate() {
+    // One long TCP flow on a 2-host star at 1 Gb/s; half way through the 10 ms run both links
+    // of its path go to 10 Gb/s. Utilisation is the time spent sending over the window, so it
+    // stays at most 1 (plus one packet's serialisation over the window at the edges); dividing
+    // the bytes sent by the rate at the start, as it used to, gave well above 1.
+    let text = r#"
+[run]
+duration = "10ms"
+drain = "0s"
+[topology]
+kind = "star"
+hosts = 2
+link_rate = "1Gbps"
+link_delay = "10us"
+[[flows]]
+name = "long"
+senders = 1
+size = "infinite"
+transport = { kind = "tcp" }
+[[events]]
+at = "5ms"
+where = { link = ["host0->switch", "switch->host1"] }
+set = { rate = "10Gbps" }
+"#;
+    let out = run(&scenario(text, &[]), 1, &RunContext::default()).unwrap();
+    let links = String::from_utf8(out.files.links_csv.unwrap()).unwrap();
+    let row = links
+        .lines()
+        .find(|l| l.starts_with("host0->switch,"))
+        .unwrap();
+    let f: Vec<&str> = row.split(',').collect();
+    let utilisation: f64 = f[10].parse().unwrap();
+    let sent_bits = 8.0 * f[6].parse::<f64>().unwrap();
+    // One 1462-B packet at 1 Gb/s over the 10 ms window.
+    let edge = 1462.0 * 8.0 / 1e9 / 10e-3;
+    assert!(utilisation > 0.5 && utilisation <= 1.0 + edge, "{row}");
+    assert!(sent_bits / (1e9 * 10e-3) > 1.5, "the rate did rise: {row}");
+    let host = out
+        .summary
+        .layers
+        .iter()
+        .find(|l| l.layer == "host")
+        .unwrap();
+    assert!(
+        host.utilisation_pct.unwrap() <= 100.0 * (1.0 + edge),
+        "{host:?}"
+    );
+}
+
+#[test]
+fn the_ideal_fct_is_a_lower_bound_so_slowdown_needs_no_clamp() {
+    // The idle star of the job test: a 1000-B flow completes 58 us after its SYN-ACK (its data
+    // waits 336 ns behind the handshake's pure ACK). Ideal: its one 1062-B packet crosses both
+    // hops (2 x (10 us + 8.496 us)) and the ACK comes back (2 x (10 us + 0.336 us)): 57.664 us,
+    // slowdown 1.005827. (Counting the packet twice, once per hop and once at the bottleneck,
+    // gave 66.16 us and a slowdown of 0.877, shown as 1.) A 3000-B flow (1400 + 1400 + 200 B)
+    // takes 130.56 us with IW 1: segment 1's ACK at 64.4 us releases segments 2 and 3, the
+    // last reaches the receiver at 64.4 + 11.696 + 10 + 11.696 + 2.096 + 10 = 109.888 us and its
+    // ACK returns 20.672 us later. Ideal: the last packet (262 B, 2.096 us per hop) crosses
+    // both hops behind the other 2924 B at the bottleneck (23.392 us): 2 x 12.096 + 20.672 +
+    // 23.392 = 68.256 us, slowdown 1.912799.
+    let text = r#"
+[run]
+duration = "1ms"
+drain = "1ms"
+[topology]
+kind = "star"
+hosts = 2
+link_rate = "1Gbps"
+link_delay = "10us"
+[[flows]]
+name = "one"
+senders = 1
+size = "1000B"
+transport = { kind = "tcp" }
+"#;
+    for (size, fct, ideal, slowdown) in [
+        ("1000B", "58000", "57664", "1.005827"),
+        ("3000B", "130560", "68256", "1.912799"),
+    ] {
+        let set = format!("flows.one.size=\"{size}\"");
+        let out = run(&scenario(text, &[&set]), 1, &RunContext::default()).unwrap();
+        let f = &flow_rows(&out)[0];
+        assert_eq!(
+            (f["fct_ns"].as_str(), f["ideal_fct_ns"].as_str()),
+            (fct, ideal),
+            "{f:?}"
+        );
+        assert_eq!(f["slowdown"], slowdown);
+        let s = out.summary.classes[0].slowdown.unwrap();
+        assert_eq!(
+            s.min,
+            fct.parse::<f64>().unwrap() / ideal.parse::<f64>().unwrap()
+        );
+    }
 }

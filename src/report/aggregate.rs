@@ -7,9 +7,10 @@
 //!   classes in scenario order, then layers in topology order, then `run`), then metric (the
 //!   fixed order of [`metric_values`]); seeds enter each statistic in ascending order;
 //! - every metric is a statistic over the point's seeds of one value per run, except the pooled
-//!   ones (`goodput_pooled`): their statistics are over every long flow of every run of the
-//!   point (transports.md 9.6: "mean and standard deviation are taken over all long flows of all
-//!   runs"), so their `n` counts flows, and runs with more flows weigh more;
+//!   ones (`goodput_pooled`, `goodput_paper_pooled`): their statistics are over every long flow
+//!   of every run of the point (as the MMPTCP paper takes its mean and standard deviation over
+//!   all long flows of all runs), so their `n` counts flows, and runs with more flows weigh
+//!   more;
 //! - numbers in summary.csv are Rust's shortest round-trip decimal form of the f64 (`{}`:
 //!   never an exponent, parses back to the same value); summary.json uses serde_json's
 //!   shortest round-trip form;
@@ -101,9 +102,14 @@ pub fn metric_values(run: &RunSummary) -> Vec<MetricValue> {
         push("goodput_mean", "Mbps", one(goodput.map(|s| s.mean)));
         push("goodput_std", "Mbps", one(goodput.map(|s| s.std)));
         push("goodput_pooled", "Mbps", c.goodput_values_mbps.clone());
-        let acked = c.goodput_acked_mbps;
-        push("goodput_acked_mean", "Mbps", one(acked.map(|s| s.mean)));
-        push("goodput_acked_std", "Mbps", one(acked.map(|s| s.std)));
+        let paper = c.goodput_paper_mbps;
+        push("goodput_paper_mean", "Mbps", one(paper.map(|s| s.mean)));
+        push("goodput_paper_std", "Mbps", one(paper.map(|s| s.std)));
+        push(
+            "goodput_paper_pooled",
+            "Mbps",
+            c.goodput_paper_values_mbps.clone(),
+        );
         push("jain", "1", one(c.jain));
         push(
             "retransmits_mean",
@@ -357,7 +363,8 @@ mod tests {
                 long_flows: 0,
                 goodput_mbps: None,
                 goodput_values_mbps: Vec::new(),
-                goodput_acked_mbps: None,
+                goodput_paper_mbps: None,
+                goodput_paper_values_mbps: Vec::new(),
                 jain: None,
                 retransmits: None,
                 fast_retransmits: None,

@@ -1,12 +1,14 @@
-//! Per-run metrics from flow records and link counters (transports.md 9.6, 10 #15-17):
-//! FCT and slowdown, long-flow goodput (both definitions) and Jain's index, retransmission
-//! distributions, job completion times, and per-layer utilisation and loss (standard and the
-//! paper's per-second, per-port definition).
+//! Per-run metrics from flow records and link counters: FCT and slowdown, goodput (bytes
+//! acknowledged in order; the MMPTCP paper's bytes-sent variant under its own name) and Jain's
+//! index, retransmission distributions, job completion times, and per-layer utilisation and loss
+//! (standard, and the paper's per-second, per-port definition). The user-facing definitions are
+//! in `docs/outputs.md`.
 //!
 //! Warmup: every metric looks only at the measurement window `[warmup, T]`. Finite flows count
 //! if they arrived at or after the warmup; long (infinite) flows count over the part of their life
-//! inside the window, their goodput subtracting the bytes sent before the warmup; link metrics
-//! difference counters taken at the window's start.
+//! inside the window; goodputs count the bytes first sent inside the window (the flow's counters
+//! at the window's start and end, [`goodput_bps`]); link metrics difference counters taken at
+//! the window's start and end.
 
 use std::collections::BTreeMap;
 
@@ -34,21 +36,31 @@ impl Window {
     }
 }
 
-/// The ideal FCT of a flow: `base_rtt + wire_bytes x 8 / bottleneck`, with `wire_bytes` the
-/// flow's bytes on the wire, headers included (scenario-format.md, flows.csv `ideal_fct_ns`).
-/// The serialisation time rounds up to the picosecond.
+/// The ideal FCT of a flow: `base_rtt + wire_bytes x 8 / bottleneck`, with `base_rtt` the
+/// round trip of the flow's last data packet and its ACK, and `wire_bytes` the flow's other
+/// bytes on the wire, headers included, which the bottleneck sends before the last packet
+/// (flows.csv `ideal_fct_ns`). The serialisation time rounds up to the picosecond.
 pub fn ideal_fct(base_rtt: SimTime, wire_bytes: u64, bottleneck: Rate) -> SimTime {
     base_rtt.saturating_add(bottleneck.serialisation_time(wire_bytes))
 }
 
-/// Bytes a flow had sent and had acknowledged at the start of the measurement window (zeros
-/// for a flow that started after it).
+/// A flow's byte counters at one instant (its record's `bytes_sent` and `bytes_acked` then).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct BytesAtWindowStart {
-    /// Distinct data bytes sent (the record's `bytes_sent` at the warmup).
+pub struct FlowBytes {
+    /// Distinct application bytes transmitted at least once.
     pub sent: u64,
-    /// Data bytes acknowledged (the record's `bytes_acked` at the warmup).
+    /// Application bytes acknowledged in order (cumulatively, at the connection level).
     pub acked: u64,
+}
+
+impl FlowBytes {
+    /// The counters of `record`.
+    pub fn of(record: &FlowRecord) -> Self {
+        FlowBytes {
+            sent: record.bytes_sent,
+            acked: record.bytes_acked,
+        }
+    }
 }
 
 /// One flow as the metrics see it: its record and what the scenario knows about it.
@@ -62,23 +74,54 @@ pub struct FlowInput {
     pub ideal_fct: Option<SimTime>,
     /// The partition/aggregate job the flow belongs to, if any (ids unique within a class).
     pub job: Option<u64>,
-    /// The flow's counters at the window start.
-    pub at_window_start: BytesAtWindowStart,
+    /// The flow's counters at the window start (zeros for a flow that was not open then).
+    pub at_window_start: FlowBytes,
+    /// The flow's counters at the window end if it was still open then; `None` for a flow that
+    /// had completed (or failed) by then, whose record holds its counters at its end.
+    pub at_window_end: Option<FlowBytes>,
 }
 
-/// Per-flow derived values (also the flows.csv columns `fct_ns`, `slowdown`, `goodput_bps`).
+/// Per-flow derived values (also the flows.csv columns `fct_ns`, `slowdown`, `goodput_bps`,
+/// `goodput_sent_bps`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FlowOutcome {
-    /// Flow completion time (9.6), if the flow completed.
+    /// Flow completion time (from subflow 0's SYN-ACK to the last ACK), if the flow completed.
     pub fct: Option<SimTime>,
-    /// FCT / ideal FCT, at least 1; `None` without FCT or ideal FCT (or a zero ideal).
+    /// FCT / ideal FCT (not clamped: the ideal is a lower bound for a single-path flow);
+    /// `None` without FCT or ideal FCT (or a zero ideal).
     pub slowdown: Option<f64>,
-    /// Paper goodput (9.6, 10 #15): 8 x (bytes sent in the window) / (window end - max(start,
-    /// window start)), b/s; for a flow that completed inside the window its end replaces the
-    /// window end. `None` for a flow that never started or an empty interval.
+    /// Goodput, b/s: application bytes acknowledged in order (at the connection level) while
+    /// the flow was alive inside the window, over that time ([`goodput_bps`]). `None` for a flow
+    /// not alive inside the window.
+    pub goodput_bps: Option<f64>,
+    /// The MMPTCP paper's long-flow goodput, b/s: as `goodput_bps` with the distinct bytes
+    /// *sent* (transmitted at least once, delivered or not) instead of acknowledged. Only for
+    /// long (infinite) flows, the only ones the paper defines it for; `None` otherwise.
     pub goodput_sent_bps: Option<f64>,
-    /// As `goodput_sent_bps` with acknowledged bytes (the alternative 9.6 proposes), b/s.
-    pub goodput_acked_bps: Option<f64>,
+}
+
+/// The part of a flow's life inside `window`: from `max(start, window start)` to `min(end,
+/// window end)`; `None` if the flow never started or that interval is empty.
+pub fn alive_in_window(record: &FlowRecord, window: Window) -> Option<(SimTime, SimTime)> {
+    let from = record.start?.max(window.start);
+    let to = record.end.map_or(window.end, |e| e.min(window.end));
+    (to > from).then_some((from, to))
+}
+
+/// The one goodput definition: `8 x (counter(to) - sent(from)) / (to - from)`, b/s, over the
+/// part `from .. to` of a flow's life inside `window` ([`alive_in_window`]), with `counter`
+/// [`FlowBytes::acked`] for goodput and [`FlowBytes::sent`] for the paper's variant, read at the
+/// window end (for a flow still open then; otherwise at the flow's end), and `sent(from)` the
+/// bytes sent by the window start (0 for a flow not open then). The bytes counted were first
+/// sent inside the window, so every one of them crossed the sender's link inside it: goodput
+/// cannot exceed that link's rate. `None` for a flow not alive inside the window.
+pub fn goodput_bps(flow: &FlowInput, window: Window, counter: fn(FlowBytes) -> u64) -> Option<f64> {
+    let (from, to) = alive_in_window(&flow.record, window)?;
+    let at_end = flow
+        .at_window_end
+        .unwrap_or_else(|| FlowBytes::of(&flow.record));
+    let bytes = counter(at_end).saturating_sub(flow.at_window_start.sent);
+    Some(8.0 * bytes as f64 / to.saturating_sub(from).as_secs_f64())
 }
 
 /// Derives a flow's FCT, slowdown and goodputs within `window`.
@@ -86,27 +129,15 @@ pub fn flow_outcome(flow: &FlowInput, window: Window) -> FlowOutcome {
     let r = &flow.record;
     let fct = r.fct();
     let slowdown = match (fct, flow.ideal_fct) {
-        (Some(f), Some(i)) if i > SimTime::ZERO => {
-            Some((f.as_ps() as f64 / i.as_ps() as f64).max(1.0))
-        }
+        (Some(f), Some(i)) if i > SimTime::ZERO => Some(f.as_ps() as f64 / i.as_ps() as f64),
         _ => None,
     };
-    let (mut goodput_sent_bps, mut goodput_acked_bps) = (None, None);
-    if let Some(start) = r.start {
-        let from = start.max(window.start);
-        let to = r.end.map_or(window.end, |e| e.min(window.end));
-        let secs = to.saturating_sub(from).as_secs_f64();
-        if secs > 0.0 {
-            let rate = |bytes: u64, before: u64| 8.0 * bytes.saturating_sub(before) as f64 / secs;
-            goodput_sent_bps = Some(rate(r.bytes_sent, flow.at_window_start.sent));
-            goodput_acked_bps = Some(rate(r.bytes_acked, flow.at_window_start.acked));
-        }
-    }
+    let infinite = r.size_bytes.is_none();
     FlowOutcome {
         fct,
         slowdown,
-        goodput_sent_bps,
-        goodput_acked_bps,
+        goodput_bps: goodput_bps(flow, window, |b| b.acked),
+        goodput_sent_bps: goodput_bps(flow, window, |b| b.sent).filter(|_| infinite),
     }
 }
 
@@ -123,8 +154,10 @@ pub struct LinkInput {
 /// `loss_rate`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LinkUsage {
-    /// 8 x bytes transmitted / (rate x window length), a fraction (0..=1 while the rate holds);
-    /// `None` for a zero rate or an empty window.
+    /// Time spent serialising packets during the window / the window's length, a fraction
+    /// (at whatever rate the link had at the time, so rate changes cannot push it above 1; the
+    /// packet in service at either edge counts whole, so it can exceed 1 by at most one packet's
+    /// serialisation time / the window). `None` for an empty window.
     pub utilisation: Option<f64>,
     /// Packets dropped on arrival / packets arrived (accepted + dropped), a fraction; 0 when
     /// nothing arrived.
@@ -132,19 +165,13 @@ pub struct LinkUsage {
 }
 
 /// A link's [`LinkUsage`] from its counters at the window's start and end.
-pub fn link_usage(
-    rate: Rate,
-    start: &QueueCounters,
-    end: &QueueCounters,
-    window: Window,
-) -> LinkUsage {
+pub fn link_usage(start: &QueueCounters, end: &QueueCounters, window: Window) -> LinkUsage {
     let secs = window.seconds();
-    let capacity_bits = rate.as_bps() as f64 * secs;
-    let sent_bits = 8.0 * end.bytes_departed.saturating_sub(start.bytes_departed) as f64;
+    let busy = end.busy_time.saturating_sub(start.busy_time).as_secs_f64();
     let dropped = end.packets_dropped.saturating_sub(start.packets_dropped);
     let accepted = end.packets_enqueued.saturating_sub(start.packets_enqueued);
     LinkUsage {
-        utilisation: (capacity_bits > 0.0).then(|| sent_bits / capacity_bits),
+        utilisation: (secs > 0.0).then(|| busy / secs),
         loss_rate: ratio_or_zero(dropped as f64, (accepted + dropped) as f64),
     }
 }
@@ -252,7 +279,7 @@ fn class_summary(class: usize, input: &RunInput<'_>) -> ClassSummary {
         f.class == class && (f.record.size_bytes.is_none() || f.record.arrival >= window.start)
     });
     let (mut finite_flows, mut completed) = (0u64, 0u64);
-    let (mut fct_ms, mut slowdown, mut goodput, mut goodput_acked) =
+    let (mut fct_ms, mut slowdown, mut goodput, mut goodput_paper) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut retx, mut fast, mut rto) = (Vec::new(), Vec::new(), Vec::new());
     for flow in measured {
@@ -267,8 +294,8 @@ fn class_summary(class: usize, input: &RunInput<'_>) -> ClassSummary {
             }
             outcome.fct.is_some()
         } else if r.start.is_some() {
-            goodput.extend(outcome.goodput_sent_bps.map(|b| b / 1e6));
-            goodput_acked.extend(outcome.goodput_acked_bps.map(|b| b / 1e6));
+            goodput.extend(outcome.goodput_bps.map(|b| b / 1e6));
+            goodput_paper.extend(outcome.goodput_sent_bps.map(|b| b / 1e6));
             true
         } else {
             false
@@ -296,7 +323,8 @@ fn class_summary(class: usize, input: &RunInput<'_>) -> ClassSummary {
         long_flows: goodput.len() as u64,
         goodput_mbps: Summary::of(&goodput),
         goodput_values_mbps: goodput.clone(),
-        goodput_acked_mbps: Summary::of(&goodput_acked),
+        goodput_paper_mbps: Summary::of(&goodput_paper),
+        goodput_paper_values_mbps: goodput_paper,
         jain: jain_index(&goodput),
         retransmits: Summary::of(&retx),
         fast_retransmits: Summary::of(&fast),
@@ -361,11 +389,11 @@ fn layer_summary(layer: usize, input: &RunInput<'_>) -> LayerSummary {
         .map(|(i, l)| (i, l.rate))
         .collect();
     let (mut util, mut loss) = (Vec::new(), Vec::new());
-    for &(i, rate) in &ports {
+    for &(i, _) in &ports {
         let (Some(a), Some(b)) = (input.counters_start.get(i), input.counters_end.get(i)) else {
             continue;
         };
-        let usage = link_usage(rate, a, b, input.window);
+        let usage = link_usage(a, b, input.window);
         util.extend(usage.utilisation.map(|u| 100.0 * u));
         loss.push(100.0 * usage.loss_rate);
     }
@@ -399,8 +427,10 @@ mod tests {
     use super::*;
     use htsim_core::ids::HostId;
 
+    /// Counters of a 100 Mb/s link (80 ns per byte) that has sent every byte it accepted.
     fn counters(bytes_enq: u64, bytes_drop: u64, pkts_enq: u64, pkts_drop: u64) -> QueueCounters {
         QueueCounters {
+            busy_time: SimTime::from_ns(80 * bytes_enq),
             packets_enqueued: pkts_enq,
             bytes_enqueued: bytes_enq,
             packets_dropped: pkts_drop,
@@ -458,21 +488,21 @@ mod tests {
             end: SimTime::from_secs(3),
         };
         let rate = Rate::mbps(100);
-        let p0 = link_usage(rate, &trace[0].counters[0], &trace[2].counters[0], window);
+        let p0 = link_usage(&trace[0].counters[0], &trace[2].counters[0], window);
         // 18.75 MB in 2 s at 100 Mb/s = 75%; 855 drops of 855 + 12825 arrivals.
         assert!((p0.utilisation.unwrap() - 0.75).abs() < 1e-12);
         assert!((p0.loss_rate - 855.0 / 13680.0).abs() < 1e-15);
-        let p1 = link_usage(rate, &trace[0].counters[1], &trace[2].counters[1], window);
+        let p1 = link_usage(&trace[0].counters[1], &trace[2].counters[1], window);
         assert!((p1.utilisation.unwrap() - 0.10).abs() < 1e-12);
         assert_eq!(p1.loss_rate, 0.0);
-        let idle = link_usage(rate, &trace[0].counters[1], &trace[0].counters[1], window);
+        let idle = link_usage(&trace[0].counters[1], &trace[0].counters[1], window);
         assert_eq!((idle.utilisation, idle.loss_rate), (Some(0.0), 0.0));
         let empty = Window {
             start: window.end,
             end: window.end,
         };
         assert_eq!(
-            link_usage(rate, &trace[0].counters[0], &trace[2].counters[0], empty).utilisation,
+            link_usage(&trace[0].counters[0], &trace[2].counters[0], empty).utilisation,
             None
         );
 
@@ -528,7 +558,8 @@ mod tests {
             },
             ideal_fct: size.map(|_| SimTime::from_ms(2)),
             job: None,
-            at_window_start: BytesAtWindowStart::default(),
+            at_window_start: FlowBytes::default(),
+            at_window_end: None,
         }
     }
 
@@ -553,13 +584,14 @@ mod tests {
         flows[3].job = Some(7);
         flows[2].job = Some(8);
         for (i, f) in flows[4..].iter_mut().enumerate() {
-            f.at_window_start = BytesAtWindowStart {
+            f.at_window_start = FlowBytes {
                 sent: 1_000_000,
                 acked: 900_000,
             };
+            // Acknowledged by the window end: the 1 MB sent before it, and 20 or 10 MB more.
             // 25 MB and 12.5 MB sent in the 2 s window: 100 and 50 Mb/s.
             f.record.bytes_sent = 1_000_000 + 25_000_000 / (i as u64 + 1);
-            f.record.bytes_acked = 900_000 + 20_000_000 / (i as u64 + 1);
+            f.record.bytes_acked = 1_000_000 + 20_000_000 / (i as u64 + 1);
         }
         let classes = vec!["short".to_string(), "long".to_string()];
         let input = RunInput {
@@ -586,22 +618,74 @@ mod tests {
         );
         let fct = short.fct_ms.unwrap();
         assert_eq!((fct.n, fct.mean, fct.min, fct.max), (2, 2.5, 1.0, 4.0));
-        // Slowdowns 4/2 = 2 and max(1/2, 1) = 1.
+        // Slowdowns 4/2 = 2 and 1/2 (an ideal FCT that is not a lower bound shows).
         let sd = short.slowdown.unwrap();
-        assert_eq!((sd.min, sd.max), (1.0, 2.0));
+        assert_eq!((sd.min, sd.max), (0.5, 2.0));
         assert_eq!(short.timeouts.unwrap().max, 1.0);
         assert_eq!(short.retransmits.unwrap().n, 2);
         assert_eq!((short.jobs_completed, short.jobs_unfinished), (1, 1));
         assert_eq!(short.jct_ms.unwrap().mean, 1.0);
         assert_eq!(short.long_flows, 0);
         let long = &s.classes[1];
+        // Goodput: 20 MB and 10 MB acknowledged in the 2 s window, 80 and 40 Mb/s.
         let g = long.goodput_mbps.unwrap();
-        assert!((g.mean - 75.0).abs() < 1e-9 && (g.max - 100.0).abs() < 1e-9);
-        let ga = long.goodput_acked_mbps.unwrap();
-        assert!((ga.max - 80.0).abs() < 1e-9 && (ga.min - 40.0).abs() < 1e-9);
-        // Jain of (100, 50) = 150^2 / (2 x 12500) = 0.9.
+        assert!((g.mean - 60.0).abs() < 1e-9 && (g.max - 80.0).abs() < 1e-9);
+        assert_eq!(long.goodput_values_mbps.len(), 2);
+        // The paper's: 25 MB and 12.5 MB sent, 100 and 50 Mb/s.
+        let gp = long.goodput_paper_mbps.unwrap();
+        assert!((gp.max - 100.0).abs() < 1e-9 && (gp.min - 50.0).abs() < 1e-9);
+        // Jain of (80, 40) = 120^2 / (2 x 8000) = 0.9.
         assert!((long.jain.unwrap() - 0.9).abs() < 1e-12);
         assert_eq!((long.finite_flows, long.fct_ms), (0, None));
+    }
+
+    #[test]
+    fn goodput_counts_bytes_between_the_edges_of_the_alive_time_inside_the_window() {
+        let window = Window {
+            start: SimTime::from_secs(1),
+            end: SimTime::from_secs(3),
+        };
+        let mb = 1_000_000;
+        // A finite flow alive 0.5 .. 2 s had sent 2 MB (1 MB acknowledged) at the warmup: the
+        // 9 MB it sent after it, all acknowledged by its end, over 1 s: 72 Mb/s (the 1 MB sent
+        // before the warmup and acknowledged after it crossed the network partly before). The
+        // paper's variant is for long flows only.
+        let mut early = flow(0, Some(11 * mb), 500, 500, Some(2000));
+        early.record.bytes_acked = 11 * mb;
+        early.record.bytes_sent = 11 * mb;
+        early.at_window_start = FlowBytes {
+            sent: 2 * mb,
+            acked: mb,
+        };
+        let o = flow_outcome(&early, window);
+        assert_eq!((o.goodput_bps, o.goodput_sent_bps), (Some(72e6), None));
+        // A long flow from 2.5 s, still open at the window's end (5 MB acknowledged, 6.25 MB
+        // sent then) and drained after it: 80 Mb/s and the paper's 100 Mb/s over 0.5 s,
+        // whatever the record says at the end of the drain.
+        let mut late = flow(1, None, 2500, 2500, Some(3200));
+        late.record.bytes_acked = 9 * mb;
+        late.record.bytes_sent = 9 * mb;
+        late.at_window_end = Some(FlowBytes {
+            sent: 6_250_000,
+            acked: 5 * mb,
+        });
+        let o = flow_outcome(&late, window);
+        assert_eq!(
+            (o.goodput_bps, o.goodput_sent_bps),
+            (Some(80e6), Some(100e6))
+        );
+        assert_eq!(
+            alive_in_window(&late.record, window),
+            Some((SimTime::from_ms(2500), SimTime::from_secs(3)))
+        );
+        // Not alive inside the window: started after its end, or never started.
+        let after = flow(1, None, 3000, 3001, None);
+        let mut never = flow(1, None, 2000, 0, None);
+        never.record.start = None;
+        for f in [after, never] {
+            let o = flow_outcome(&f, window);
+            assert_eq!((o.goodput_bps, o.goodput_sent_bps), (None, None));
+        }
     }
 
     #[test]

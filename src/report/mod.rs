@@ -1,7 +1,7 @@
 //! Results: per-run metrics, statistics, aggregation across seeds, and plots.
 //!
-//! Metric definitions follow transports.md 9.6; output names and columns follow
-//! scenario-format.md ("Outputs").
+//! Every output file, column and metric, with its unit and exact definition, is described for
+//! users in `docs/outputs.md` in the repository.
 //!
 //! - [`metrics`] turns one run's flow records and link counters into a
 //!   [`run_summary::RunSummary`], written as `runs/<point>/seed-<n>/summary.json`;

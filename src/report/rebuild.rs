@@ -135,11 +135,12 @@ mod tests {
                 .write(&run_dir)
                 .unwrap();
                 let flows = "class,flow_id,transport,src,dst,size_bytes,start_ns,end_ns,fct_ns,\
-                    ideal_fct_ns,slowdown,completed,bytes_acked,goodput_bps,packets_sent,retransmits,\
-                    fast_retransmits,timeouts,subflows\n\
-                    short,1,tcp,host0,host1,70000,0,2000000,2000000,1000000,2,true,70000,,50,0,0,0,1\n\
-                    short,2,tcp,host0,host1,70000,0,,,1000000,,false,0,,50,0,0,0,1\n\
-                    long,3,mptcp,host2,host3,,0,,,,,false,9000000,72000000,50,0,0,0,8\n";
+                    ideal_fct_ns,slowdown,completed,bytes_acked,goodput_bps,goodput_sent_bps,\
+                    packets_sent,retransmits,fast_retransmits,timeouts,subflows\n\
+                    short,1,tcp,host0,host1,70000,0,2000000,2000000,1000000,2,true,70000,280000000,,\
+                    50,0,0,0,1\n\
+                    short,2,tcp,host0,host1,70000,0,,,1000000,,false,0,0,,50,0,0,0,1\n\
+                    long,3,mptcp,host2,host3,,0,,,,,false,9000000,72000000,90000000,50,0,0,0,8\n";
                 std::fs::write(run_dir.join("flows.csv"), flows).unwrap();
             }
         }

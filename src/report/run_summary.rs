@@ -1,6 +1,6 @@
-//! The per-run summary, `DIR/runs/<point>/seed-<n>/summary.json` (scenario-format.md,
-//! "summary.json per run"): per flow class FCT, slowdown and goodput statistics, per layer
-//! utilisation and loss (both definitions of transports.md 9.6), and the run's cost.
+//! The per-run summary, `DIR/runs/<point>/seed-<n>/summary.json`: per flow class FCT, slowdown
+//! and goodput statistics, per layer utilisation and loss (standard and the MMPTCP paper's
+//! definitions), and the run's cost. Every field is defined in `docs/outputs.md`.
 //!
 //! `htsim report` rebuilds every cross-seed summary from these files alone, so they carry the
 //! point's name and position in the run list as well as the seed.
@@ -52,21 +52,26 @@ pub struct ClassSummary {
     pub unfinished: u64,
     /// Flow completion time of completed flows, ms (9.6: from subflow 0's SYN-ACK).
     pub fct_ms: Option<Summary>,
-    /// Slowdown of completed flows: FCT / ideal FCT, at least 1 (dimensionless).
+    /// Slowdown of completed flows: FCT / ideal FCT (dimensionless; the ideal is a lower bound
+    /// for a flow on one path, so values below 1 only come from multipath flows).
     pub slowdown: Option<Summary>,
     /// Long (infinite) flows that started before the window's end.
     pub long_flows: u64,
-    /// Long-flow goodput, paper definition (9.6, 10 #15): 8 x distinct bytes sent / (T - start),
-    /// Mb/s (10^6 b/s).
+    /// Long-flow goodput: 8 x application bytes acknowledged in order / time alive, both inside
+    /// the window ([`crate::report::metrics::goodput_bps`]), Mb/s (10^6 b/s).
     pub goodput_mbps: Option<Summary>,
-    /// The paper goodput of every long flow (the sample `goodput_mbps` summarises), in flow id
-    /// order, Mb/s: reports pool them over the seeds of a sweep point (summary.csv
-    /// `goodput_pooled`, transports.md 9.6: statistics over all long flows of all runs).
+    /// The goodput of every long flow (the sample `goodput_mbps` summarises), in flow id order,
+    /// Mb/s: reports pool them over the seeds of a sweep point (summary.csv `goodput_pooled`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub goodput_values_mbps: Vec<f64>,
-    /// Long-flow goodput, acknowledged bytes over the same interval, Mb/s.
-    pub goodput_acked_mbps: Option<Summary>,
-    /// Jain's fairness index of the long flows' paper goodput.
+    /// The MMPTCP paper's long-flow goodput: 8 x distinct bytes *sent* (delivered or not) /
+    /// the same time, Mb/s.
+    pub goodput_paper_mbps: Option<Summary>,
+    /// The paper goodput of every long flow, in flow id order, Mb/s (summary.csv
+    /// `goodput_paper_pooled`: the paper's statistics are over all long flows of all runs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub goodput_paper_values_mbps: Vec<f64>,
+    /// Jain's fairness index of the long flows' goodput (`goodput_values_mbps`).
     pub jain: Option<f64>,
     /// Retransmitted data packets per flow (completed finite flows and long flows), packets.
     pub retransmits: Option<Summary>,

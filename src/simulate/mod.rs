@@ -44,6 +44,7 @@ pub mod transports;
 pub mod workload;
 
 use std::any::Any;
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -56,8 +57,7 @@ use htsim_topology::topology::Topology;
 
 use crate::output::RunFiles;
 use crate::report::metrics::{
-    summarize_run, BytesAtWindowStart, CounterSnapshot, FlowInput, LinkInput, RunId, RunInput,
-    Window,
+    summarize_run, CounterSnapshot, FlowBytes, FlowInput, LinkInput, RunId, RunInput, Window,
 };
 use crate::report::run_summary::{RunCost, RunSummary};
 use crate::runner::{Executor, RunError};
@@ -198,7 +198,9 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
     }
     checkpoints.push(window.end);
     let mut per_second: Vec<CounterSnapshot> = Vec::new();
-    let mut at_window_start: Vec<(u64, BytesAtWindowStart)> = Vec::new();
+    // The open flows' byte counters at the window's start and end (for goodput).
+    let mut at_window_start: HashMap<u64, FlowBytes> = HashMap::new();
+    let mut at_window_end: HashMap<u64, FlowBytes> = HashMap::new();
     let step = SimTime::from_ps((end.as_ps() / PROGRESS_SLICES).max(1));
     let mut next_checkpoint = 0;
     // Time series: only when asked; then the world also stops at every sample time.
@@ -234,19 +236,10 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
         }
         if checkpoints.get(next_checkpoint) == Some(&target) {
             if next_checkpoint == 0 && window.start > SimTime::ZERO {
-                at_window_start = world
-                    .open_flow_records()
-                    .into_iter()
-                    .map(|r| {
-                        (
-                            r.flow_id,
-                            BytesAtWindowStart {
-                                sent: r.bytes_sent,
-                                acked: r.bytes_acked,
-                            },
-                        )
-                    })
-                    .collect();
+                at_window_start = open_flow_bytes(&world);
+            }
+            if target == window.end {
+                at_window_end = open_flow_bytes(&world);
             }
             per_second.push(CounterSnapshot {
                 at: target,
@@ -274,7 +267,14 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
         )));
     }
     let started = generator_of(&world, gen_id)?.started().to_vec();
-    let flows = flow_inputs(&mut world, &topology, &started, &classes, &at_window_start);
+    let flows = flow_inputs(
+        &mut world,
+        &topology,
+        &started,
+        &classes,
+        &at_window_start,
+        &at_window_end,
+    );
 
     let layer_names: Vec<String> = egress_layers(&topology);
     let link_inputs: Vec<LinkInput> = links
@@ -378,14 +378,25 @@ fn egress_layers(topology: &Topology) -> Vec<String> {
         .collect()
 }
 
+/// The byte counters of every open flow, by flow id.
+fn open_flow_bytes(world: &World) -> HashMap<u64, FlowBytes> {
+    world
+        .open_flow_records()
+        .iter()
+        .map(|r| (r.flow_id, FlowBytes::of(r)))
+        .collect()
+}
+
 /// Every started flow with its record (completed, still open, or a bare one for a flow that
-/// failed), its class and ideal FCT, in flow id order.
+/// failed), its class, ideal FCT and byte counters at the window's start and end (of the flows
+/// open then, by flow id), in flow id order.
 fn flow_inputs(
     world: &mut World,
     topology: &Topology,
     started: &[StartedFlow],
     classes: &[ClassInfo],
-    at_window_start: &[(u64, BytesAtWindowStart)],
+    at_window_start: &HashMap<u64, FlowBytes>,
+    at_window_end: &HashMap<u64, FlowBytes>,
 ) -> Vec<FlowInput> {
     let mut records: Vec<Option<FlowRecord>> = vec![None; started.len()];
     let open = world.open_flow_records();
@@ -396,8 +407,6 @@ fn flow_inputs(
             }
         }
     }
-    let early: std::collections::HashMap<u64, BytesAtWindowStart> =
-        at_window_start.iter().copied().collect();
     let mut paths = PairPaths::new(topology);
     started
         .iter()
@@ -421,7 +430,8 @@ fn flow_inputs(
                 record,
                 ideal_fct,
                 job: s.job,
-                at_window_start: early.get(&s.flow_id).copied().unwrap_or_default(),
+                at_window_start: at_window_start.get(&s.flow_id).copied().unwrap_or_default(),
+                at_window_end: at_window_end.get(&s.flow_id).copied(),
             }
         })
         .collect()

@@ -7,17 +7,22 @@
 //! wall-clock part of summary.json's `cost` (`wall_seconds`, `events_per_second`,
 //! `data_packets_per_second`): compare runs without those three fields.
 //!
-//! - flows.csv: `start_ns` is the FCT origin (subflow 0's SYN-ACK, 9.6; empty if never
+//! - flows.csv: `start_ns` is the FCT origin (subflow 0's SYN-ACK; empty if never
 //!   established); `end_ns`, `fct_ns` are empty unless completed; `size_bytes`, `fct_ns`,
-//!   `ideal_fct_ns` and `slowdown` are empty for infinite flows; `goodput_bps` is the paper's
-//!   (8 x distinct bytes sent / time from start to the end of the window or of the flow).
-//!   The ideal FCT is `base RTT + wire bytes x 8 / bottleneck rate`, where the base RTT of a
-//!   pair is its path-0 propagation both ways plus one data packet's serialisation per forward
-//!   hop and one ACK's per reverse hop, wire bytes count a header per segment, and the
-//!   bottleneck is the slowest forward link.
+//!   `ideal_fct_ns` and `slowdown` are empty for infinite flows; `goodput_bps` is 8 x bytes
+//!   acknowledged in order / time alive, both inside the measurement window, and
+//!   `goodput_sent_bps` (long flows only) the MMPTCP paper's variant counting distinct bytes
+//!   sent instead ([`crate::report::metrics::goodput_bps`]; `docs/outputs.md` defines every
+//!   column).
+//!   The ideal FCT is the time the flow would take alone on path 0 with no window limit:
+//!   `base RTT + (wire bytes - last packet) x 8 / bottleneck rate`, where the base RTT of a
+//!   pair is its path-0 propagation both ways plus the last (smallest) data packet's
+//!   serialisation per forward hop and one ACK's per reverse hop, wire bytes count a header
+//!   per segment, and the bottleneck is the slowest forward link: the bottleneck must send
+//!   every other packet before the last one, which then crosses every hop.
 //! - links.csv: the counters are over the measurement window (warmup to duration), the rate
-//!   is the link's rate at the start of the run; `utilization` (bytes sent x 8 / (rate x
-//!   window)) and `loss_rate` (drops / arrivals) are fractions.
+//!   is the link's rate at the start of the run; `utilization` (time spent serialising /
+//!   window) and `loss_rate` (drops / arrivals) are fractions.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -62,7 +67,7 @@ impl<'a> PairPaths<'a> {
     }
 
     /// The ideal FCT of `size` bytes from `src` to `dst` with `tcp`'s packet sizes, on the
-    /// links' rates as they are in `world`.
+    /// links' rates as they are in `world` (see the module documentation).
     pub fn ideal(
         &mut self,
         world: &World,
@@ -72,8 +77,9 @@ impl<'a> PairPaths<'a> {
         tcp: &TcpConfig,
     ) -> Option<SimTime> {
         let mss = u64::from(tcp.mss.max(1));
-        let first = size.clamp(1, mss) as u32;
-        let data = tcp.sizes.data(first);
+        let segments = size.div_ceil(mss).max(1);
+        let last = size.saturating_sub((segments - 1) * mss).max(1) as u32;
+        let data = tcp.sizes.data(last);
         let key = (src, dst, data, tcp.sizes.ack);
         let (rtt, bottleneck) = match self.cache.get(&key) {
             Some(v) => *v,
@@ -107,9 +113,8 @@ impl<'a> PairPaths<'a> {
         if bottleneck.as_bps() == 0 {
             return None;
         }
-        let segments = size.div_ceil(mss).max(1);
         let wire = size + segments * u64::from(tcp.sizes.data_overhead);
-        Some(ideal_fct(rtt, wire, bottleneck))
+        Some(ideal_fct(rtt, wire - u64::from(data).min(wire), bottleneck))
     }
 }
 
@@ -128,7 +133,7 @@ pub fn flows_csv(flows: &[FlowInput], classes: &[ClassInfo], window: Window) -> 
         let infinite = r.size_bytes.is_none();
         let _ = writeln!(
             s,
-            "{},{},{},host{},host{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},host{},host{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             class.name,
             r.flow_id,
             class.transport,
@@ -150,6 +155,7 @@ pub fn flows_csv(flows: &[FlowInput], classes: &[ClassInfo], window: Window) -> 
             },
             r.completed(),
             r.bytes_acked,
+            opt(o.goodput_bps.map(|x| format!("{x:.0}"))),
             opt(o.goodput_sent_bps.map(|x| format!("{x:.0}"))),
             r.packets_sent,
             r.retransmits,
@@ -173,7 +179,7 @@ pub fn links_csv(
     s.push('\n');
     for (i, l) in topology.links().iter().enumerate() {
         let (a, b) = (&start[i], &end[i]);
-        let usage = crate::report::metrics::link_usage(links[i].rate, a, b, window);
+        let usage = crate::report::metrics::link_usage(a, b, window);
         let _ = writeln!(
             s,
             "{},{},{},{},{},{},{},{},{},{},{},{:.6}",

@@ -260,6 +260,12 @@ impl Subflow {
     pub fn snd_una(&self) -> u64 {
         self.snd_una
     }
+    /// Data sequence number of the first byte this subflow has sent and not had acknowledged
+    /// (its DSN mapping), `None` when nothing is outstanding.
+    pub fn first_unacked_data_seq(&self) -> Option<u64> {
+        let front = self.rtxq.front()?;
+        Some(front.data_seq + self.snd_una.saturating_sub(front.seq))
+    }
     /// Next byte to send.
     pub fn snd_nxt(&self) -> u64 {
         self.snd_nxt

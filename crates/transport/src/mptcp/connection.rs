@@ -147,8 +147,20 @@ impl MptcpSender {
         t
     }
 
-    /// The flow record (9.6, 2.12): counters summed over subflows, `bytes_acked` the sum of
-    /// the subflows' cumulative ACKs (no reinjection, so these are distinct data bytes).
+    /// Data bytes acknowledged in order at the connection level: every byte below the first
+    /// one still unacknowledged on some subflow. There is no DATA_ACK (4.4), so this is what
+    /// one would carry: a byte counts once its subflow has acknowledged it and every earlier
+    /// data byte as well (a subflow's ACK for data beyond a hole on another subflow does not).
+    pub fn data_acked(&self) -> u64 {
+        self.subs
+            .iter()
+            .filter_map(Subflow::first_unacked_data_seq)
+            .min()
+            .map_or(self.app.packetised(), |seq| seq - FIRST_SEQ)
+    }
+
+    /// The flow record (9.6, 2.12): counters summed over subflows, `bytes_acked` the
+    /// connection-level cumulative acknowledgement ([`MptcpSender::data_acked`]).
     pub fn record(&self) -> FlowRecord {
         let c = self.counters();
         FlowRecord {
@@ -160,7 +172,7 @@ impl MptcpSender {
             start: self.subs[0].established_at(),
             end: self.end,
             bytes_sent: self.app.bytes_sent(),
-            bytes_acked: self.subs.iter().map(|s| s.snd_una() - FIRST_SEQ).sum(),
+            bytes_acked: self.data_acked(),
             packets_sent: c.packets_sent,
             retransmits: c.retransmits,
             fast_retransmits: c.fast_retransmits,
