@@ -30,6 +30,7 @@
 //! ```
 
 pub mod error;
+pub mod input;
 pub mod keypath;
 pub mod params;
 pub mod resolve;
@@ -43,7 +44,8 @@ use std::path::Path;
 pub use error::{Location, Origin, Result, ScenarioError, Source};
 pub use schema::*;
 
-use tree::{Node, Value};
+pub use tree::Node;
+use tree::Value;
 
 /// Changes applied on top of the file, as the command line gives them.
 #[derive(Clone, Debug, Default)]
@@ -73,12 +75,18 @@ pub struct Loaded {
     pub scenario: Scenario,
     /// The sweep points in run order (one point, `base`, without a sweep).
     pub points: Vec<Point>,
+    /// The text the scenario was read from (with its `--set` overrides), for locating problems
+    /// found later ([`crate::simulate::preflight`]).
+    pub source: Source,
+    /// The document as read, overrides applied, `[sweep]` included: where each value is
+    /// written.
+    pub tree: Node,
 }
 
 /// Loads and checks the scenario file at `path`.
 pub fn load(path: &Path, options: &LoadOptions) -> Result<Loaded> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = input::read_text(path).map_err(|e| {
         Box::new(ScenarioError {
             file: name.clone(),
             location: Location::File,
@@ -216,6 +224,8 @@ pub(crate) fn load_tree(
     Ok(Loaded {
         scenario: base,
         points,
+        source,
+        tree: root,
     })
 }
 

@@ -1218,12 +1218,17 @@ fn size_spec(cx: &Cx, n: &Node, path: &str) -> Result<SizeSpec> {
             let file = string(cx, f, &p)?;
             let full = cx.base_dir.join(file);
             if !full.is_file() {
+                let what = if full.is_dir() {
+                    "is a directory, not a file"
+                } else {
+                    "does not exist"
+                };
                 return Err(cx
                     .err(
                         &f.origin,
                         &p,
                         format!(
-                            "the CDF file \"{file}\" does not exist (looked for {})",
+                            "the CDF file \"{file}\" {what} (looked for {})",
                             full.display()
                         ),
                     )

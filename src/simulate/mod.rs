@@ -39,6 +39,9 @@
 pub mod generator;
 pub mod network;
 pub mod outputs;
+pub mod preflight;
+pub mod resources;
+pub mod setup;
 pub mod timeseries;
 pub mod transports;
 pub mod workload;
@@ -65,6 +68,8 @@ use crate::scenario::{Loaded, Scenario};
 
 use generator::{Generator, StartedFlow};
 use outputs::{ClassInfo, PairPaths};
+use resources::Budget;
+use setup::SetupError;
 
 /// Simulated-time progress of one run: `(now, end)`.
 pub type ProgressFn = dyn Fn(SimTime, SimTime) + Send + Sync;
@@ -158,13 +163,64 @@ impl Executor for Simulator {
 /// How many progress slices a run is cut into (besides the per-second snapshots).
 const PROGRESS_SLICES: u64 = 200;
 
-/// Runs `scenario` with master seed `seed`.
+/// A run set up and ready to simulate: its world with the network built and the link events
+/// scheduled, the topology, the flow classes resolved on it, and the time series sampler.
+pub struct Setup {
+    /// The world, nothing simulated yet.
+    pub world: World,
+    /// The network.
+    pub topology: Topology,
+    /// Every flow class, resolved.
+    pub plans: Vec<workload::ClassPlan>,
+    /// The sampler of `[output] timeseries`, when asked for.
+    pub sampler: Option<timeseries::Sampler>,
+}
+
+/// Does everything a run does before simulating: builds the network (refused beyond the
+/// budget's links before allocating), reads every file the scenario names, resolves the link
+/// events, the flow classes and their transports, and the time series selection, and checks the
+/// run's memory estimate against `budget` (none: no limit).
+pub fn setup(scenario: &Scenario, seed: u64, budget: Option<&Budget>) -> Result<Setup, SetupError> {
+    let mut world = World::new(seed);
+    if let Some(b) = budget {
+        world.set_max_links(b.max_links());
+    }
+    let topology = network::build(&mut world, scenario)?;
+    let plans = workload::plan(scenario, &topology, world.streams())?;
+    let sampler = match &scenario.output.timeseries {
+        Some(ts) => {
+            let names: Vec<String> = plans.iter().map(|p| p.name.clone()).collect();
+            let end = scenario.run.duration.saturating_add(scenario.run.drain);
+            Some(timeseries::Sampler::for_scenario(
+                ts, &topology, &names, end,
+            )?)
+        }
+        None => None,
+    };
+    if let Some(b) = budget {
+        b.check_run(&topology, sampler.as_ref())?;
+    }
+    Ok(Setup {
+        world,
+        topology,
+        plans,
+        sampler,
+    })
+}
+
+/// Runs `scenario` with master seed `seed`, within the memory this machine has for one run
+/// ([`Budget::of_machine`]).
 pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput, RunError> {
     let wall = Instant::now();
-    let mut world = World::new(seed);
+    let budget = Budget::of_machine(1)?;
+    let Setup {
+        mut world,
+        topology,
+        plans,
+        mut sampler,
+    } = setup(scenario, seed, budget.as_ref())?;
     // Shared with the generator, which needs the reach of the host pairs jobs draw.
-    let topology = Arc::new(network::build(&mut world, scenario)?);
-    let plans = workload::plan(scenario, &topology, world.streams())?;
+    let topology = Arc::new(topology);
     let classes: Vec<ClassInfo> = plans
         .iter()
         .map(|p| ClassInfo {
@@ -201,16 +257,7 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
     let mut at_window_start: Vec<(u64, BytesAtWindowStart)> = Vec::new();
     let step = SimTime::from_ps((end.as_ps() / PROGRESS_SLICES).max(1));
     let mut next_checkpoint = 0;
-    // Time series: only when asked; then the world also stops at every sample time.
-    let mut sampler = match &scenario.output.timeseries {
-        Some(ts) => {
-            let names: Vec<String> = classes.iter().map(|c| c.name.clone()).collect();
-            Some(timeseries::Sampler::for_scenario(
-                ts, &topology, &names, end,
-            )?)
-        }
-        None => None,
-    };
+    // Time series (only when asked): the world also stops at every sample time.
     loop {
         let now = world.now();
         let mut target = checkpoints

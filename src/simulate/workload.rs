@@ -22,8 +22,9 @@ use htsim_workload::{
     TrafficMatrix,
 };
 
+use super::setup::SetupError;
 use super::transports::{configure, Configured};
-use crate::runner::RunError;
+use crate::scenario::input::read_text;
 use crate::scenario::{
     Arrivals, FlowClass, JobsConfig, MatrixKind, Scenario, Senders, SizeSpec, TransportRef,
 };
@@ -57,9 +58,10 @@ pub struct JobPlan {
 }
 
 impl JobPlan {
-    /// The plan of `jobs` on `layout`; an error naming the key when no job can be drawn (more
-    /// servers than hosts, or, with `rack_local = false`, than hosts outside some rack).
-    fn new(jobs: &JobsConfig, layout: &HostLayout) -> Result<JobPlan, String> {
+    /// The plan of `jobs` on `layout`; an error naming the key (within `jobs`) when no job can
+    /// be drawn (more servers than hosts, or, with `rack_local = false`, than hosts outside
+    /// some rack).
+    fn new(jobs: &JobsConfig, layout: &HostLayout) -> Result<JobPlan, SetupError> {
         let count = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
         let shape = PartitionAggregate {
             servers: count(jobs.servers),
@@ -70,12 +72,19 @@ impl JobPlan {
         };
         let hosts = layout.num_hosts();
         if shape.servers >= hosts {
-            return Err(format!(
-                "jobs.servers: a job of 1 client and {} servers needs {} hosts, and the topology \
-                 has {hosts}",
-                shape.servers,
-                shape.servers.saturating_add(1)
-            ));
+            return Err(SetupError::new(
+                "servers",
+                format!(
+                    "a job of 1 client and {} servers needs {} hosts, and the topology has \
+                     {hosts}",
+                    shape.servers,
+                    shape.servers.saturating_add(1)
+                ),
+            )
+            .with_hint(format!(
+                "use servers = {} or fewer",
+                hosts.saturating_sub(1)
+            )));
         }
         if !shape.rack_local {
             let largest = (0..layout.num_racks())
@@ -83,12 +92,19 @@ impl JobPlan {
                 .max()
                 .unwrap_or(0);
             if hosts - largest < shape.servers {
-                return Err(format!(
-                    "jobs.rack_local: with rack_local = false a client in a rack of {largest} \
-                     hosts has only {} hosts outside it for {} servers",
-                    hosts - largest,
-                    shape.servers
-                ));
+                return Err(SetupError::new(
+                    "rack_local",
+                    format!(
+                        "with rack_local = false a client in a rack of {largest} hosts has \
+                         only {} hosts outside it for {} servers",
+                        hosts - largest,
+                        shape.servers
+                    ),
+                )
+                .with_hint(format!(
+                    "use rack_local = true, or servers = {} or fewer",
+                    hosts - largest
+                )));
             }
         }
         Ok(JobPlan {
@@ -103,28 +119,34 @@ pub fn plan(
     scenario: &Scenario,
     topology: &Topology,
     streams: htsim_core::rng::RngStreams,
-) -> Result<Vec<ClassPlan>, RunError> {
+) -> Result<Vec<ClassPlan>, SetupError> {
     let hosts = topology.hosts();
     let layout = HostLayout::from_vectors(
         hosts.iter().map(|h| h.rack as usize).collect(),
         hosts.iter().map(|h| h.pod as usize).collect(),
     )
-    .map_err(|e| RunError::Failed(format!("host layout: {e}")))?;
+    .map_err(|e| SetupError::new("topology", format!("host layout: {e}")))?;
     let mut matrix_rng = streams.stream("workload.matrix");
     let mut senders_rng = streams.stream("workload.senders");
     // (recipe, full length, pool left) per distinct matrix, in order of first use.
     let mut matrices: Vec<(Recipe, usize, Vec<Connection>)> = Vec::new();
     let mut out = Vec::with_capacity(scenario.flows.len());
     for class in &scenario.flows {
-        let fail = |what: String| RunError::Failed(format!("flows.{}: {what}", class.name));
-        let transport_config = match &class.transport {
-            TransportRef::Named(n) => scenario
-                .transport(n)
-                .cloned()
-                .ok_or_else(|| fail(format!("no transport named `{n}`")))?,
-            TransportRef::Inline(t) => t.clone(),
+        let key = format!("flows.{}", class.name);
+        let fail = |e: SetupError| e.within(&key);
+        let (transport_config, transport_key) = match &class.transport {
+            TransportRef::Named(n) => (
+                scenario.transport(n).cloned().ok_or_else(|| {
+                    SetupError::new(
+                        format!("{key}.transport"),
+                        format!("no transport named `{n}`"),
+                    )
+                })?,
+                format!("transports.{n}"),
+            ),
+            TransportRef::Inline(t) => (t.clone(), format!("{key}.transport")),
         };
-        let transport = configure(&transport_config)?;
+        let transport = configure(&transport_config).map_err(|e| e.within(&transport_key))?;
         if let Some(jobs) = &class.jobs {
             out.push(ClassPlan {
                 name: class.name.clone(),
@@ -133,7 +155,7 @@ pub fn plan(
                 arrivals: None,
                 start: class.start,
                 transport,
-                jobs: Some(JobPlan::new(jobs, &layout).map_err(fail)?),
+                jobs: Some(JobPlan::new(jobs, &layout).map_err(|e| fail(e.within("jobs")))?),
             });
             continue;
         }
@@ -143,7 +165,7 @@ pub fn plan(
             None => {
                 let conns = recipe
                     .build(&mut matrix_rng, &layout)
-                    .map_err(|e| fail(format!("matrix: {e}")))?;
+                    .map_err(|e| fail(SetupError::new("matrix", e)))?;
                 matrices.push((recipe, conns.len(), conns));
                 matrices.len() - 1
             }
@@ -156,7 +178,7 @@ pub fn plan(
             Senders::Rest => htsim_workload::Senders::Rest,
         };
         let taken = split_connections(&mut senders_rng, &senders, *len, pool)
-            .map_err(|e| fail(format!("senders: {e}")))?;
+            .map_err(|e| fail(SetupError::new("senders", e.to_string())))?;
         out.push(ClassPlan {
             name: class.name.clone(),
             pool: taken,
@@ -236,9 +258,9 @@ impl Recipe {
     }
 }
 
-/// The size distribution of a class.
-fn size_dist(scenario: &Scenario, size: &SizeSpec) -> Result<SizeDist, String> {
-    let e = |e: htsim_workload::SizeError| format!("size: {e}");
+/// The size distribution of a class; errors name the key within the class.
+fn size_dist(scenario: &Scenario, size: &SizeSpec) -> Result<SizeDist, SetupError> {
+    let e = |e: htsim_workload::SizeError| SetupError::new("size", e.to_string());
     Ok(match size {
         SizeSpec::Fixed(b) => SizeDist::Fixed(*b),
         SizeSpec::Infinite => SizeDist::Infinite,
@@ -246,17 +268,28 @@ fn size_dist(scenario: &Scenario, size: &SizeSpec) -> Result<SizeDist, String> {
         SizeSpec::Pareto { shape, mean, max } => {
             SizeDist::pareto(*shape, *mean, max.unwrap_or(u64::MAX)).map_err(e)?
         }
-        SizeSpec::Cdf(name) => {
-            SizeDist::Cdf(EmpiricalCdf::builtin(name).map_err(|e| format!("size: {e}"))?)
-        }
+        SizeSpec::Cdf(name) => SizeDist::Cdf(
+            EmpiricalCdf::builtin(name).map_err(|e| SetupError::new("size.cdf", e.to_string()))?,
+        ),
         SizeSpec::CdfFile(path) => {
             let full = scenario.base_dir.join(path);
-            let text = std::fs::read_to_string(&full)
-                .map_err(|err| format!("size.cdf_file: cannot read {}: {err}", full.display()))?;
-            SizeDist::Cdf(
-                EmpiricalCdf::parse(&text)
-                    .map_err(|err| format!("size.cdf_file {}: {err}", full.display()))?,
-            )
+            let key = "size.cdf_file";
+            let text = read_text(&full).map_err(|err| {
+                SetupError::new(
+                    key,
+                    format!("cannot use the CDF file {}: {err}", full.display()),
+                )
+            })?;
+            SizeDist::Cdf(EmpiricalCdf::parse(&text).map_err(|err| match err.line() {
+                Some(line) => {
+                    let text = err.to_string();
+                    let message = text
+                        .strip_prefix(&format!("line {line}: "))
+                        .unwrap_or(&text);
+                    SetupError::new(key, message).on_line(&full, line)
+                }
+                None => SetupError::new(key, format!("{}: {err}", full.display())),
+            })?)
         }
     })
 }
