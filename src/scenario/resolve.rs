@@ -1518,7 +1518,7 @@ fn sweep(cx: &Cx, node: &Node) -> Result<Vec<SweepAxis>> {
         }
         out.push(SweepAxis {
             path: e.key.clone(),
-            values: items.clone(),
+            values: items.as_slice().into(),
         });
     }
     Ok(out)

@@ -3,6 +3,7 @@
 //! to the same value.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use htsim_core::units::{format_buffer, format_duration, format_size, BufferSize};
 use htsim_core::{Rate, SimTime};
@@ -670,8 +671,8 @@ pub struct OutputConfig {
 pub struct SweepAxis {
     /// The key path (`transports.mptcp8.subflows`).
     pub path: String,
-    /// The values, in order.
-    pub values: Vec<Node>,
+    /// The values, in order; shared, as every sweep point's scenario carries the axes.
+    pub values: Arc<[Node]>,
 }
 
 fn ser_transports<S: Serializer>(v: &[NamedTransport], s: S) -> Result<S::Ok, S::Error> {
