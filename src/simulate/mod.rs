@@ -59,8 +59,8 @@ use htsim_topology::topology::Topology;
 
 use crate::output::RunFiles;
 use crate::report::metrics::{
-    summarize_run, BytesAtWindowStart, CounterSnapshot, FlowInput, LinkInput, RunId, RunInput,
-    Window,
+    summarize_run, BytesAtWindowStart, CounterSnapshot, FlowInput, LinkInput, PaperUsage, RunId,
+    RunInput, Window,
 };
 use crate::report::run_summary::{RunCost, RunSummary};
 use crate::runner::{Executor, RunError};
@@ -245,24 +245,32 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
     let counters =
         |w: &World| -> Vec<QueueCounters> { links.iter().map(|l| w.link_counters(l.id)).collect() };
 
-    // Snapshots at the window start, every second after it, and at its end.
-    let mut checkpoints = Vec::new();
-    let mut t = window.start;
-    while t < window.end {
-        checkpoints.push(t);
-        t = t.saturating_add(SimTime::from_secs(1));
-    }
-    checkpoints.push(window.end);
-    let mut per_second: Vec<CounterSnapshot> = Vec::new();
+    let layer_names: Vec<String> = egress_layers(&topology);
+    let link_inputs: Vec<LinkInput> = links
+        .iter()
+        .zip(&rates)
+        .map(|(l, &rate)| LinkInput {
+            layer: layer_names
+                .iter()
+                .position(|n| n == topology.layer_name(l.layer))
+                .unwrap_or(0),
+            rate,
+        })
+        .collect();
+
+    // Snapshots at the window start, every second after it, and at its end; only the first
+    // and the latest are kept (the paper's figures accumulate as they come), so memory does
+    // not grow with simulated time.
+    let mut next_checkpoint = Some(window.start);
+    let mut counters_start: Option<Vec<QueueCounters>> = None;
+    let mut counters_end: Vec<QueueCounters> = Vec::new();
+    let mut paper = PaperUsage::default();
     let mut at_window_start: Vec<(u64, BytesAtWindowStart)> = Vec::new();
     let step = SimTime::from_ps((end.as_ps() / PROGRESS_SLICES).max(1));
-    let mut next_checkpoint = 0;
     // Time series (only when asked): the world also stops at every sample time.
     loop {
         let now = world.now();
-        let mut target = checkpoints
-            .get(next_checkpoint)
-            .copied()
+        let mut target = next_checkpoint
             .unwrap_or(end)
             .min(now.saturating_add(step))
             .min(end);
@@ -279,8 +287,8 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
                 s.sample(&world, generator.started(), generator.senders());
             }
         }
-        if checkpoints.get(next_checkpoint) == Some(&target) {
-            if next_checkpoint == 0 && window.start > SimTime::ZERO {
+        if next_checkpoint == Some(target) {
+            if counters_start.is_none() && window.start > SimTime::ZERO {
                 at_window_start = world
                     .open_flow_records()
                     .into_iter()
@@ -295,11 +303,15 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
                     })
                     .collect();
             }
-            per_second.push(CounterSnapshot {
+            let snapshot = CounterSnapshot {
                 at: target,
                 counters: counters(&world),
-            });
-            next_checkpoint += 1;
+            };
+            counters_start.get_or_insert_with(|| snapshot.counters.clone());
+            counters_end.clone_from(&snapshot.counters);
+            paper.push(&link_inputs, snapshot);
+            next_checkpoint = (target < window.end)
+                .then(|| target.saturating_add(SimTime::from_secs(1)).min(window.end));
         }
         if let Some(p) = &cx.progress {
             p(target, end);
@@ -323,26 +335,7 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
     let started = generator_of(&world, gen_id)?.started().to_vec();
     let flows = flow_inputs(&mut world, &topology, &started, &classes, &at_window_start);
 
-    let layer_names: Vec<String> = egress_layers(&topology);
-    let link_inputs: Vec<LinkInput> = links
-        .iter()
-        .zip(&rates)
-        .map(|(l, &rate)| LinkInput {
-            layer: layer_names
-                .iter()
-                .position(|n| n == topology.layer_name(l.layer))
-                .unwrap_or(0),
-            rate,
-        })
-        .collect();
-    let counters_start = per_second
-        .first()
-        .map(|s| s.counters.clone())
-        .unwrap_or_default();
-    let counters_end = per_second
-        .last()
-        .map(|s| s.counters.clone())
-        .unwrap_or_default();
+    let counters_start = counters_start.unwrap_or_default();
     let stats = world.stats();
     let cost = RunCost::new(
         stats.events,
@@ -369,7 +362,7 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
             links: &link_inputs,
             counters_start: &counters_start,
             counters_end: &counters_end,
-            per_second: &per_second,
+            paper: &paper,
             cost,
         },
     );
