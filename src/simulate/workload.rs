@@ -101,10 +101,10 @@ impl JobPlan {
                         shape.servers
                     ),
                 )
-                .with_hint(format!(
-                    "use rack_local = true, or servers = {} or fewer",
-                    hosts - largest
-                )));
+                .with_hint(match hosts - largest {
+                    0 => "use rack_local = true: every host is in one rack".to_string(),
+                    outside => format!("use rack_local = true, or servers = {outside} or fewer"),
+                }));
             }
         }
         Ok(JobPlan {
