@@ -29,7 +29,8 @@ struct Cli {
 enum Command {
     /// Run a scenario: every sweep point for every seed.
     Run(RunArgs),
-    /// Parse and check scenarios; print the size of each run list.
+    /// Check scenarios: set up every sweep point as a run would; print the size of each run
+    /// list.
     Validate {
         /// Scenario files.
         #[arg(required = true)]
