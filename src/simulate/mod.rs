@@ -41,7 +41,7 @@ pub mod network;
 pub mod outputs;
 pub mod preflight;
 pub mod resources;
-pub mod setup;
+pub mod setup_error;
 pub mod timeseries;
 pub mod transports;
 pub mod workload;
@@ -69,7 +69,7 @@ use crate::scenario::{Loaded, Scenario};
 use generator::{Generator, StartedFlow};
 use outputs::{ClassInfo, PairPaths};
 use resources::Budget;
-use setup::SetupError;
+use setup_error::SetupError;
 
 /// Simulated-time progress of one run: `(now, end)`.
 pub type ProgressFn = dyn Fn(SimTime, SimTime) + Send + Sync;

@@ -30,7 +30,7 @@ use htsim_topology::topology::Topology;
 use htsim_topology::vl2::Vl2;
 use htsim_topology::xmp::XmpTorus;
 
-use super::setup::SetupError;
+use super::setup_error::SetupError;
 use crate::scenario::input::read_text;
 use crate::scenario::{EventChange, EventTarget, QueueKind, RoutingMode, Scenario, TopologyConfig};
 

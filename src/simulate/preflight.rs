@@ -1,4 +1,4 @@
-//! Pre-flight: for every sweep point, everything a run does before simulating ([`super::setup`]:
+//! Pre-flight: for every sweep point, everything a run does before simulating ([`super::setup()`]:
 //! the network built, every named file read, every link event, flow class, transport and time
 //! series selection resolved, the memory estimate checked), so that a scenario that cannot run
 //! is refused before the first run starts. `htsim validate` and `htsim run` call it.
@@ -37,7 +37,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use super::resources::Budget;
-use super::setup::SetupError;
+use super::setup_error::SetupError;
 use crate::scenario::error::{Location, Origin, ScenarioError};
 use crate::scenario::input::read_text;
 use crate::scenario::tree::Value;

@@ -11,7 +11,7 @@
 use htsim_core::units::parse_size;
 use htsim_topology::topology::Topology;
 
-use super::setup::SetupError;
+use super::setup_error::SetupError;
 use super::timeseries::Sampler;
 
 /// Bytes per directed link of a built network, its nodes, hosts, queues and routes included:

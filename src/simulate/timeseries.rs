@@ -36,7 +36,7 @@ use htsim_core::SimTime;
 use htsim_topology::topology::Topology;
 
 use super::generator::StartedFlow;
-use super::setup::SetupError;
+use super::setup_error::SetupError;
 use crate::scenario::{FlowSelector, TimeseriesConfig};
 
 /// The header of timeseries.csv.

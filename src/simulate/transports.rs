@@ -31,7 +31,7 @@ use htsim_transport::{
     TcpConfig, TcpTransport, Transport,
 };
 
-use super::setup::SetupError;
+use super::setup_error::SetupError;
 use crate::scenario::params::{ParamValue, Params};
 use crate::scenario::TransportConfig;
 

@@ -22,7 +22,7 @@ use htsim_workload::{
     TrafficMatrix,
 };
 
-use super::setup::SetupError;
+use super::setup_error::SetupError;
 use super::transports::{configure, Configured};
 use crate::scenario::input::read_text;
 use crate::scenario::{
