@@ -179,26 +179,40 @@ pub struct Setup {
 /// Does everything a run does before simulating: builds the network (refused beyond the
 /// budget's links before allocating), reads every file the scenario names, resolves the link
 /// events, the flow classes and their transports, and the time series selection, and checks the
-/// run's memory estimate against `budget` (none: no limit).
-pub fn setup(scenario: &Scenario, seed: u64, budget: Option<&Budget>) -> Result<Setup, SetupError> {
+/// run's memory estimate against `budget` (none: no limit). The error holds every problem found
+/// (past a topology that cannot be built, nothing else is checked).
+pub fn setup(
+    scenario: &Scenario,
+    seed: u64,
+    budget: Option<&Budget>,
+) -> Result<Setup, Vec<SetupError>> {
     let mut world = World::new(seed);
     if let Some(b) = budget {
         world.set_max_links(b.max_links());
     }
-    let topology = network::build(&mut world, scenario)?;
-    let plans = workload::plan(scenario, &topology, world.streams())?;
+    let topology = network::build(&mut world, scenario).map_err(|e| vec![e])?;
+    let mut problems = network::schedule_events(&mut world, scenario, &topology);
+    let plans = workload::plan(scenario, &topology, world.streams()).unwrap_or_else(|e| {
+        problems.extend(e);
+        Vec::new()
+    });
+    if !problems.is_empty() {
+        return Err(problems);
+    }
     let sampler = match &scenario.output.timeseries {
         Some(ts) => {
             let names: Vec<String> = plans.iter().map(|p| p.name.clone()).collect();
             let end = scenario.run.duration.saturating_add(scenario.run.drain);
-            Some(timeseries::Sampler::for_scenario(
-                ts, &topology, &names, end,
-            )?)
+            Some(
+                timeseries::Sampler::for_scenario(ts, &topology, &names, end)
+                    .map_err(|e| vec![e])?,
+            )
         }
         None => None,
     };
     if let Some(b) = budget {
-        b.check_run(&topology, sampler.as_ref())?;
+        b.check_run(&topology, sampler.as_ref())
+            .map_err(|e| vec![e])?;
     }
     Ok(Setup {
         world,

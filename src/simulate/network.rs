@@ -32,11 +32,13 @@ use htsim_topology::xmp::XmpTorus;
 
 use super::setup_error::SetupError;
 use crate::scenario::input::read_text;
-use crate::scenario::{EventChange, EventTarget, QueueKind, RoutingMode, Scenario, TopologyConfig};
+use crate::scenario::{
+    Event, EventChange, EventTarget, QueueKind, RoutingMode, Scenario, TopologyConfig,
+};
 
-/// Builds the scenario's topology into `world` (queues included), sets the routing mode and
-/// schedules the link events (random switch choices from the run's `events` stream). A
+/// Builds the scenario's topology into `world` (queues included) and sets the routing mode; a
 /// topology with more links than [`World::max_links`] is refused before anything is built.
+/// [`schedule_events`] then schedules the link events.
 pub fn build(world: &mut World, scenario: &Scenario) -> Result<Topology, SetupError> {
     world.set_routing_mode(match scenario.routing.mode {
         RoutingMode::Ecmp => CoreRouting::Ecmp,
@@ -82,7 +84,7 @@ pub fn build(world: &mut World, scenario: &Scenario) -> Result<Topology, SetupEr
             .and_then(|v| u32::try_from(v).ok())
             .ok_or_else(|| SetupError::new(format!("topology.{key}"), "missing or out of range"))
     };
-    let topology = match kind {
+    match kind {
         "fattree" => FatTree {
             k: int("k")?,
             oversubscription: int("oversubscription")?,
@@ -121,9 +123,7 @@ pub fn build(world: &mut World, scenario: &Scenario) -> Result<Topology, SetupEr
             ))
         }
     }
-    .map_err(failed)?;
-    schedule_events(world, scenario, &topology)?;
-    Ok(topology)
+    .map_err(failed)
 }
 
 /// The topology file of a `file` topology (`topology.path`, relative to the scenario), read
@@ -229,42 +229,59 @@ fn event_layer<'a>(kind: &str, layer: &'a str) -> &'a str {
     }
 }
 
-/// Schedules `[[events]]` in file order; random switch choices come from the `events` stream.
-fn schedule_events(
+/// Schedules `[[events]]` in file order on `topology`; random switch choices come from the
+/// `events` stream. Returns the problem of every event that cannot be scheduled.
+pub fn schedule_events(
     world: &mut World,
     scenario: &Scenario,
     topology: &Topology,
-) -> Result<(), SetupError> {
+) -> Vec<SetupError> {
     let mut rng = world.streams().stream("events");
+    let mut problems = Vec::new();
     for (i, event) in scenario.events.iter().enumerate() {
-        let selector = match &event.target {
-            EventTarget::Layer { layer, switches } => LinkSelector::Layer {
-                layer: event_layer(&scenario.topology.kind, layer).to_string(),
-                switches: switches
-                    .as_deref()
-                    .map(parse_share)
-                    .transpose()
-                    .map_err(|e| {
-                        SetupError::new(format!("events[{i}].where.switches"), e.to_string())
-                    })?,
-            },
-            EventTarget::Links(names) => LinkSelector::Names(link_names(topology, names)),
-        };
-        let links = selector.resolve(topology, &mut rng).map_err(|e| {
-            let key = match &event.target {
-                EventTarget::Layer { .. } => "layer",
-                EventTarget::Links(_) => "link",
-            };
-            SetupError::new(format!("events[{i}].where.{key}"), e.to_string())
-        })?;
-        let change = match &event.set {
-            EventChange::Capacity(b) => LinkChange::Limit(*b),
-            EventChange::Rate(r) => LinkChange::Rate(*r),
-            EventChange::Down => LinkChange::Down,
-            EventChange::Up => LinkChange::Up,
-        };
-        link_events::schedule(world, &links, event.at, change);
+        if let Err(e) = schedule_event(world, &mut rng, scenario, topology, i, event) {
+            problems.push(e);
+        }
     }
+    problems
+}
+
+/// Schedules event `i` of the scenario.
+fn schedule_event(
+    world: &mut World,
+    rng: &mut htsim_core::rng::SimRng,
+    scenario: &Scenario,
+    topology: &Topology,
+    i: usize,
+    event: &Event,
+) -> Result<(), SetupError> {
+    let selector = match &event.target {
+        EventTarget::Layer { layer, switches } => LinkSelector::Layer {
+            layer: event_layer(&scenario.topology.kind, layer).to_string(),
+            switches: switches
+                .as_deref()
+                .map(parse_share)
+                .transpose()
+                .map_err(|e| {
+                    SetupError::new(format!("events[{i}].where.switches"), e.to_string())
+                })?,
+        },
+        EventTarget::Links(names) => LinkSelector::Names(link_names(topology, names)),
+    };
+    let links = selector.resolve(topology, rng).map_err(|e| {
+        let key = match &event.target {
+            EventTarget::Layer { .. } => "layer",
+            EventTarget::Links(_) => "link",
+        };
+        SetupError::new(format!("events[{i}].where.{key}"), e.to_string())
+    })?;
+    let change = match &event.set {
+        EventChange::Capacity(b) => LinkChange::Limit(*b),
+        EventChange::Rate(r) => LinkChange::Rate(*r),
+        EventChange::Down => LinkChange::Down,
+        EventChange::Up => LinkChange::Up,
+    };
+    link_events::schedule(world, &links, event.at, change);
     Ok(())
 }
 

@@ -29,7 +29,7 @@
 //! "#;
 //! let loaded = load_str("s.toml", text, std::path::Path::new("."), &LoadOptions::default()).unwrap();
 //! let problems = preflight::check(&loaded, 1).unwrap_err();
-//! assert_eq!(problems.0[0].line(), Some(14));
+//! assert_eq!(problems.0[0].line(), Some(13));
 //! assert_eq!(problems.0[0].key_path, "events[0].where.link");
 //! ```
 
@@ -82,16 +82,18 @@ pub fn check(loaded: &Loaded, runs_at_once: u64) -> Result<(), Problems> {
             .first()
             .copied()
             .unwrap_or(1);
-        let Err(e) = super::setup(&point.scenario, seed, budget.as_ref()) else {
+        let Err(errors) = super::setup(&point.scenario, seed, budget.as_ref()) else {
             continue;
         };
-        let problem = locate(loaded, point, &e);
-        let key = problem.to_string();
-        match index.get(&key) {
-            Some(&i) => found[i].2 += 1,
-            None => {
-                index.insert(key, found.len());
-                found.push((problem, point.name.clone(), 1));
+        for e in &errors {
+            let problem = locate(loaded, point, e);
+            let key = problem.to_string();
+            match index.get(&key) {
+                Some(&i) => found[i].2 += 1,
+                None => {
+                    index.insert(key, found.len());
+                    found.push((problem, point.name.clone(), 1));
+                }
             }
         }
     }

@@ -101,3 +101,18 @@ impl From<SetupError> for RunError {
         }
     }
 }
+
+/// Several problems as one run error: unsupported when the first is, the messages joined.
+impl From<Vec<SetupError>> for RunError {
+    fn from(errors: Vec<SetupError>) -> Self {
+        let text = errors
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("; ");
+        match errors.first() {
+            Some(e) if e.unsupported => RunError::Unsupported(text),
+            _ => RunError::Failed(text),
+        }
+    }
+}

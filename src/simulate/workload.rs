@@ -114,80 +114,91 @@ impl JobPlan {
     }
 }
 
-/// Resolves every flow class of `scenario` on `topology`, drawing from `streams`.
+/// Resolves every flow class of `scenario` on `topology`, drawing from `streams`; the problem
+/// of every class that cannot be resolved.
 pub fn plan(
     scenario: &Scenario,
     topology: &Topology,
     streams: htsim_core::rng::RngStreams,
-) -> Result<Vec<ClassPlan>, SetupError> {
+) -> Result<Vec<ClassPlan>, Vec<SetupError>> {
     let hosts = topology.hosts();
     let layout = HostLayout::from_vectors(
         hosts.iter().map(|h| h.rack as usize).collect(),
         hosts.iter().map(|h| h.pod as usize).collect(),
     )
-    .map_err(|e| SetupError::new("topology", format!("host layout: {e}")))?;
+    .map_err(|e| vec![SetupError::new("topology", format!("host layout: {e}"))])?;
     let mut matrix_rng = streams.stream("workload.matrix");
     let mut senders_rng = streams.stream("workload.senders");
     // (recipe, full length, pool left) per distinct matrix, in order of first use.
     let mut matrices: Vec<(Recipe, usize, Vec<Connection>)> = Vec::new();
     let mut out = Vec::with_capacity(scenario.flows.len());
+    let mut problems = Vec::new();
     for class in &scenario.flows {
-        let key = format!("flows.{}", class.name);
-        let fail = |e: SetupError| e.within(&key);
-        let (transport_config, transport_key) = match &class.transport {
-            TransportRef::Named(n) => (
-                scenario.transport(n).cloned().ok_or_else(|| {
-                    SetupError::new(
-                        format!("{key}.transport"),
-                        format!("no transport named `{n}`"),
-                    )
-                })?,
-                format!("transports.{n}"),
-            ),
-            TransportRef::Inline(t) => (t.clone(), format!("{key}.transport")),
-        };
-        let transport = configure(&transport_config).map_err(|e| e.within(&transport_key))?;
-        if let Some(jobs) = &class.jobs {
-            out.push(ClassPlan {
+        // A class that cannot be planned is reported and skipped, so every class is checked.
+        let planned = (|| -> Result<ClassPlan, SetupError> {
+            let key = format!("flows.{}", class.name);
+            let fail = |e: SetupError| e.within(&key);
+            let (transport_config, transport_key) = match &class.transport {
+                TransportRef::Named(n) => (
+                    scenario.transport(n).cloned().ok_or_else(|| {
+                        SetupError::new(
+                            format!("{key}.transport"),
+                            format!("no transport named `{n}`"),
+                        )
+                    })?,
+                    format!("transports.{n}"),
+                ),
+                TransportRef::Inline(t) => (t.clone(), format!("{key}.transport")),
+            };
+            let transport = configure(&transport_config).map_err(|e| e.within(&transport_key))?;
+            if let Some(jobs) = &class.jobs {
+                return Ok(ClassPlan {
+                    name: class.name.clone(),
+                    pool: Vec::new(),
+                    size: SizeDist::Fixed(jobs.request_bytes),
+                    arrivals: None,
+                    start: class.start,
+                    transport,
+                    jobs: Some(JobPlan::new(jobs, &layout).map_err(|e| fail(e.within("jobs")))?),
+                });
+            }
+            let recipe = Recipe::of(class);
+            let idx = match matrices.iter().position(|(r, _, _)| *r == recipe) {
+                Some(i) => i,
+                None => {
+                    let conns = recipe
+                        .build(&mut matrix_rng, &layout)
+                        .map_err(|e| fail(SetupError::new("matrix", e)))?;
+                    matrices.push((recipe, conns.len(), conns));
+                    matrices.len() - 1
+                }
+            };
+            let (_, len, pool) = &mut matrices[idx];
+            let senders = match &class.senders {
+                Senders::Share { fraction, .. } => htsim_workload::Senders::Share(*fraction),
+                Senders::Count(n) => htsim_workload::Senders::Count(*n as usize),
+                Senders::All => htsim_workload::Senders::All,
+                Senders::Rest => htsim_workload::Senders::Rest,
+            };
+            let taken = split_connections(&mut senders_rng, &senders, *len, pool)
+                .map_err(|e| fail(SetupError::new("senders", e.to_string())))?;
+            Ok(ClassPlan {
                 name: class.name.clone(),
-                pool: Vec::new(),
-                size: SizeDist::Fixed(jobs.request_bytes),
-                arrivals: None,
+                pool: taken,
+                size: size_dist(scenario, &class.size).map_err(fail)?,
+                arrivals: class.arrivals.clone(),
                 start: class.start,
                 transport,
-                jobs: Some(JobPlan::new(jobs, &layout).map_err(|e| fail(e.within("jobs")))?),
-            });
-            continue;
+                jobs: None,
+            })
+        })();
+        match planned {
+            Ok(p) => out.push(p),
+            Err(e) => problems.push(e),
         }
-        let recipe = Recipe::of(class);
-        let idx = match matrices.iter().position(|(r, _, _)| *r == recipe) {
-            Some(i) => i,
-            None => {
-                let conns = recipe
-                    .build(&mut matrix_rng, &layout)
-                    .map_err(|e| fail(SetupError::new("matrix", e)))?;
-                matrices.push((recipe, conns.len(), conns));
-                matrices.len() - 1
-            }
-        };
-        let (_, len, pool) = &mut matrices[idx];
-        let senders = match &class.senders {
-            Senders::Share { fraction, .. } => htsim_workload::Senders::Share(*fraction),
-            Senders::Count(n) => htsim_workload::Senders::Count(*n as usize),
-            Senders::All => htsim_workload::Senders::All,
-            Senders::Rest => htsim_workload::Senders::Rest,
-        };
-        let taken = split_connections(&mut senders_rng, &senders, *len, pool)
-            .map_err(|e| fail(SetupError::new("senders", e.to_string())))?;
-        out.push(ClassPlan {
-            name: class.name.clone(),
-            pool: taken,
-            size: size_dist(scenario, &class.size).map_err(fail)?,
-            arrivals: class.arrivals.clone(),
-            start: class.start,
-            transport,
-            jobs: None,
-        });
+    }
+    if !problems.is_empty() {
+        return Err(problems);
     }
     Ok(out)
 }

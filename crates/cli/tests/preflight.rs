@@ -166,10 +166,13 @@ fn senders_rest_with_no_host_left_and_a_job_class_no_rack_can_hold() {
 
 #[test]
 fn every_problem_of_every_sweep_point_is_reported() {
-    // host3 exists at hosts = 4 and 8, not at 2; the CDF file is broken at every point.
+    // host3 exists at hosts = 4 and 8, host7 only at 8; the CDF file is broken at every point;
+    // of the 2 connections of 2 hosts, the first two classes take one each: none is left.
     let text = scenario(
         "[[flows]]\nname = \"short\"\nsenders = 1\nsize = { cdf_file = \"sizes.cdf\" }\narrivals = { poisson = 100 }\ntransport = { kind = \"tcp\" }\n\
+         [[flows]]\nname = \"more\"\nsenders = \"rest\"\nsize = \"1KB\"\ntransport = { kind = \"tcp\" }\n\
          [[events]]\nat = \"1ms\"\nwhere = { link = \"host3\" }\nset = { down = true }\n\
+         [[events]]\nat = \"1ms\"\nwhere = { link = \"host7\" }\nset = { down = true }\n\
          [sweep]\n\"topology.hosts\" = [2, 4, 8]\n",
     )
     .replace("name = \"long\"\n", "name = \"long\"\nsenders = 1\n");
@@ -178,18 +181,28 @@ fn every_problem_of_every_sweep_point_is_reported() {
         &[("sizes.cdf", "100 0\n200 90\n")],
         &[
             (
-                "s.toml:19:18:",
+                "s.toml:24:18:",
                 "events[0].where.link",
                 "(at sweep point `topology.hosts=2`)",
             ),
             (
+                "s.toml:28:18:",
+                "events[1].where.link",
+                "(at 2 sweep points, the first `topology.hosts=2`)",
+            ),
+            (
                 "sizes.cdf:2:1:",
                 "flows.short.size.cdf_file",
-                "(at 2 sweep points, the first `topology.hosts=4`)",
+                "(at 3 sweep points, the first `topology.hosts=2`)",
+            ),
+            (
+                "s.toml:19:11:",
+                "flows.more.senders",
+                "earlier classes use all 2 connections (at sweep point `topology.hosts=2`)",
             ),
         ],
     );
-    assert_eq!(err.matches("error: ").count(), 2, "{err}");
+    assert_eq!(err.matches("error: ").count(), 4, "{err}");
 }
 
 #[test]
