@@ -14,10 +14,11 @@ use htsim_topology::topology::Topology;
 use super::setup_error::SetupError;
 use super::timeseries::Sampler;
 
-/// Bytes per directed link of a built network, its nodes, hosts, queues and routes included:
-/// measured at 311 B (FatTree k=32: 14.6 MiB for 49 152 links), rounded up to leave room for
-/// the flows' state.
-pub const BYTES_PER_LINK: u64 = 512;
+/// Bytes per directed link of a run: the built network takes 311 B per link (FatTree k=32:
+/// 14.6 MiB for 49 152 links, nodes, hosts, queues and routes included), a run where every host
+/// sends a long TCP flow at 10 Gb/s into 100-packet queues about 5 KB per link in all, flows
+/// and packets included (peak RSS 37 MB for FatTree k=16, 6144 links; 251 MB for k=32).
+pub const BYTES_PER_LINK: u64 = 4096;
 
 /// Bytes per row of timeseries.csv (`time_ns,series,id,value`), held in memory until the run
 /// ends.

@@ -241,7 +241,7 @@ fn over_memory(text: &str, memory: &str, jobs: &str, expect: &[&str]) {
 
 #[test]
 fn enormous_topologies_are_refused_with_their_size() {
-    // FatTree k=128 with oversubscription 64: 33.5 M hosts, 69 M directed links (~33 GiB).
+    // FatTree k=128 with oversubscription 64: 33.5 M hosts, 69 M directed links (264 GiB).
     over_memory(
         &scenario("").replace(
             "kind = \"star\"\nhosts = 4",
@@ -251,8 +251,8 @@ fn enormous_topologies_are_refused_with_their_size() {
         "1",
         &[
             "s.toml:3:1: `topology`",
-            "33554432 hosts and 69206016 directed links, more than the 131072 links",
-            "the network alone needs about 33.0 GiB",
+            "33554432 hosts and 69206016 directed links, more than the 16384 links",
+            "the network alone needs about 264.0 GiB",
         ],
     );
     // VL2 at its maximums: 4.2 M hosts, 8.4 M directed links.
@@ -284,23 +284,23 @@ fn a_time_series_every_picosecond_is_refused_with_the_estimate() {
 
 #[test]
 fn runs_at_once_share_the_memory() {
-    // FatTree k=8: 768 directed links, 384 KiB. It fits one run in 1 MiB, not four.
+    // FatTree k=8: 768 directed links, 3 MiB. It fits one run in 4 MiB, not four.
     let text = scenario("")
         .replace("kind = \"star\"\nhosts = 4", "kind = \"fattree\"\nk = 8")
         .replace("duration = \"10ms\"", "duration = \"10ms\"\nseeds = 4");
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("s.toml"), &text).unwrap();
-    let ok = htsim(&["validate", "s.toml"], dir.path(), "1MiB");
+    let ok = htsim(&["validate", "s.toml"], dir.path(), "4MiB");
     assert_eq!(ok.status.code(), Some(0), "{ok:?}");
     let out = htsim(
         &["run", "s.toml", "--out", "o", "-q", "--jobs", "4"],
         dir.path(),
-        "1MiB",
+        "4MiB",
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("768 directed links, more than the 512 links"),
+        err.contains("768 directed links, more than the 256 links"),
         "{err}"
     );
     assert!(!dir.path().join("o").exists());
