@@ -184,6 +184,12 @@ impl FileTopology {
                     }
                     let delay = parse_duration(rest[3]).map_err(unit)?;
                     let buffer = parse_buffer(rest[4]).map_err(unit)?;
+                    if matches!(buffer, BufferSize::Packets(0) | BufferSize::Bytes(0)) {
+                        return Err(line_error(
+                            line,
+                            "a link's buffer must hold at least one packet",
+                        ));
+                    }
                     let opts = options(line, &rest[5..], &["layer"])?;
                     links.push(FileLink {
                         a,

@@ -423,6 +423,16 @@ fn file_errors_name_the_line() {
             "line 2",
             "host1 has no link to a switch",
         ),
+        (
+            "host host0\nswitch s0\nlink host0 s0 1Gbps 1us 0pkt\n",
+            "line 3",
+            "buffer must hold",
+        ),
+        (
+            "host host0\nswitch s0\nlink host0 s0 0Gbps 1us 10pkt\n",
+            "line 3",
+            "rate must be positive",
+        ),
     ];
     for (text, line, what) in cases {
         let err = FileTopology::parse(text).unwrap_err().to_string();
