@@ -6,9 +6,13 @@
 //! - [`workload`]: flow classes resolved on the topology (matrices, senders, sizes);
 //! - [`generator`]: the central endpoint that opens flows at their arrival times;
 //! - [`outputs`]: flows.csv, links.csv and the per-run summary;
-//! - [`timeseries`]: timeseries.csv (`[output] timeseries`), sampled while the world runs.
+//! - [`timeseries`]: timeseries.csv (`[output] timeseries`), sampled while the world runs;
+//! - [`resources`]: a run's memory estimate and the machine's budget;
+//! - [`setup_error`]: why a run cannot be set up, with the key (and file line) at fault;
+//! - [`preflight`]: [`setup`] for every sweep point before the first run (`htsim validate`).
 //!
-//! [`run`] does one run from Rust; [`Simulator`] is the [`Executor`] the runner and the CLI use.
+//! [`setup`] does everything a run does before simulating; [`run`] does one run from Rust;
+//! [`Simulator`] is the [`Executor`] the runner and the CLI use.
 //!
 //! ```no_run
 //! use htsim::scenario::{load_str, LoadOptions};
