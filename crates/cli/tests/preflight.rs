@@ -318,3 +318,31 @@ fn a_bad_memory_limit_is_a_usage_error() {
         "{err}"
     );
 }
+
+#[test]
+fn a_problem_a_sweep_value_causes_points_at_that_value() {
+    let text = scenario("[sweep]\n\"topology.path\" = [\"good.topo\", \"bad.topo\"]\n").replace(
+        "kind = \"star\"\nhosts = 4",
+        "kind = \"file\"\npath = \"good.topo\"",
+    );
+    let good = "host host0\nhost host1\nswitch s\nlink host0 s 1Gbps 1us 10pkt\nlink host1 s 1Gbps 1us 10pkt\n";
+    let err = refused(
+        &text,
+        &[
+            ("good.topo", good),
+            ("bad.topo", "host host0\nhost host1\n"),
+        ],
+        &[(
+            "bad.topo:1:1:",
+            "topology.path",
+            "host0 has no link to a switch: it cannot reach every other host (hosts do not \
+             forward) (at sweep point `topology.path=bad.topo`)",
+        )],
+    );
+    // The file is named by the sweep value on line 11, column 33, not by `path` on line 5.
+    assert!(
+        err.contains("the file is named by `topology.path` at s.toml:11:33"),
+        "{err}"
+    );
+    assert_eq!(err.matches("error: ").count(), 1, "{err}");
+}
