@@ -547,3 +547,19 @@ fn a_sweep_over_the_point_limit_is_refused_before_expanding() {
         loaded.points.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names.len(), 2000);
 }
+
+#[test]
+fn a_dual_homed_fattree_has_k_cubed_over_3_hosts() {
+    // k = 6: 6 pods of 3 ToR pairs, 4 hosts per pair = 72 hosts (the loader counted 36).
+    let dhft = |senders: u64| {
+        BASE.replace("kind = \"fattree\"\nk = 4", "kind = \"dhft\"\nk = 6")
+            .replace("senders = \"33%\"", &format!("senders = {senders}"))
+    };
+    assert_eq!(ok(&dhft(72)).scenario.topology.host_count(), Some(72));
+    check(
+        &bad(&dhft(73)),
+        16,
+        "flows.long.senders",
+        "ask for 73 senders, and the topology has 72 hosts",
+    );
+}

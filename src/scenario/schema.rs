@@ -128,11 +128,12 @@ impl TopologyConfig {
                 let k = int("k")?;
                 Some(k * k * k / 4 * int("oversubscription")?)
             }
-            "dhft" => {
-                let k = int("k")?;
-                // k pods of k/2 ToR pairs... each pair serves 2k/3 hosts: k/4 pairs per pod.
-                Some(k * (k / 4) * (2 * k / 3))
-            }
+            "dhft" => Some(
+                htsim_topology::dhft::Dhft {
+                    k: u32::try_from(int("k")?).ok()?,
+                }
+                .host_count(),
+            ),
             "vl2" => {
                 let (da, di) = (int("da")?, int("di")?);
                 Some(da * di / 4 * int("hosts_per_tor")?)
