@@ -437,3 +437,129 @@ fn job_classes_reject_matrix_keys() {
             .contains(&format!("remove `{key}`")));
     }
 }
+
+#[test]
+fn values_that_cannot_work_are_rejected_at_their_key() {
+    // (replace, with, line, key, message)
+    let cases = [
+        (
+            "k = 4",
+            "k = 4\nlink_rate = \"0bps\"",
+            9,
+            "topology.link_rate",
+            "a rate of 0",
+        ),
+        (
+            "k = 4",
+            "k = 4\n[topology.layers.core]\nlink_rate = \"0Gbps\"",
+            10,
+            "topology.layers.core.link_rate",
+            "a rate of 0",
+        ),
+        (
+            "k = 4",
+            "k = 4\n[queue]\ncapacity = \"0pkt\"",
+            10,
+            "queue.capacity",
+            "a queue of 0",
+        ),
+        (
+            "k = 4",
+            "k = 4\n[queue.layers.core]\ncapacity = \"0B\"",
+            10,
+            "queue.layers.core.capacity",
+            "a queue of 0",
+        ),
+        (
+            "subflows = 8",
+            "subflows = 8\nmss = \"0B\"",
+            13,
+            "transports.mptcp8.mss",
+            "of 0 bytes cannot work",
+        ),
+    ];
+    for (from, to, line, key, needle) in cases {
+        let e = bad(&BASE.replacen(from, to, 1));
+        check(&e, line, key, needle);
+    }
+    for (set, line, key, needle) in [
+        (
+            "{ rate = \"0bps\" }",
+            30,
+            "events[0].set.rate",
+            "a rate of 0",
+        ),
+        (
+            "{ capacity = \"0pkt\" }",
+            30,
+            "events[0].set.capacity",
+            "a queue of 0",
+        ),
+    ] {
+        let e = bad(&format!(
+            "{BASE}\n[[events]]\nat = \"1ms\"\nwhere = {{ layer = \"core\" }}\nset = {set}\n"
+        ));
+        check(&e, line, key, needle);
+        assert!(e.hint.as_deref().unwrap().contains("down = true"), "{e}");
+    }
+}
+
+#[test]
+fn a_cdf_path_that_is_a_directory_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("sizes.cdf")).unwrap();
+    let text = BASE.replace("size = \"70KB\"", "size = { cdf_file = \"sizes.cdf\" }");
+    let e = load_str("test.toml", &text, dir.path(), &LoadOptions::default()).unwrap_err();
+    check(
+        &e,
+        23,
+        "flows.short.size.cdf_file",
+        "is a directory, not a file",
+    );
+}
+
+#[test]
+fn a_sweep_over_the_point_limit_is_refused_before_expanding() {
+    use htsim::scenario::MAX_SWEEP_POINTS;
+    // 1000 x 1000 = 1e6 points: refused at once, naming the axes' sizes.
+    let values: Vec<String> = (1..=1000).map(|i| format!("\"{i}us\"")).collect();
+    let values = values.join(", ");
+    let text = format!(
+        "{BASE}\n[sweep]\n\"topology.link_delay\" = [{values}]\n\"flows.short.start\" = [{values}]\n"
+    );
+    let started = std::time::Instant::now();
+    let e = bad(&text);
+    check(
+        &e,
+        28,
+        "sweep",
+        "1000 x 1000 points, more than the limit of 100000",
+    );
+    assert_eq!(MAX_SWEEP_POINTS, 100_000);
+    assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+    // 2000 points load, each named once.
+    let small = format!(
+        "{BASE}\n[sweep]\n\"topology.link_delay\" = [{values}]\n\"run.drain\" = [\"0s\", \"1ms\"]\n"
+    );
+    let loaded = ok(&small);
+    assert_eq!(loaded.points.len(), 2000);
+    let names: std::collections::HashSet<&str> =
+        loaded.points.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names.len(), 2000);
+}
+
+#[test]
+fn a_dual_homed_fattree_has_k_cubed_over_3_hosts() {
+    // k = 6: 6 pods of 3 ToR pairs, 4 hosts per pair = 72 hosts (the loader counted 36).
+    let dhft = |senders: u64| {
+        BASE.replace("kind = \"fattree\"\nk = 4", "kind = \"dhft\"\nk = 6")
+            .replace("senders = \"33%\"", &format!("senders = {senders}"))
+    };
+    assert_eq!(ok(&dhft(72)).scenario.topology.host_count(), Some(72));
+    check(
+        &bad(&dhft(73)),
+        16,
+        "flows.long.senders",
+        "ask for 73 senders, and the topology has 72 hosts",
+    );
+}

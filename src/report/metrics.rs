@@ -185,34 +185,54 @@ pub struct CounterSnapshot {
     pub counters: Vec<QueueCounters>,
 }
 
-/// The paper's utilisation and loss of a set of egress ports (9.6): for each pair of
-/// consecutive snapshots (the paper takes them every second, at t = 1 ... T) and each port,
+/// The paper's utilisation and loss of every egress layer (9.6), accumulated one snapshot at a
+/// time (the paper takes them every second, at t = 1 ... T), so a run keeps only its last
+/// snapshot however long it is: for each pair of consecutive snapshots and each port,
 /// U = 100 x 8 x B_enq / (C x interval) and L = 100 x B_drop / (B_enq + B_drop) (0 when idle),
-/// with B_enq the bytes accepted and B_drop the bytes dropped in the interval; returns the means
-/// of U and L over all (interval, port) pairs, in %. With 1-second intervals U is exactly the
-/// paper's 100 x 8 x B_enq / C. `None` with fewer than two snapshots, no port, or no interval
-/// of positive length at a positive rate.
-pub fn paper_usage(ports: &[(usize, Rate)], snapshots: &[CounterSnapshot]) -> Option<(f64, f64)> {
-    let (mut u_sum, mut l_sum, mut samples) = (0.0, 0.0, 0u64);
-    for pair in snapshots.windows(2) {
-        let secs = pair[1].at.saturating_sub(pair[0].at).as_secs_f64();
-        for &(link, rate) in ports {
-            let (Some(a), Some(b)) = (pair[0].counters.get(link), pair[1].counters.get(link))
-            else {
-                continue;
-            };
-            let capacity_bits = rate.as_bps() as f64 * secs;
-            if capacity_bits <= 0.0 {
-                continue;
+/// with B_enq the bytes accepted and B_drop the bytes dropped in the interval. With 1-second
+/// intervals U is exactly the paper's 100 x 8 x B_enq / C.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PaperUsage {
+    /// The snapshot the next interval starts at.
+    last: Option<CounterSnapshot>,
+    /// Per layer: the sums of U and of L (%) and the number of (interval, port) samples.
+    sums: Vec<(f64, f64, u64)>,
+}
+
+impl PaperUsage {
+    /// Adds the interval from the previous snapshot to `snapshot` for every port of `links`
+    /// (counters indexed like `links`; a link without counters is skipped).
+    pub fn push(&mut self, links: &[LinkInput], snapshot: CounterSnapshot) {
+        if let Some(prev) = &self.last {
+            let secs = snapshot.at.saturating_sub(prev.at).as_secs_f64();
+            for (i, link) in links.iter().enumerate() {
+                let (Some(a), Some(b)) = (prev.counters.get(i), snapshot.counters.get(i)) else {
+                    continue;
+                };
+                let capacity_bits = link.rate.as_bps() as f64 * secs;
+                if capacity_bits <= 0.0 {
+                    continue;
+                }
+                let enq = b.bytes_enqueued.saturating_sub(a.bytes_enqueued) as f64;
+                let drop = b.bytes_dropped.saturating_sub(a.bytes_dropped) as f64;
+                if self.sums.len() <= link.layer {
+                    self.sums.resize(link.layer + 1, (0.0, 0.0, 0));
+                }
+                let sum = &mut self.sums[link.layer];
+                sum.0 += 100.0 * 8.0 * enq / capacity_bits;
+                sum.1 += 100.0 * ratio_or_zero(drop, enq + drop);
+                sum.2 += 1;
             }
-            let enq = b.bytes_enqueued.saturating_sub(a.bytes_enqueued) as f64;
-            let drop = b.bytes_dropped.saturating_sub(a.bytes_dropped) as f64;
-            u_sum += 100.0 * 8.0 * enq / capacity_bits;
-            l_sum += 100.0 * ratio_or_zero(drop, enq + drop);
-            samples += 1;
         }
+        self.last = Some(snapshot);
     }
-    (samples > 0).then(|| (u_sum / samples as f64, l_sum / samples as f64))
+
+    /// The means of U and L (%) over all (interval, port) pairs of `layer`; `None` with fewer
+    /// than two snapshots, no port, or no interval of positive length at a positive rate.
+    pub fn layer(&self, layer: usize) -> Option<(f64, f64)> {
+        let &(u, l, samples) = self.sums.get(layer)?;
+        (samples > 0).then(|| (u / samples as f64, l / samples as f64))
+    }
 }
 
 /// Everything one run's metrics are computed from. Counter slices are indexed like `links`;
@@ -233,9 +253,9 @@ pub struct RunInput<'a> {
     pub counters_start: &'a [QueueCounters],
     /// Queue counters at the window's end.
     pub counters_end: &'a [QueueCounters],
-    /// Snapshots for the paper's definitions, taken at the window start and every second after
-    /// (fewer than two: the paper's figures are `None`).
-    pub per_second: &'a [CounterSnapshot],
+    /// The paper's figures, from snapshots taken at the window start and every second after
+    /// (fewer than two: `None`).
+    pub paper: &'a PaperUsage,
     /// The run's cost.
     pub cost: RunCost,
 }
@@ -397,7 +417,7 @@ fn layer_summary(layer: usize, input: &RunInput<'_>) -> LayerSummary {
         util.extend(usage.utilisation.map(|u| 100.0 * u));
         loss.push(100.0 * usage.loss_rate);
     }
-    let paper = paper_usage(&ports, input.per_second);
+    let paper = input.paper.layer(layer);
     LayerSummary {
         layer: input.layers[layer].clone(),
         links: ports.len() as u64,
@@ -470,14 +490,30 @@ mod tests {
 
     #[test]
     fn paper_utilisation_and_loss_average_over_seconds_and_ports() {
+        let ports = [
+            LinkInput {
+                layer: 0,
+                rate: Rate::mbps(100),
+            },
+            LinkInput {
+                layer: 0,
+                rate: Rate::mbps(100),
+            },
+        ];
+        let usage = |links: &[LinkInput], snapshots: &[CounterSnapshot]| {
+            let mut paper = PaperUsage::default();
+            for s in snapshots {
+                paper.push(links, s.clone());
+            }
+            paper.layer(0)
+        };
         let trace = trace();
-        let ports = [(0, Rate::mbps(100)), (1, Rate::mbps(100))];
-        let (u, l) = paper_usage(&ports, &trace).unwrap();
+        let (u, l) = usage(&ports, &trace).unwrap();
         // U samples: 50, 0, 100, 20 -> 42.5. L samples: 0, 0 (idle), 1.25/13.75 = 9.0909..%, 0.
         assert!((u - 42.5).abs() < 1e-12);
         assert!((l - 100.0 / 11.0 / 4.0).abs() < 1e-12);
-        assert_eq!(paper_usage(&ports, &trace[..1]), None);
-        assert_eq!(paper_usage(&[], &trace), None);
+        assert_eq!(usage(&ports, &trace[..1]), None);
+        assert_eq!(usage(&[], &trace), None);
     }
 
     #[test]
@@ -517,7 +553,13 @@ mod tests {
             links: &links,
             counters_start: &trace[0].counters,
             counters_end: &trace[2].counters,
-            per_second: &trace,
+            paper: &{
+                let mut paper = PaperUsage::default();
+                for s in &trace {
+                    paper.push(&links, s.clone());
+                }
+                paper
+            },
             cost: RunCost::new(10, 5, 3, 0.0),
         };
         let id = RunId {
@@ -602,7 +644,7 @@ mod tests {
             links: &[],
             counters_start: &[],
             counters_end: &[],
-            per_second: &[],
+            paper: &PaperUsage::default(),
             cost: RunCost::new(0, 0, 0, 1.0),
         };
         let id = RunId {
@@ -726,7 +768,7 @@ mod tests {
             links: &[],
             counters_start: &[],
             counters_end: &[],
-            per_second: &[],
+            paper: &PaperUsage::default(),
             cost: RunCost::new(0, 0, 0, 1.0),
         };
         let spans = job_spans(0, &input);

@@ -30,6 +30,7 @@
 //! ```
 
 pub mod error;
+pub mod input;
 pub mod keypath;
 pub mod params;
 pub mod resolve;
@@ -38,12 +39,18 @@ pub mod suggest;
 pub mod sweep;
 pub mod tree;
 
+use std::collections::HashSet;
 use std::path::Path;
 
 pub use error::{Location, Origin, Result, ScenarioError, Source};
 pub use schema::*;
 
-use tree::{Node, Value};
+pub use tree::Node;
+use tree::Value;
+
+/// The most points a sweep may have (the product of its axes' lengths): every point is
+/// resolved and set up before the first run.
+pub const MAX_SWEEP_POINTS: usize = 100_000;
 
 /// Changes applied on top of the file, as the command line gives them.
 #[derive(Clone, Debug, Default)]
@@ -73,12 +80,18 @@ pub struct Loaded {
     pub scenario: Scenario,
     /// The sweep points in run order (one point, `base`, without a sweep).
     pub points: Vec<Point>,
+    /// The text the scenario was read from (with its `--set` overrides), for locating problems
+    /// found later ([`crate::simulate::preflight`]).
+    pub source: Source,
+    /// The document as read, overrides applied, `[sweep]` included: where each value is
+    /// written.
+    pub tree: Node,
 }
 
 /// Loads and checks the scenario file at `path`.
 pub fn load(path: &Path, options: &LoadOptions) -> Result<Loaded> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = input::read_text(path).map_err(|e| {
         Box::new(ScenarioError {
             file: name.clone(),
             location: Location::File,
@@ -155,7 +168,30 @@ pub(crate) fn load_tree(
         base.run.seeds = seeds.clone();
     }
     let axes = sweep_axes(&root);
-    let mut points = Vec::new();
+    let count = axes
+        .iter()
+        .try_fold(1usize, |n, (_, _, values)| n.checked_mul(values.len()));
+    if count.is_none_or(|n| n > MAX_SWEEP_POINTS) {
+        let origin = axes.first().map_or(Origin::Unknown, |(_, o, _)| o.clone());
+        let sizes: Vec<String> = axes.iter().map(|(_, _, v)| v.len().to_string()).collect();
+        return Err(source
+            .error(
+                &origin,
+                "sweep",
+                format!(
+                    "the sweep has {} points, more than the limit of {MAX_SWEEP_POINTS}",
+                    sizes.join(" x ")
+                ),
+            )
+            .with_hint("split the sweep into several scenarios, or sweep fewer values"));
+    }
+    // The sweep table itself is not part of a point.
+    let mut unswept = root.clone();
+    if let Value::Table(t) = &mut unswept.value {
+        t.entries.retain(|e| e.key != "sweep");
+    }
+    let mut points = Vec::with_capacity(count.unwrap_or(0));
+    let mut names = HashSet::with_capacity(count.unwrap_or(0));
     for assignments in sweep::product(
         &axes
             .iter()
@@ -163,11 +199,7 @@ pub(crate) fn load_tree(
             .collect::<Vec<_>>(),
     ) {
         let name = sweep::point_name(&assignments);
-        let mut tree = root.clone();
-        // The sweep table itself is not part of a point.
-        if let Value::Table(t) = &mut tree.value {
-            t.entries.retain(|e| e.key != "sweep");
-        }
+        let mut tree = unswept.clone();
         for (path, value) in &assignments {
             let key_origin = axes
                 .iter()
@@ -196,7 +228,7 @@ pub(crate) fn load_tree(
         if let Some(seeds) = &options.seeds {
             scenario.run.seeds = seeds.clone();
         }
-        if points.iter().any(|p: &Point| p.name == name) {
+        if !names.insert(name.clone()) {
             let origin = axes.first().map_or(Origin::Unknown, |(_, o, _)| o.clone());
             return Err(source.error(
                 &origin,
@@ -216,6 +248,8 @@ pub(crate) fn load_tree(
     Ok(Loaded {
         scenario: base,
         points,
+        source,
+        tree: root,
     })
 }
 

@@ -40,6 +40,8 @@ pub enum ParamKind {
     Duration,
     /// A size with its unit (`"1400B"`).
     Size,
+    /// A size with its unit, above 0 (`"1400B"`).
+    PositiveSize,
     /// A size with its unit, or the string `"unlimited"`.
     SizeOrUnlimited,
     /// A rate with its unit (`"100Mbps"`).
@@ -64,6 +66,7 @@ impl ParamKind {
             ParamKind::Bool => "true or false".into(),
             ParamKind::Duration => "a duration such as \"20us\"".into(),
             ParamKind::Size => "a size such as \"1400B\"".into(),
+            ParamKind::PositiveSize => "a size above 0 such as \"1400B\"".into(),
             ParamKind::SizeOrUnlimited => "a size such as \"64KB\", or \"unlimited\"".into(),
             ParamKind::Rate => "a rate such as \"10Gbps\"".into(),
             ParamKind::Buffer => "a buffer size such as \"100pkt\" or \"64KB\"".into(),
@@ -384,7 +387,7 @@ const PROFILE: ParamSpec = p(
 );
 const MSS: ParamSpec = p(
     "mss",
-    ParamKind::Size,
+    ParamKind::PositiveSize,
     Some("1400B"),
     "maximum segment size (payload per packet)",
 );

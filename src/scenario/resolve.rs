@@ -265,8 +265,22 @@ fn size(cx: &Cx, node: &Node, path: &str) -> Result<u64> {
     unit(cx, node, path, "a size such as \"70KB\"", parse_size)
 }
 
+/// A rate above 0: every rate of a scenario carries packets (a link that carries nothing is
+/// written as an event with `down = true`).
 fn rate(cx: &Cx, node: &Node, path: &str) -> Result<Rate> {
-    unit(cx, node, path, "a rate such as \"10Gbps\"", parse_rate)
+    let r = unit(cx, node, path, "a rate such as \"10Gbps\"", parse_rate)?;
+    if r.as_bps() == 0 {
+        return Err(cx
+            .err(
+                &node.origin,
+                path,
+                "a rate of 0 carries nothing: expected a rate above 0",
+            )
+            .with_hint(
+                "to take a link out of service, use an event with `set = { down = true }`",
+            ));
+    }
+    Ok(r)
 }
 
 fn buffer(cx: &Cx, node: &Node, path: &str) -> Result<BufferSize> {
@@ -277,6 +291,24 @@ fn buffer(cx: &Cx, node: &Node, path: &str) -> Result<BufferSize> {
         "a buffer size such as \"100pkt\"",
         parse_buffer,
     )
+}
+
+/// A queue capacity: a buffer size above 0 (a queue that holds nothing drops every packet).
+fn capacity(cx: &Cx, node: &Node, path: &str) -> Result<BufferSize> {
+    let b = buffer(cx, node, path)?;
+    if matches!(b, BufferSize::Packets(0) | BufferSize::Bytes(0)) {
+        return Err(cx
+            .err(
+                &node.origin,
+                path,
+                "a queue of 0 holds nothing, so every packet would be dropped: expected a \
+                 capacity above 0",
+            )
+            .with_hint(
+                "to take a link out of service, use an event with `set = { down = true }`",
+            ));
+    }
+    Ok(b)
 }
 
 fn share(cx: &Cx, node: &Node, path: &str) -> Result<f64> {
@@ -491,6 +523,20 @@ fn kind_params(cx: &Cx, t: &Tab, kind: &KindSpec) -> Result<Params> {
             },
             ParamKind::Duration => ParamValue::Duration(duration(cx, &node, &path)?),
             ParamKind::Size => ParamValue::Size(size(cx, &node, &path)?),
+            ParamKind::PositiveSize => match size(cx, &node, &path)? {
+                0 => {
+                    return Err(cx.err(
+                        &node.origin,
+                        &path,
+                        format!(
+                            "`{}` of 0 bytes cannot work: expected {}",
+                            p.key,
+                            p.kind.expected()
+                        ),
+                    ))
+                }
+                b => ParamValue::Size(b),
+            },
             ParamKind::SizeOrUnlimited => match &node.value {
                 Value::String(s) if s == "unlimited" => ParamValue::Unlimited,
                 _ => ParamValue::Size(size(cx, &node, &path)?),
@@ -628,7 +674,7 @@ fn queue_settings(cx: &Cx, t: &Tab, inherit: Option<&QueueSettings>) -> Result<Q
         None => inherit.map_or(QueueKind::Droptail, |q| q.kind),
     };
     let capacity = match t.get("capacity") {
-        Some(n) => buffer(cx, n, &t.key("capacity"))?,
+        Some(n) => capacity(cx, n, &t.key("capacity"))?,
         None => inherit.map_or(BufferSize::Packets(100), |q| q.capacity),
     };
     let mark_threshold = match t.opt_buffer("mark_threshold")? {
@@ -1172,12 +1218,17 @@ fn size_spec(cx: &Cx, n: &Node, path: &str) -> Result<SizeSpec> {
             let file = string(cx, f, &p)?;
             let full = cx.base_dir.join(file);
             if !full.is_file() {
+                let what = if full.is_dir() {
+                    "is a directory, not a file"
+                } else {
+                    "does not exist"
+                };
                 return Err(cx
                     .err(
                         &f.origin,
                         &p,
                         format!(
-                            "the CDF file \"{file}\" does not exist (looked for {})",
+                            "the CDF file \"{file}\" {what} (looked for {})",
                             full.display()
                         ),
                     )
@@ -1313,7 +1364,7 @@ fn events(cx: &Cx, node: &Node, run: &RunConfig, layers: &[&str]) -> Result<Vec<
             ));
         }
         let set = if let Some(c) = st.get("capacity") {
-            EventChange::Capacity(buffer(cx, c, &st.key("capacity"))?)
+            EventChange::Capacity(capacity(cx, c, &st.key("capacity"))?)
         } else if let Some(r) = st.get("rate") {
             EventChange::Rate(rate(cx, r, &st.key("rate"))?)
         } else if st.bool("down", false)? {
@@ -1467,7 +1518,7 @@ fn sweep(cx: &Cx, node: &Node) -> Result<Vec<SweepAxis>> {
         }
         out.push(SweepAxis {
             path: e.key.clone(),
-            values: items.clone(),
+            values: items.as_slice().into(),
         });
     }
     Ok(out)

@@ -3,6 +3,7 @@
 //! to the same value.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use htsim_core::units::{format_buffer, format_duration, format_size, BufferSize};
 use htsim_core::{Rate, SimTime};
@@ -127,11 +128,12 @@ impl TopologyConfig {
                 let k = int("k")?;
                 Some(k * k * k / 4 * int("oversubscription")?)
             }
-            "dhft" => {
-                let k = int("k")?;
-                // k pods of k/2 ToR pairs... each pair serves 2k/3 hosts: k/4 pairs per pod.
-                Some(k * (k / 4) * (2 * k / 3))
-            }
+            "dhft" => Some(
+                htsim_topology::dhft::Dhft {
+                    k: u32::try_from(int("k")?).ok()?,
+                }
+                .host_count(),
+            ),
             "vl2" => {
                 let (da, di) = (int("da")?, int("di")?);
                 Some(da * di / 4 * int("hosts_per_tor")?)
@@ -670,8 +672,8 @@ pub struct OutputConfig {
 pub struct SweepAxis {
     /// The key path (`transports.mptcp8.subflows`).
     pub path: String,
-    /// The values, in order.
-    pub values: Vec<Node>,
+    /// The values, in order; shared, as every sweep point's scenario carries the axes.
+    pub values: Arc<[Node]>,
 }
 
 fn ser_transports<S: Serializer>(v: &[NamedTransport], s: S) -> Result<S::Ok, S::Error> {

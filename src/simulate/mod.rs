@@ -6,9 +6,13 @@
 //! - [`workload`]: flow classes resolved on the topology (matrices, senders, sizes);
 //! - [`generator`]: the central endpoint that opens flows at their arrival times;
 //! - [`outputs`]: flows.csv, links.csv and the per-run summary;
-//! - [`timeseries`]: timeseries.csv (`[output] timeseries`), sampled while the world runs.
+//! - [`timeseries`]: timeseries.csv (`[output] timeseries`), sampled while the world runs;
+//! - [`resources`]: a run's memory estimate and the machine's budget;
+//! - [`setup_error`]: why a run cannot be set up, with the key (and file line) at fault;
+//! - [`preflight`]: [`setup`] for every sweep point before the first run (`htsim validate`).
 //!
-//! [`run`] does one run from Rust; [`Simulator`] is the [`Executor`] the runner and the CLI use.
+//! [`setup`] does everything a run does before simulating; [`run`] does one run from Rust;
+//! [`Simulator`] is the [`Executor`] the runner and the CLI use.
 //!
 //! ```no_run
 //! use htsim::scenario::{load_str, LoadOptions};
@@ -39,6 +43,9 @@
 pub mod generator;
 pub mod network;
 pub mod outputs;
+pub mod preflight;
+pub mod resources;
+pub mod setup_error;
 pub mod timeseries;
 pub mod transports;
 pub mod workload;
@@ -57,7 +64,8 @@ use htsim_topology::topology::Topology;
 
 use crate::output::RunFiles;
 use crate::report::metrics::{
-    summarize_run, CounterSnapshot, FlowBytes, FlowInput, LinkInput, RunId, RunInput, Window,
+    summarize_run, CounterSnapshot, FlowBytes, FlowInput, LinkInput, PaperUsage, RunId, RunInput,
+    Window,
 };
 use crate::report::run_summary::{RunCost, RunSummary};
 use crate::runner::{Executor, RunError};
@@ -65,6 +73,8 @@ use crate::scenario::{Loaded, Scenario};
 
 use generator::{Generator, StartedFlow};
 use outputs::{ClassInfo, PairPaths};
+use resources::Budget;
+use setup_error::SetupError;
 
 /// Simulated-time progress of one run: `(now, end)`.
 pub type ProgressFn = dyn Fn(SimTime, SimTime) + Send + Sync;
@@ -158,13 +168,78 @@ impl Executor for Simulator {
 /// How many progress slices a run is cut into (besides the per-second snapshots).
 const PROGRESS_SLICES: u64 = 200;
 
-/// Runs `scenario` with master seed `seed`.
+/// A run set up and ready to simulate: its world with the network built and the link events
+/// scheduled, the topology, the flow classes resolved on it, and the time series sampler.
+pub struct Setup {
+    /// The world, nothing simulated yet.
+    pub world: World,
+    /// The network.
+    pub topology: Topology,
+    /// Every flow class, resolved.
+    pub plans: Vec<workload::ClassPlan>,
+    /// The sampler of `[output] timeseries`, when asked for.
+    pub sampler: Option<timeseries::Sampler>,
+}
+
+/// Does everything a run does before simulating: builds the network (refused beyond the
+/// budget's links before allocating), reads every file the scenario names, resolves the link
+/// events, the flow classes and their transports, and the time series selection, and checks the
+/// run's memory estimate against `budget` (none: no limit). The error holds every problem found
+/// (past a topology that cannot be built, nothing else is checked).
+pub fn setup(
+    scenario: &Scenario,
+    seed: u64,
+    budget: Option<&Budget>,
+) -> Result<Setup, Vec<SetupError>> {
+    let mut world = World::new(seed);
+    if let Some(b) = budget {
+        world.set_max_links(b.max_links());
+    }
+    let topology = network::build(&mut world, scenario).map_err(|e| vec![e])?;
+    let mut problems = network::schedule_events(&mut world, scenario, &topology);
+    let plans = workload::plan(scenario, &topology, world.streams()).unwrap_or_else(|e| {
+        problems.extend(e);
+        Vec::new()
+    });
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let sampler = match &scenario.output.timeseries {
+        Some(ts) => {
+            let names: Vec<String> = plans.iter().map(|p| p.name.clone()).collect();
+            let end = scenario.run.duration.saturating_add(scenario.run.drain);
+            Some(
+                timeseries::Sampler::for_scenario(ts, &topology, &names, end)
+                    .map_err(|e| vec![e])?,
+            )
+        }
+        None => None,
+    };
+    if let Some(b) = budget {
+        b.check_run(&topology, sampler.as_ref())
+            .map_err(|e| vec![e])?;
+    }
+    Ok(Setup {
+        world,
+        topology,
+        plans,
+        sampler,
+    })
+}
+
+/// Runs `scenario` with master seed `seed`, within the memory this machine has for one run
+/// ([`Budget::of_machine`]).
 pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput, RunError> {
     let wall = Instant::now();
-    let mut world = World::new(seed);
+    let budget = Budget::of_machine(1)?;
+    let Setup {
+        mut world,
+        topology,
+        plans,
+        mut sampler,
+    } = setup(scenario, seed, budget.as_ref())?;
     // Shared with the generator, which needs the reach of the host pairs jobs draw.
-    let topology = Arc::new(network::build(&mut world, scenario)?);
-    let plans = workload::plan(scenario, &topology, world.streams())?;
+    let topology = Arc::new(topology);
     let classes: Vec<ClassInfo> = plans
         .iter()
         .map(|p| ClassInfo {
@@ -189,35 +264,34 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
     let counters =
         |w: &World| -> Vec<QueueCounters> { links.iter().map(|l| w.link_counters(l.id)).collect() };
 
-    // Snapshots at the window start, every second after it, and at its end.
-    let mut checkpoints = Vec::new();
-    let mut t = window.start;
-    while t < window.end {
-        checkpoints.push(t);
-        t = t.saturating_add(SimTime::from_secs(1));
-    }
-    checkpoints.push(window.end);
-    let mut per_second: Vec<CounterSnapshot> = Vec::new();
+    let layer_names: Vec<String> = egress_layers(&topology);
+    let link_inputs: Vec<LinkInput> = links
+        .iter()
+        .zip(&rates)
+        .map(|(l, &rate)| LinkInput {
+            layer: layer_names
+                .iter()
+                .position(|n| n == topology.layer_name(l.layer))
+                .unwrap_or(0),
+            rate,
+        })
+        .collect();
+
+    // Snapshots at the window start, every second after it, and at its end; only the first
+    // and the latest are kept (the paper's figures accumulate as they come), so memory does
+    // not grow with simulated time.
+    let mut next_checkpoint = Some(window.start);
+    let mut counters_start: Option<Vec<QueueCounters>> = None;
+    let mut counters_end: Vec<QueueCounters> = Vec::new();
+    let mut paper = PaperUsage::default();
     // The open flows' byte counters at the window's start and end (for goodput).
     let mut at_window_start: HashMap<u64, FlowBytes> = HashMap::new();
     let mut at_window_end: HashMap<u64, FlowBytes> = HashMap::new();
     let step = SimTime::from_ps((end.as_ps() / PROGRESS_SLICES).max(1));
-    let mut next_checkpoint = 0;
-    // Time series: only when asked; then the world also stops at every sample time.
-    let mut sampler = match &scenario.output.timeseries {
-        Some(ts) => {
-            let names: Vec<String> = classes.iter().map(|c| c.name.clone()).collect();
-            Some(timeseries::Sampler::for_scenario(
-                ts, &topology, &names, end,
-            )?)
-        }
-        None => None,
-    };
+    // Time series (only when asked): the world also stops at every sample time.
     loop {
         let now = world.now();
-        let mut target = checkpoints
-            .get(next_checkpoint)
-            .copied()
+        let mut target = next_checkpoint
             .unwrap_or(end)
             .min(now.saturating_add(step))
             .min(end);
@@ -234,18 +308,22 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
                 s.sample(&world, generator.started(), generator.senders());
             }
         }
-        if checkpoints.get(next_checkpoint) == Some(&target) {
-            if next_checkpoint == 0 && window.start > SimTime::ZERO {
+        if next_checkpoint == Some(target) {
+            if counters_start.is_none() && window.start > SimTime::ZERO {
                 at_window_start = open_flow_bytes(&world);
             }
             if target == window.end {
                 at_window_end = open_flow_bytes(&world);
             }
-            per_second.push(CounterSnapshot {
+            let snapshot = CounterSnapshot {
                 at: target,
                 counters: counters(&world),
-            });
-            next_checkpoint += 1;
+            };
+            counters_start.get_or_insert_with(|| snapshot.counters.clone());
+            counters_end.clone_from(&snapshot.counters);
+            paper.push(&link_inputs, snapshot);
+            next_checkpoint = (target < window.end)
+                .then(|| target.saturating_add(SimTime::from_secs(1)).min(window.end));
         }
         if let Some(p) = &cx.progress {
             p(target, end);
@@ -276,26 +354,7 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
         &at_window_end,
     );
 
-    let layer_names: Vec<String> = egress_layers(&topology);
-    let link_inputs: Vec<LinkInput> = links
-        .iter()
-        .zip(&rates)
-        .map(|(l, &rate)| LinkInput {
-            layer: layer_names
-                .iter()
-                .position(|n| n == topology.layer_name(l.layer))
-                .unwrap_or(0),
-            rate,
-        })
-        .collect();
-    let counters_start = per_second
-        .first()
-        .map(|s| s.counters.clone())
-        .unwrap_or_default();
-    let counters_end = per_second
-        .last()
-        .map(|s| s.counters.clone())
-        .unwrap_or_default();
+    let counters_start = counters_start.unwrap_or_default();
     let stats = world.stats();
     let cost = RunCost::new(
         stats.events,
@@ -322,7 +381,7 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
             links: &link_inputs,
             counters_start: &counters_start,
             counters_end: &counters_end,
-            per_second: &per_second,
+            paper: &paper,
             cost,
         },
     );

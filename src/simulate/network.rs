@@ -30,12 +30,16 @@ use htsim_topology::topology::Topology;
 use htsim_topology::vl2::Vl2;
 use htsim_topology::xmp::XmpTorus;
 
-use crate::runner::RunError;
-use crate::scenario::{EventChange, EventTarget, QueueKind, RoutingMode, Scenario, TopologyConfig};
+use super::setup_error::SetupError;
+use crate::scenario::input::read_text;
+use crate::scenario::{
+    Event, EventChange, EventTarget, QueueKind, RoutingMode, Scenario, TopologyConfig,
+};
 
-/// Builds the scenario's topology into `world` (queues included), sets the routing mode and
-/// schedules the link events (random switch choices from the run's `events` stream).
-pub fn build(world: &mut World, scenario: &Scenario) -> Result<Topology, RunError> {
+/// Builds the scenario's topology into `world` (queues included) and sets the routing mode; a
+/// topology with more links than [`World::max_links`] is refused before anything is built.
+/// [`schedule_events`] then schedules the link events.
+pub fn build(world: &mut World, scenario: &Scenario) -> Result<Topology, SetupError> {
     world.set_routing_mode(match scenario.routing.mode {
         RoutingMode::Ecmp => CoreRouting::Ecmp,
         RoutingMode::Spray => CoreRouting::Spray,
@@ -55,15 +59,32 @@ pub fn build(world: &mut World, scenario: &Scenario) -> Result<Topology, RunErro
     };
     let cabling = cabling(topo)?;
     let failed = |e: htsim_topology::error::TopologyError| {
-        RunError::Failed(format!("building the {kind} topology: {e}"))
+        use htsim_topology::error::TopologyError as E;
+        match e {
+            E::UnknownCableLayer { .. } => SetupError::new("topology.layers", e.to_string()),
+            E::OverBudget {
+                hosts,
+                links,
+                max_links,
+                ..
+            } => SetupError::new(
+                "topology",
+                format!(
+                    "this {kind} topology has {hosts} hosts and {links} directed links, more \
+                     than the {max_links} links a run's share of the memory holds"
+                ),
+            )
+            .with_hint(super::resources::over_budget_hint(links, max_links)),
+            _ => SetupError::new("topology", format!("building the {kind} topology: {e}")),
+        }
     };
-    let int = |key: &str| -> Result<u32, RunError> {
+    let int = |key: &str| -> Result<u32, SetupError> {
         topo.params
             .int(key)
             .and_then(|v| u32::try_from(v).ok())
-            .ok_or_else(|| RunError::Failed(format!("topology.{key}: missing or out of range")))
+            .ok_or_else(|| SetupError::new(format!("topology.{key}"), "missing or out of range"))
     };
-    let topology = match kind {
+    match kind {
         "fattree" => FatTree {
             k: int("k")?,
             oversubscription: int("oversubscription")?,
@@ -90,42 +111,49 @@ pub fn build(world: &mut World, scenario: &Scenario) -> Result<Topology, RunErro
         }
         .build(world, &cabling, &mut factory),
         "xmp-torus" => XmpTorus { bottlenecks: 5 }.build(world, &cabling, &mut factory),
-        "xmp-two-path" => return Err(RunError::Unsupported(
-            "the xmp-two-path topology from a scenario: its pair counts are not scenario keys yet"
-                .into(),
+        "xmp-two-path" => return Err(SetupError::unsupported(
+            "topology.kind",
+            "the xmp-two-path topology from a scenario: its pair counts are not scenario keys yet",
         )),
-        "file" => {
-            let rel = topo.params.text("path").unwrap_or_default();
-            let path = scenario.base_dir.join(rel);
-            let text = std::fs::read_to_string(&path).map_err(|e| {
-                RunError::Failed(format!(
-                    "topology.path: cannot read {}: {e}",
-                    path.display()
-                ))
-            })?;
-            let file = FileTopology::parse(&text)
-                .map_err(|e| RunError::Failed(format!("topology file {}: {e}", path.display())))?;
-            file.build(world, &mut factory)
-        }
+        "file" => read_file_topology(scenario)?.build(world, &mut factory),
         other => {
-            return Err(RunError::Unsupported(format!(
-                "building a `{other}` topology"
-            )))
+            return Err(SetupError::unsupported(
+                "topology.kind",
+                format!("building a `{other}` topology"),
+            ))
         }
     }
-    .map_err(failed)?;
-    schedule_events(world, scenario, &topology)?;
-    Ok(topology)
+    .map_err(failed)
+}
+
+/// The topology file of a `file` topology (`topology.path`, relative to the scenario), read
+/// and parsed; errors name the file's line.
+fn read_file_topology(scenario: &Scenario) -> Result<FileTopology, SetupError> {
+    let rel = scenario.topology.params.text("path").unwrap_or_default();
+    let path = scenario.base_dir.join(rel);
+    let text = read_text(&path).map_err(|e| {
+        SetupError::new(
+            "topology.path",
+            format!("cannot use the topology file {}: {e}", path.display()),
+        )
+    })?;
+    FileTopology::parse(&text).map_err(|e| match e {
+        htsim_topology::error::TopologyError::File { line, message } => {
+            SetupError::new("topology.path", message).on_line(&path, line)
+        }
+        other => SetupError::new("topology.path", format!("{}: {other}", path.display())),
+    })
 }
 
 /// The cabling of a topology: its default rate and delay, and `[topology.layers.X]` mapped to
 /// the topology's cable layers.
-fn cabling(topo: &TopologyConfig) -> Result<Cabling, RunError> {
+fn cabling(topo: &TopologyConfig) -> Result<Cabling, SetupError> {
     let rate = topo.params.rate("link_rate");
     let delay = topo.params.duration("link_delay");
     let (Some(rate), Some(delay)) = (rate, delay) else {
-        return Err(RunError::Failed(
-            "topology.link_rate and topology.link_delay must be set".into(),
+        return Err(SetupError::new(
+            "topology",
+            "topology.link_rate and topology.link_delay must be set",
         ));
     };
     let mut cabling = Cabling::uniform(rate, delay);
@@ -140,9 +168,9 @@ fn cabling(topo: &TopologyConfig) -> Result<Cabling, RunError> {
             cabling = cabling.with_layer("bottleneck", neck, delay);
         }
         "file" if !topo.layers.is_empty() => {
-            return Err(RunError::Unsupported(
-                "[topology.layers] with a file topology: rates and delays come from the file"
-                    .into(),
+            return Err(SetupError::unsupported(
+                "topology.layers",
+                "[topology.layers] with a file topology: rates and delays come from the file",
             ))
         }
         _ => {}
@@ -201,36 +229,59 @@ fn event_layer<'a>(kind: &str, layer: &'a str) -> &'a str {
     }
 }
 
-/// Schedules `[[events]]` in file order; random switch choices come from the `events` stream.
-fn schedule_events(
+/// Schedules `[[events]]` in file order on `topology`; random switch choices come from the
+/// `events` stream. Returns the problem of every event that cannot be scheduled.
+pub fn schedule_events(
     world: &mut World,
     scenario: &Scenario,
     topology: &Topology,
-) -> Result<(), RunError> {
+) -> Vec<SetupError> {
     let mut rng = world.streams().stream("events");
+    let mut problems = Vec::new();
     for (i, event) in scenario.events.iter().enumerate() {
-        let selector = match &event.target {
-            EventTarget::Layer { layer, switches } => LinkSelector::Layer {
-                layer: event_layer(&scenario.topology.kind, layer).to_string(),
-                switches: switches
-                    .as_deref()
-                    .map(parse_share)
-                    .transpose()
-                    .map_err(|e| RunError::Failed(format!("events[{i}].where.switches: {e}")))?,
-            },
-            EventTarget::Links(names) => LinkSelector::Names(link_names(topology, names)),
-        };
-        let links = selector
-            .resolve(topology, &mut rng)
-            .map_err(|e| RunError::Failed(format!("events[{i}].where: {e}")))?;
-        let change = match &event.set {
-            EventChange::Capacity(b) => LinkChange::Limit(*b),
-            EventChange::Rate(r) => LinkChange::Rate(*r),
-            EventChange::Down => LinkChange::Down,
-            EventChange::Up => LinkChange::Up,
-        };
-        link_events::schedule(world, &links, event.at, change);
+        if let Err(e) = schedule_event(world, &mut rng, scenario, topology, i, event) {
+            problems.push(e);
+        }
     }
+    problems
+}
+
+/// Schedules event `i` of the scenario.
+fn schedule_event(
+    world: &mut World,
+    rng: &mut htsim_core::rng::SimRng,
+    scenario: &Scenario,
+    topology: &Topology,
+    i: usize,
+    event: &Event,
+) -> Result<(), SetupError> {
+    let selector = match &event.target {
+        EventTarget::Layer { layer, switches } => LinkSelector::Layer {
+            layer: event_layer(&scenario.topology.kind, layer).to_string(),
+            switches: switches
+                .as_deref()
+                .map(parse_share)
+                .transpose()
+                .map_err(|e| {
+                    SetupError::new(format!("events[{i}].where.switches"), e.to_string())
+                })?,
+        },
+        EventTarget::Links(names) => LinkSelector::Names(link_names(topology, names)),
+    };
+    let links = selector.resolve(topology, rng).map_err(|e| {
+        let key = match &event.target {
+            EventTarget::Layer { .. } => "layer",
+            EventTarget::Links(_) => "link",
+        };
+        SetupError::new(format!("events[{i}].where.{key}"), e.to_string())
+    })?;
+    let change = match &event.set {
+        EventChange::Capacity(b) => LinkChange::Limit(*b),
+        EventChange::Rate(r) => LinkChange::Rate(*r),
+        EventChange::Down => LinkChange::Down,
+        EventChange::Up => LinkChange::Up,
+    };
+    link_events::schedule(world, &links, event.at, change);
     Ok(())
 }
 

@@ -36,7 +36,7 @@ use htsim_core::SimTime;
 use htsim_topology::topology::Topology;
 
 use super::generator::StartedFlow;
-use crate::runner::RunError;
+use super::setup_error::SetupError;
 use crate::scenario::{FlowSelector, TimeseriesConfig};
 
 /// The header of timeseries.csv.
@@ -121,7 +121,7 @@ impl Sampler {
         topology: &Topology,
         classes: &[String],
         end: SimTime,
-    ) -> Result<Self, RunError> {
+    ) -> Result<Self, SetupError> {
         let mut wanted: Vec<bool> = vec![false; topology.links().len()];
         for sel in &config.links {
             let mut found = false;
@@ -135,14 +135,17 @@ impl Sampler {
                 }
             }
             if !found {
-                return Err(RunError::Failed(format!(
-                    "output.timeseries.links: no link or layer named \"{sel}\" in this topology \
+                return Err(SetupError::new(
+                    "output.timeseries.links",
+                    format!(
+                        "no link or layer named \"{sel}\" in this topology \
                      (link names are as in links.csv, e.g. \"{}\")",
-                    topology
-                        .links()
-                        .first()
-                        .map_or(String::new(), |l| topology.link_name(l))
-                )));
+                        topology
+                            .links()
+                            .first()
+                            .map_or(String::new(), |l| topology.link_name(l))
+                    ),
+                ));
             }
         }
         let links = topology
@@ -173,6 +176,31 @@ impl Sampler {
             links,
             flows,
         ))
+    }
+
+    /// How many samples the run takes (one per interval up to its end).
+    pub fn sample_count(&self) -> u64 {
+        self.end.as_ps() / self.interval.as_ps()
+    }
+
+    /// An estimate of the rows the run writes, for the memory estimate: every sample has a
+    /// queue row per selected link and, per series of flows, a row per open flow, taken as
+    /// `open_flows` (all of them when flows are selected by class or `"all"`, else the ids
+    /// listed).
+    pub fn rows_estimate(&self, open_flows: u64) -> u64 {
+        let queue_rows = if self.queue {
+            self.links.len() as u64
+        } else {
+            0
+        };
+        let flow_series = u64::from(self.cwnd) + u64::from(self.rate);
+        let flows = if self.flows.all || !self.flows.classes.is_empty() {
+            open_flows
+        } else {
+            self.flows.ids.len() as u64
+        };
+        self.sample_count()
+            .saturating_mul(queue_rows.saturating_add(flow_series.saturating_mul(flows)))
     }
 
     /// When the next sample is due (`SimTime::MAX` when none is left).

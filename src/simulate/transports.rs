@@ -31,7 +31,7 @@ use htsim_transport::{
     TcpConfig, TcpTransport, Transport,
 };
 
-use crate::runner::RunError;
+use super::setup_error::SetupError;
 use crate::scenario::params::{ParamValue, Params};
 use crate::scenario::TransportConfig;
 
@@ -50,12 +50,13 @@ pub struct Configured {
 }
 
 /// The transport `config` describes.
-pub fn configure(config: &TransportConfig) -> Result<Configured, RunError> {
+pub fn configure(config: &TransportConfig) -> Result<Configured, SetupError> {
     let kind = config.kind.as_str();
     if LATER.contains(&kind) {
-        return Err(RunError::Unsupported(format!(
-            "transport `{kind}` is not implemented yet (available: tcp, dctcp, ps, mptcp, mmptcp, xmp)"
-        )));
+        return Err(SetupError::unsupported(
+            "kind",
+            format!("transport `{kind}` is not implemented yet (available: tcp, dctcp, ps, mptcp, mmptcp, xmp)"),
+        ));
     }
     let tcp = tcp_config(&config.params)?;
     let transport: Arc<dyn Transport> = match kind {
@@ -72,7 +73,7 @@ pub fn configure(config: &TransportConfig) -> Result<Configured, RunError> {
             };
             t.dctcp
                 .validate()
-                .map_err(|e| RunError::Failed(format!("dctcp: {e}")))?;
+                .map_err(|e| SetupError::new("", format!("dctcp: {e}")))?;
             Arc::new(t)
         }
         "ps" => {
@@ -106,15 +107,15 @@ pub fn configure(config: &TransportConfig) -> Result<Configured, RunError> {
             let mut xmp = XmpConfig::default();
             if let Some(b) = config.params.int("beta") {
                 xmp.beta = u32::try_from(b)
-                    .map_err(|_| RunError::Failed(format!("beta {b} is out of range")))?;
+                    .map_err(|_| SetupError::new("beta", format!("{b} is out of range")))?;
             }
             if let Some(m) = config.params.int("min_cwnd") {
                 xmp.min_cwnd_packets = u64::try_from(m)
-                    .map_err(|_| RunError::Failed(format!("min_cwnd {m} is out of range")))?;
+                    .map_err(|_| SetupError::new("min_cwnd", format!("{m} is out of range")))?;
             }
             let mut t = xmp
                 .mptcp_transport(tcp.profile)
-                .map_err(|e| RunError::Failed(format!("xmp: {e}")))?;
+                .map_err(|e| SetupError::new("", format!("xmp: {e}")))?;
             // ECN-capable data, the 2-bit CE echo and an infinite initial ssthresh (7.3, 7.4)
             // are XMP's own; the other TCP keys apply as given.
             let own = XmpConfig::tcp_config(tcp.profile);
@@ -133,9 +134,10 @@ pub fn configure(config: &TransportConfig) -> Result<Configured, RunError> {
             });
         }
         other => {
-            return Err(RunError::Unsupported(format!(
-            "transport `{other}` is not implemented yet (available: tcp, dctcp, ps, mptcp, mmptcp, xmp)"
-        )))
+            return Err(SetupError::unsupported(
+                "kind",
+                format!("transport `{other}` is not implemented yet (available: tcp, dctcp, ps, mptcp, mmptcp, xmp)"),
+            ))
         }
     };
     Ok(Configured {
@@ -160,18 +162,18 @@ fn limited_transmit(params: &Params) -> LimitedTransmit {
 }
 
 /// The MPTCP keys: `subflows` -> MaxSubflows, `cc`; the 12 switches come from the profile.
-fn mptcp_config(params: &Params, profile: Profile) -> Result<MptcpConfig, RunError> {
+fn mptcp_config(params: &Params, profile: Profile) -> Result<MptcpConfig, SetupError> {
     let mut m = MptcpConfig::for_profile(profile);
     if let Some(n) = params.int("subflows") {
         m.max_subflows = u32::try_from(n)
-            .map_err(|_| RunError::Failed(format!("subflows {n} is out of range")))?;
+            .map_err(|_| SetupError::new("subflows", format!("{n} is out of range")))?;
     }
     if let Some(name) = params.text("cc") {
         m.cc = CcKind::from_name(name)
-            .ok_or_else(|| RunError::Failed(format!("unknown cc `{name}`")))?;
+            .ok_or_else(|| SetupError::new("cc", format!("unknown cc `{name}`")))?;
     }
     m.validate()
-        .map_err(|e| RunError::Failed(format!("transport: {e}")))?;
+        .map_err(|e| SetupError::new("", e.to_string()))?;
     Ok(m)
 }
 
@@ -200,8 +202,8 @@ fn float(params: &Params, key: &str) -> Option<f64> {
 }
 
 /// The [`TcpConfig`] of a transport's parameters (module doc).
-pub fn tcp_config(params: &Params) -> Result<TcpConfig, RunError> {
-    let bad = |what: String| RunError::Failed(what);
+pub fn tcp_config(params: &Params) -> Result<TcpConfig, SetupError> {
+    let bad = |what: String| SetupError::new("", what);
     let profile = match params.text("profile") {
         Some(p) => Profile::from_name(p).map_err(|e| bad(e.to_string()))?,
         None => Profile::Rfc,

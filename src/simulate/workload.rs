@@ -22,8 +22,9 @@ use htsim_workload::{
     TrafficMatrix,
 };
 
+use super::setup_error::SetupError;
 use super::transports::{configure, Configured};
-use crate::runner::RunError;
+use crate::scenario::input::read_text;
 use crate::scenario::{
     Arrivals, FlowClass, JobsConfig, MatrixKind, Scenario, Senders, SizeSpec, TransportRef,
 };
@@ -57,9 +58,10 @@ pub struct JobPlan {
 }
 
 impl JobPlan {
-    /// The plan of `jobs` on `layout`; an error naming the key when no job can be drawn (more
-    /// servers than hosts, or, with `rack_local = false`, than hosts outside some rack).
-    fn new(jobs: &JobsConfig, layout: &HostLayout) -> Result<JobPlan, String> {
+    /// The plan of `jobs` on `layout`; an error naming the key (within `jobs`) when no job can
+    /// be drawn (more servers than hosts, or, with `rack_local = false`, than hosts outside
+    /// some rack).
+    fn new(jobs: &JobsConfig, layout: &HostLayout) -> Result<JobPlan, SetupError> {
         let count = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
         let shape = PartitionAggregate {
             servers: count(jobs.servers),
@@ -70,12 +72,19 @@ impl JobPlan {
         };
         let hosts = layout.num_hosts();
         if shape.servers >= hosts {
-            return Err(format!(
-                "jobs.servers: a job of 1 client and {} servers needs {} hosts, and the topology \
-                 has {hosts}",
-                shape.servers,
-                shape.servers.saturating_add(1)
-            ));
+            return Err(SetupError::new(
+                "servers",
+                format!(
+                    "a job of 1 client and {} servers needs {} hosts, and the topology has \
+                     {hosts}",
+                    shape.servers,
+                    shape.servers.saturating_add(1)
+                ),
+            )
+            .with_hint(format!(
+                "use servers = {} or fewer",
+                hosts.saturating_sub(1)
+            )));
         }
         if !shape.rack_local {
             let largest = (0..layout.num_racks())
@@ -83,12 +92,19 @@ impl JobPlan {
                 .max()
                 .unwrap_or(0);
             if hosts - largest < shape.servers {
-                return Err(format!(
-                    "jobs.rack_local: with rack_local = false a client in a rack of {largest} \
-                     hosts has only {} hosts outside it for {} servers",
-                    hosts - largest,
-                    shape.servers
-                ));
+                return Err(SetupError::new(
+                    "rack_local",
+                    format!(
+                        "with rack_local = false a client in a rack of {largest} hosts has \
+                         only {} hosts outside it for {} servers",
+                        hosts - largest,
+                        shape.servers
+                    ),
+                )
+                .with_hint(match hosts - largest {
+                    0 => "use rack_local = true: every host is in one rack".to_string(),
+                    outside => format!("use rack_local = true, or servers = {outside} or fewer"),
+                }));
             }
         }
         Ok(JobPlan {
@@ -98,74 +114,91 @@ impl JobPlan {
     }
 }
 
-/// Resolves every flow class of `scenario` on `topology`, drawing from `streams`.
+/// Resolves every flow class of `scenario` on `topology`, drawing from `streams`; the problem
+/// of every class that cannot be resolved.
 pub fn plan(
     scenario: &Scenario,
     topology: &Topology,
     streams: htsim_core::rng::RngStreams,
-) -> Result<Vec<ClassPlan>, RunError> {
+) -> Result<Vec<ClassPlan>, Vec<SetupError>> {
     let hosts = topology.hosts();
     let layout = HostLayout::from_vectors(
         hosts.iter().map(|h| h.rack as usize).collect(),
         hosts.iter().map(|h| h.pod as usize).collect(),
     )
-    .map_err(|e| RunError::Failed(format!("host layout: {e}")))?;
+    .map_err(|e| vec![SetupError::new("topology", format!("host layout: {e}"))])?;
     let mut matrix_rng = streams.stream("workload.matrix");
     let mut senders_rng = streams.stream("workload.senders");
     // (recipe, full length, pool left) per distinct matrix, in order of first use.
     let mut matrices: Vec<(Recipe, usize, Vec<Connection>)> = Vec::new();
     let mut out = Vec::with_capacity(scenario.flows.len());
+    let mut problems = Vec::new();
     for class in &scenario.flows {
-        let fail = |what: String| RunError::Failed(format!("flows.{}: {what}", class.name));
-        let transport_config = match &class.transport {
-            TransportRef::Named(n) => scenario
-                .transport(n)
-                .cloned()
-                .ok_or_else(|| fail(format!("no transport named `{n}`")))?,
-            TransportRef::Inline(t) => t.clone(),
-        };
-        let transport = configure(&transport_config)?;
-        if let Some(jobs) = &class.jobs {
-            out.push(ClassPlan {
+        // A class that cannot be planned is reported and skipped, so every class is checked.
+        let planned = (|| -> Result<ClassPlan, SetupError> {
+            let key = format!("flows.{}", class.name);
+            let fail = |e: SetupError| e.within(&key);
+            let (transport_config, transport_key) = match &class.transport {
+                TransportRef::Named(n) => (
+                    scenario.transport(n).cloned().ok_or_else(|| {
+                        SetupError::new(
+                            format!("{key}.transport"),
+                            format!("no transport named `{n}`"),
+                        )
+                    })?,
+                    format!("transports.{n}"),
+                ),
+                TransportRef::Inline(t) => (t.clone(), format!("{key}.transport")),
+            };
+            let transport = configure(&transport_config).map_err(|e| e.within(&transport_key))?;
+            if let Some(jobs) = &class.jobs {
+                return Ok(ClassPlan {
+                    name: class.name.clone(),
+                    pool: Vec::new(),
+                    size: SizeDist::Fixed(jobs.request_bytes),
+                    arrivals: None,
+                    start: class.start,
+                    transport,
+                    jobs: Some(JobPlan::new(jobs, &layout).map_err(|e| fail(e.within("jobs")))?),
+                });
+            }
+            let recipe = Recipe::of(class);
+            let idx = match matrices.iter().position(|(r, _, _)| *r == recipe) {
+                Some(i) => i,
+                None => {
+                    let conns = recipe
+                        .build(&mut matrix_rng, &layout)
+                        .map_err(|e| fail(SetupError::new("matrix", e)))?;
+                    matrices.push((recipe, conns.len(), conns));
+                    matrices.len() - 1
+                }
+            };
+            let (_, len, pool) = &mut matrices[idx];
+            let senders = match &class.senders {
+                Senders::Share { fraction, .. } => htsim_workload::Senders::Share(*fraction),
+                Senders::Count(n) => htsim_workload::Senders::Count(*n as usize),
+                Senders::All => htsim_workload::Senders::All,
+                Senders::Rest => htsim_workload::Senders::Rest,
+            };
+            let taken = split_connections(&mut senders_rng, &senders, *len, pool)
+                .map_err(|e| fail(SetupError::new("senders", e.to_string())))?;
+            Ok(ClassPlan {
                 name: class.name.clone(),
-                pool: Vec::new(),
-                size: SizeDist::Fixed(jobs.request_bytes),
-                arrivals: None,
+                pool: taken,
+                size: size_dist(scenario, &class.size).map_err(fail)?,
+                arrivals: class.arrivals.clone(),
                 start: class.start,
                 transport,
-                jobs: Some(JobPlan::new(jobs, &layout).map_err(fail)?),
-            });
-            continue;
+                jobs: None,
+            })
+        })();
+        match planned {
+            Ok(p) => out.push(p),
+            Err(e) => problems.push(e),
         }
-        let recipe = Recipe::of(class);
-        let idx = match matrices.iter().position(|(r, _, _)| *r == recipe) {
-            Some(i) => i,
-            None => {
-                let conns = recipe
-                    .build(&mut matrix_rng, &layout)
-                    .map_err(|e| fail(format!("matrix: {e}")))?;
-                matrices.push((recipe, conns.len(), conns));
-                matrices.len() - 1
-            }
-        };
-        let (_, len, pool) = &mut matrices[idx];
-        let senders = match &class.senders {
-            Senders::Share { fraction, .. } => htsim_workload::Senders::Share(*fraction),
-            Senders::Count(n) => htsim_workload::Senders::Count(*n as usize),
-            Senders::All => htsim_workload::Senders::All,
-            Senders::Rest => htsim_workload::Senders::Rest,
-        };
-        let taken = split_connections(&mut senders_rng, &senders, *len, pool)
-            .map_err(|e| fail(format!("senders: {e}")))?;
-        out.push(ClassPlan {
-            name: class.name.clone(),
-            pool: taken,
-            size: size_dist(scenario, &class.size).map_err(fail)?,
-            arrivals: class.arrivals.clone(),
-            start: class.start,
-            transport,
-            jobs: None,
-        });
+    }
+    if !problems.is_empty() {
+        return Err(problems);
     }
     Ok(out)
 }
@@ -236,9 +269,9 @@ impl Recipe {
     }
 }
 
-/// The size distribution of a class.
-fn size_dist(scenario: &Scenario, size: &SizeSpec) -> Result<SizeDist, String> {
-    let e = |e: htsim_workload::SizeError| format!("size: {e}");
+/// The size distribution of a class; errors name the key within the class.
+fn size_dist(scenario: &Scenario, size: &SizeSpec) -> Result<SizeDist, SetupError> {
+    let e = |e: htsim_workload::SizeError| SetupError::new("size", e.to_string());
     Ok(match size {
         SizeSpec::Fixed(b) => SizeDist::Fixed(*b),
         SizeSpec::Infinite => SizeDist::Infinite,
@@ -246,17 +279,28 @@ fn size_dist(scenario: &Scenario, size: &SizeSpec) -> Result<SizeDist, String> {
         SizeSpec::Pareto { shape, mean, max } => {
             SizeDist::pareto(*shape, *mean, max.unwrap_or(u64::MAX)).map_err(e)?
         }
-        SizeSpec::Cdf(name) => {
-            SizeDist::Cdf(EmpiricalCdf::builtin(name).map_err(|e| format!("size: {e}"))?)
-        }
+        SizeSpec::Cdf(name) => SizeDist::Cdf(
+            EmpiricalCdf::builtin(name).map_err(|e| SetupError::new("size.cdf", e.to_string()))?,
+        ),
         SizeSpec::CdfFile(path) => {
             let full = scenario.base_dir.join(path);
-            let text = std::fs::read_to_string(&full)
-                .map_err(|err| format!("size.cdf_file: cannot read {}: {err}", full.display()))?;
-            SizeDist::Cdf(
-                EmpiricalCdf::parse(&text)
-                    .map_err(|err| format!("size.cdf_file {}: {err}", full.display()))?,
-            )
+            let key = "size.cdf_file";
+            let text = read_text(&full).map_err(|err| {
+                SetupError::new(
+                    key,
+                    format!("cannot use the CDF file {}: {err}", full.display()),
+                )
+            })?;
+            SizeDist::Cdf(EmpiricalCdf::parse(&text).map_err(|err| match err.line() {
+                Some(line) => {
+                    let text = err.to_string();
+                    let message = text
+                        .strip_prefix(&format!("line {line}: "))
+                        .unwrap_or(&text);
+                    SetupError::new(key, message).on_line(&full, line)
+                }
+                None => SetupError::new(key, format!("{}: {err}", full.display())),
+            })?)
         }
     })
 }

@@ -29,7 +29,8 @@ struct Cli {
 enum Command {
     /// Run a scenario: every sweep point for every seed.
     Run(RunArgs),
-    /// Parse and check scenarios; print the size of each run list.
+    /// Check scenarios: set up every sweep point as a run would; print the size of each run
+    /// list.
     Validate {
         /// Scenario files.
         #[arg(required = true)]
@@ -179,6 +180,7 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let runs = runner::select(&runner::run_list(&loaded), shard);
+    preflight(&loaded, jobs.min(runs.len()))?;
     if !args.quiet {
         let part = shard.map_or(String::new(), |s| format!(" (shard {s})"));
         eprintln!(
@@ -307,6 +309,15 @@ fn print_report(r: &Report, out: &Path) {
     }
 }
 
+/// Sets up every sweep point as a run would, `runs_at_once` sharing the memory: every problem
+/// found, with its place in the scenario, as one usage failure.
+fn preflight(loaded: &scenario::Loaded, runs_at_once: usize) -> Result<(), Failure> {
+    htsim::simulate::preflight::check(loaded, runs_at_once as u64).map_err(|problems| {
+        let all: Vec<String> = problems.0.iter().map(ToString::to_string).collect();
+        usage(all.join("\nerror: "))
+    })
+}
+
 fn validate(paths: &[PathBuf], set: Vec<String>) -> Result<(), Failure> {
     let options = LoadOptions {
         overrides: set,
@@ -316,6 +327,10 @@ fn validate(paths: &[PathBuf], set: Vec<String>) -> Result<(), Failure> {
     for path in paths {
         match scenario::load(path, &options) {
             Ok(loaded) => {
+                if let Err(f) = preflight(&loaded, 1) {
+                    failures.push(f.message);
+                    continue;
+                }
                 let runs = runner::run_list(&loaded).len();
                 println!(
                     "{}: ok: {} point(s), {runs} run(s)",

@@ -138,7 +138,7 @@ fn one_and_two_jobs_give_identical_results_and_rerunning_resumes() {
 }
 
 #[test]
-fn a_run_with_an_unsupported_topology_exits_1_with_a_clear_message() {
+fn a_run_with_an_unsupported_topology_is_refused_before_it_starts() {
     let dir = tempfile::tempdir().unwrap();
     let text = TINY
         .replace("kind = \"fattree\"\nk = 4\n", "kind = \"xmp-two-path\"\n")
@@ -149,8 +149,12 @@ fn a_run_with_an_unsupported_topology_exits_1_with_a_clear_message() {
         dir.path(),
     );
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("xmp-two-path"), "{err}");
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("tiny.toml:8:8: `topology.kind`: the xmp-two-path topology"),
+        "{err}"
+    );
+    assert!(!dir.path().join("o").exists(), "nothing is written");
 }
 
 #[test]

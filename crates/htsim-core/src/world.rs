@@ -147,6 +147,7 @@ pub struct World {
     records: Vec<FlowRecord>,
     stats: WorldStats,
     trace: Option<u64>,
+    max_links: u64,
 }
 
 impl std::fmt::Debug for World {
@@ -181,6 +182,7 @@ impl World {
             records: Vec::new(),
             stats: WorldStats::default(),
             trace: None,
+            max_links: u64::MAX,
         }
     }
 
@@ -206,6 +208,17 @@ impl World {
     /// The queue of link `id` as an arriving packet would see it now (see [`Link::occupancy`]).
     pub fn link_occupancy(&self, id: LinkId) -> Occupancy {
         self.link(id).occupancy(self.now)
+    }
+
+    /// Caps the number of links this world may hold (a memory budget): topology builders check
+    /// it before allocating anything and refuse a larger network. Unlimited by default.
+    pub fn set_max_links(&mut self, max: u64) {
+        self.max_links = max;
+    }
+
+    /// The most links this world may hold ([`World::set_max_links`]).
+    pub fn max_links(&self) -> u64 {
+        self.max_links
     }
 
     /// All links, indexed by [`LinkId`].

@@ -28,7 +28,8 @@ pub(crate) fn ensure_fits(
     Ok(())
 }
 
-/// Checks the number of hosts and directed links of a topology before building it.
+/// Checks the number of hosts and directed links of a topology before building it: ids must
+/// fit in 32 bits and the links in the world's budget ([`World::set_max_links`]).
 pub(crate) fn ensure_size(
     world: &World,
     topology: &'static str,
@@ -36,8 +37,18 @@ pub(crate) fn ensure_size(
     links: u64,
 ) -> Result<()> {
     ensure_fits(topology, "hosts", hosts, u64::from(u32::MAX))?;
-    let free = u64::from(u32::MAX) - world.links().len() as u64;
-    ensure_fits(topology, "links", links, free)
+    let used = world.links().len() as u64;
+    ensure_fits(topology, "links", links, u64::from(u32::MAX) - used)?;
+    let max_links = world.max_links().saturating_sub(used);
+    if links > max_links {
+        return Err(TopologyError::OverBudget {
+            topology,
+            hosts,
+            links,
+            max_links,
+        });
+    }
+    Ok(())
 }
 
 /// An error for an out-of-range builder parameter.

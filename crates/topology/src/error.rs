@@ -24,6 +24,19 @@ pub enum TopologyError {
         /// The largest count accepted.
         limit: u64,
     },
+    /// The topology needs more links than the world's memory budget allows
+    /// ([`World::set_max_links`](htsim_core::world::World::set_max_links)).
+    #[error("{topology}: {hosts} hosts and {links} directed links, more than the {max_links} links the memory budget allows")]
+    OverBudget {
+        /// The topology kind.
+        topology: &'static str,
+        /// Hosts it would have.
+        hosts: u64,
+        /// Directed links it would have.
+        links: u64,
+        /// The most links the budget allows.
+        max_links: u64,
+    },
     /// A per-layer cabling override names a cable layer the topology does not have.
     #[error("{topology}: no cable layer \"{layer}\" (it has: {known}){hint}")]
     UnknownCableLayer {

@@ -18,10 +18,11 @@
 //!   limit. The cable layer defaults to the layer of `b` (write the lower end first: `link
 //!   host0 tor0 ...` is a `tor` cable, as in a FatTree).
 //! - Hosts do not forward. Paths are all equal-hop shortest paths, found by BFS on demand,
-//!   at most [`MAX_PATHS`](crate::paths::MAX_PATHS) per pair.
+//!   at most [`MAX_PATHS`](crate::paths::MAX_PATHS) per pair. Every host must reach every
+//!   other (a cable between them, or a path through switches only).
 //! - Errors name the line.
 
-use crate::assemble::Assembler;
+use crate::assemble::{ensure_size, Assembler};
 use crate::cabling::{Cable, Cabling, QueueFactory};
 use crate::error::{did_you_mean, Result, TopologyError};
 use crate::topology::{NodeId, Topology};
@@ -54,6 +55,10 @@ struct FileLink {
 }
 
 const KIND: &str = "file";
+
+/// Above this many hosts, connectivity is only accepted through one switch network that
+/// reaches every host (checking every pair would take quadratic time).
+const MAX_PAIRWISE_HOSTS: usize = 4096;
 
 fn line_error(line: usize, message: impl Into<String>) -> TopologyError {
     TopologyError::File {
@@ -101,6 +106,8 @@ impl FileTopology {
         let mut links = Vec::new();
         let mut rack_pod: HashMap<u32, u32> = HashMap::new();
         let mut hosts = 0u32;
+        // The line of each node's statement, for errors found after reading the file.
+        let mut node_lines = Vec::new();
         for (i, raw) in text.lines().enumerate() {
             let line = i + 1;
             let content = raw.split('#').next().unwrap_or("");
@@ -151,6 +158,7 @@ impl FileTopology {
                     };
                     by_name.insert(name.to_string(), nodes.len());
                     nodes.push(node);
+                    node_lines.push(line);
                 }
                 "link" => {
                     if rest.len() < 5 {
@@ -176,6 +184,12 @@ impl FileTopology {
                     }
                     let delay = parse_duration(rest[3]).map_err(unit)?;
                     let buffer = parse_buffer(rest[4]).map_err(unit)?;
+                    if matches!(buffer, BufferSize::Packets(0) | BufferSize::Bytes(0)) {
+                        return Err(line_error(
+                            line,
+                            "a link's buffer must hold at least one packet",
+                        ));
+                    }
                     let opts = options(line, &rest[5..], &["layer"])?;
                     links.push(FileLink {
                         a,
@@ -201,12 +215,108 @@ impl FileTopology {
                 "the file defines no host",
             ));
         }
-        Ok(FileTopology { nodes, links })
+        let topology = FileTopology { nodes, links };
+        topology.check_connected(&node_lines)?;
+        Ok(topology)
+    }
+
+    /// Number of hosts.
+    pub fn host_count(&self) -> u64 {
+        self.nodes
+            .iter()
+            .filter(|n| matches!(n, FileNode::Host { .. }))
+            .count() as u64
+    }
+
+    /// Number of directed links (two per `link` line).
+    pub fn link_count(&self) -> u64 {
+        2 * self.links.len() as u64
+    }
+
+    /// Checks that every host can reach every other: hosts do not forward, so two hosts need a
+    /// cable between them or a path through switches only. `node_lines` are the nodes' lines.
+    fn check_connected(&self, node_lines: &[usize]) -> Result<()> {
+        // Switches joined by switch-to-switch cables, as union-find roots.
+        let mut parent: Vec<usize> = (0..self.nodes.len()).collect();
+        fn root(parent: &mut [usize], mut i: usize) -> usize {
+            while parent[i] != i {
+                parent[i] = parent[parent[i]];
+                i = parent[i];
+            }
+            i
+        }
+        let is_host = |i: usize| matches!(self.nodes[i], FileNode::Host { .. });
+        for l in &self.links {
+            if !is_host(l.a) && !is_host(l.b) {
+                let (x, y) = (root(&mut parent, l.a), root(&mut parent, l.b));
+                parent[x] = y;
+            }
+        }
+        // Per host (in host order): the switch networks it is cabled to and its host neighbours.
+        let host_nodes: Vec<usize> = (0..self.nodes.len()).filter(|&i| is_host(i)).collect();
+        let mut index = vec![usize::MAX; self.nodes.len()];
+        for (h, &n) in host_nodes.iter().enumerate() {
+            index[n] = h;
+        }
+        let mut nets: Vec<Vec<usize>> = vec![Vec::new(); host_nodes.len()];
+        let mut direct: Vec<Vec<usize>> = vec![Vec::new(); host_nodes.len()];
+        for l in &self.links {
+            for (me, other) in [(l.a, l.b), (l.b, l.a)] {
+                if !is_host(me) {
+                    continue;
+                }
+                if is_host(other) {
+                    direct[index[me]].push(index[other]);
+                } else {
+                    let r = root(&mut parent, other);
+                    nets[index[me]].push(r);
+                }
+            }
+        }
+        for v in nets.iter_mut().chain(direct.iter_mut()) {
+            v.sort_unstable();
+            v.dedup();
+        }
+        let line_of = |h: usize| node_lines[host_nodes[h]];
+        if let Some(h) = nets.iter().position(|n| n.is_empty()) {
+            if host_nodes.len() > 1 && direct[h].len() + 1 < host_nodes.len() {
+                return Err(line_error(
+                    line_of(h),
+                    format!("host{h} has no link to a switch: it cannot reach every other host (hosts do not forward)"),
+                ));
+            }
+        }
+        // Usually one switch network reaches every host.
+        if nets[0]
+            .iter()
+            .any(|r| nets.iter().all(|n| n.binary_search(r).is_ok()))
+        {
+            return Ok(());
+        }
+        if host_nodes.len() > MAX_PAIRWISE_HOSTS {
+            return Err(line_error(
+                line_of(0),
+                format!("no switch network reaches every host: with more than {MAX_PAIRWISE_HOSTS} hosts every host must be cabled to one connected network of switches (hosts do not forward)"),
+            ));
+        }
+        for a in 0..host_nodes.len() {
+            for b in a + 1..host_nodes.len() {
+                let shared = nets[a].iter().any(|r| nets[b].binary_search(r).is_ok());
+                if !shared && direct[a].binary_search(&b).is_err() {
+                    return Err(line_error(
+                        line_of(b),
+                        format!("host{b} cannot reach host{a}: the topology is not connected (hosts do not forward, so they need a path through switches)"),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Builds the topology into `world`, with queues from `queues` limited to each line's
     /// buffer, and installs its paths.
     pub fn build(&self, world: &mut World, queues: &mut QueueFactory<'_>) -> Result<Topology> {
+        ensure_size(world, KIND, self.host_count(), self.link_count())?;
         let cabling = Cabling::uniform(Rate::bps(0), SimTime::ZERO);
         let mut a = Assembler::new(KIND, &[], world, &cabling, queues)?;
         let mut ids = Vec::with_capacity(self.nodes.len());

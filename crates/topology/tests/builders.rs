@@ -336,6 +336,51 @@ fn file_topology_builds_with_the_buffers_and_rates_it_gives() {
 }
 
 #[test]
+fn file_hosts_joined_by_switches_or_a_cable_are_connected() {
+    for text in [
+        "host host0\nhost host1\nlink host0 host1 1Gbps 1us 10pkt\n",
+        "host host0\nhost host1\nswitch a\nswitch b\nlink host0 a 1Gbps 1us 10pkt\n\
+         link a b 1Gbps 1us 10pkt\nlink host1 b 1Gbps 1us 10pkt\n",
+    ] {
+        let t = FileTopology::parse(text).unwrap();
+        assert_eq!(
+            (t.host_count(), t.link_count()),
+            (2, 2 * text.matches("link").count() as u64)
+        );
+    }
+}
+
+#[test]
+fn a_topology_over_the_link_budget_is_refused_before_allocating() {
+    // k = 128 with oversubscription 64: 33.5 M hosts, 69 M directed links (~17 GB of links).
+    let mut world = World::new(1);
+    world.set_max_links(1000);
+    let err = FatTree {
+        k: 128,
+        oversubscription: 64,
+    }
+    .build(&mut world, &cabling(), &mut droptail)
+    .unwrap_err();
+    assert_eq!(
+        err,
+        TopologyError::OverBudget {
+            topology: "fattree",
+            hosts: 33_554_432,
+            links: 2 * 33_554_432 + 128 * 128 * 128,
+            max_links: 1000,
+        }
+    );
+    assert!(world.links().is_empty());
+    // A topology within the budget builds.
+    let small = FatTree {
+        k: 4,
+        oversubscription: 1,
+    };
+    assert!(small.link_count() <= 1000);
+    small.build(&mut world, &cabling(), &mut droptail).unwrap();
+}
+
+#[test]
 fn file_errors_name_the_line() {
     let cases = [
         ("host host0\nhost host2\n", "line 2", "expected host1"),
@@ -367,6 +412,27 @@ fn file_errors_name_the_line() {
         ("host host0 rak=1\n", "line 1", "did you mean \"rack\""),
         ("switch s0\n", "line 1", "no host"),
         ("host host0\nhost host0\n", "line 2", "twice"),
+        (
+            "host host0\nhost host1\nswitch s0\nswitch s1\nlink host0 s0 1Gbps 1us 10pkt\n\
+             link host1 s1 1Gbps 1us 10pkt\n",
+            "line 2",
+            "host1 cannot reach host0",
+        ),
+        (
+            "host host0\nhost host1\nswitch s0\nlink host0 s0 1Gbps 1us 10pkt\n",
+            "line 2",
+            "host1 has no link to a switch",
+        ),
+        (
+            "host host0\nswitch s0\nlink host0 s0 1Gbps 1us 0pkt\n",
+            "line 3",
+            "buffer must hold",
+        ),
+        (
+            "host host0\nswitch s0\nlink host0 s0 0Gbps 1us 10pkt\n",
+            "line 3",
+            "rate must be positive",
+        ),
     ];
     for (text, line, what) in cases {
         let err = FileTopology::parse(text).unwrap_err().to_string();

@@ -99,6 +99,21 @@ pub enum CdfError {
     },
 }
 
+impl CdfError {
+    /// The 1-based line the error is on, when it is on one.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            CdfError::Columns { line, .. }
+            | CdfError::MixedColumns { line, .. }
+            | CdfError::NotANumber { line, .. }
+            | CdfError::Negative { line, .. }
+            | CdfError::Decreasing { line, .. }
+            | CdfError::BadEnd { line, .. } => Some(*line),
+            CdfError::TooFewPoints { .. } | CdfError::UnknownBuiltin { .. } => None,
+        }
+    }
+}
+
 /// A flow-size distribution given by knots `(size, cdf)`, linear in size between them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EmpiricalCdf {

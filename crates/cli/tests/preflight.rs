@@ -1,0 +1,348 @@
+//! Pre-flight (issue 12 items 4 and 5): `validate` and `run` set up every sweep point before the
+//! first run and reject, with exit 2 and the place of the problem, what every run would fail on:
+//! missing links of events, bad topology and CDF files, senders and job classes that cannot be
+//! placed, and runs that need more memory than there is. Memory limits come from
+//! HTSIM_MEMORY_LIMIT, so nothing here allocates more than a few megabytes.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn htsim(args: &[&str], dir: &Path, memory: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_htsim"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .env_remove("JOB_COMPLETION_INDEX")
+        .env("HTSIM_MEMORY_LIMIT", memory)
+        .output()
+        .expect("the binary runs")
+}
+
+/// A star of 4 hosts with one class of long flows, then `extra`.
+fn scenario(extra: &str) -> String {
+    format!(
+        r#"[run]
+duration = "10ms"
+[topology]
+kind = "star"
+hosts = 4
+[[flows]]
+name = "long"
+size = "infinite"
+transport = {{ kind = "tcp" }}
+{extra}"#
+    )
+}
+
+/// Writes s.toml and `files` into a fresh directory, then asserts that `validate` and `run`
+/// both exit 2 before running anything, with every `(file:line:, key, text)` in the message.
+fn refused(text: &str, files: &[(&str, &str)], expect: &[(&str, &str, &str)]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.toml"), text).unwrap();
+    for (name, body) in files {
+        std::fs::write(dir.path().join(name), body).unwrap();
+    }
+    let mut last = String::new();
+    for args in [
+        &["validate", "s.toml"][..],
+        &["run", "s.toml", "--out", "o", "-q"][..],
+    ] {
+        let out = htsim(args, dir.path(), "1GiB");
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{args:?}:\n{err}");
+        for (at, key, what) in expect {
+            assert!(
+                err.contains(at) && err.contains(&format!("`{key}`")) && err.contains(what),
+                "{args:?}: no {at} `{key}` {what} in:\n{err}"
+            );
+        }
+        assert!(!dir.path().join("o").exists(), "{args:?}: a run started");
+        last = err;
+    }
+    last
+}
+
+#[test]
+fn an_event_on_a_link_that_does_not_exist() {
+    let err = refused(
+        &scenario(
+            "[[events]]\nat = \"1ms\"\nwhere = { link = [\"host0\", \"host9\"] }\nset = { down = true }\n",
+        ),
+        &[],
+        &[(
+            "s.toml:12:18:",
+            "events[0].where.link",
+            "no node named \"host9\"",
+        )],
+    );
+    assert!(err.contains("did you mean \"host0\""), "{err}");
+}
+
+#[test]
+fn malformed_empty_and_disconnected_topology_files() {
+    let text = scenario("").replace(
+        "kind = \"star\"\nhosts = 4",
+        "kind = \"file\"\npath = \"net.topo\"",
+    );
+    for (file, at, what) in [
+        (
+            "host host0\nswitch s0\nlink host0 s0 1Gbps\n",
+            "net.topo:3:1:",
+            "link needs",
+        ),
+        ("# nothing\n", "net.topo:1:1:", "defines no host"),
+        (
+            "host host0\nhost host1\nswitch a\nswitch b\nlink host0 a 1Gbps 1us 10pkt\nlink host1 b 1Gbps 1us 10pkt\n",
+            "net.topo:2:1:",
+            "host1 cannot reach host0",
+        ),
+    ] {
+        let err = refused(&text, &[("net.topo", file)], &[(at, "topology.path", what)]);
+        assert!(
+            err.contains("the file is named by `topology.path` at s.toml:5:8"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn malformed_nan_and_non_monotone_cdf_files() {
+    let text = scenario(
+        "[[flows]]\nname = \"short\"\nsenders = 1\nsize = { cdf_file = \"sizes.cdf\" }\narrivals = { poisson = 100 }\ntransport = { kind = \"tcp\" }\n",
+    )
+    .replace("name = \"long\"\n", "name = \"long\"\nsenders = 2\n");
+    for (file, at, what) in [
+        (
+            "100 0\n200 50 7 8\n",
+            "sizes.cdf:2:1:",
+            "expected 2 columns",
+        ),
+        (
+            "100 0\n200 NaN\n",
+            "sizes.cdf:2:1:",
+            "\"NaN\" is not a number",
+        ),
+        (
+            "100 0\n300 60\n200 100\n",
+            "sizes.cdf:3:1:",
+            "must not decrease",
+        ),
+    ] {
+        refused(
+            &text,
+            &[("sizes.cdf", file)],
+            &[(at, "flows.short.size.cdf_file", what)],
+        );
+    }
+}
+
+#[test]
+fn senders_rest_with_no_host_left_and_a_job_class_no_rack_can_hold() {
+    refused(
+        &scenario(
+            "[[flows]]\nname = \"short\"\nsenders = \"rest\"\nsize = \"10KB\"\ntransport = { kind = \"tcp\" }\n",
+        ),
+        &[],
+        &[(
+            "s.toml:12:11:",
+            "flows.short.senders",
+            "earlier classes use all 4 connections",
+        )],
+    );
+    let err = refused(
+        &scenario("").replace(
+            "size = \"infinite\"",
+            "jobs = { servers = 2, rack_local = false }",
+        ),
+        &[],
+        &[(
+            "s.toml:8:36:",
+            "flows.long.jobs.rack_local",
+            "0 hosts outside it for 2 servers",
+        )],
+    );
+    assert!(err.contains("every host is in one rack"), "{err}");
+}
+
+#[test]
+fn every_problem_of_every_sweep_point_is_reported() {
+    // host3 exists at hosts = 4 and 8, host7 only at 8; the CDF file is broken at every point;
+    // of the 2 connections of 2 hosts, the first two classes take one each: none is left.
+    let text = scenario(
+        "[[flows]]\nname = \"short\"\nsenders = 1\nsize = { cdf_file = \"sizes.cdf\" }\narrivals = { poisson = 100 }\ntransport = { kind = \"tcp\" }\n\
+         [[flows]]\nname = \"more\"\nsenders = \"rest\"\nsize = \"1KB\"\ntransport = { kind = \"tcp\" }\n\
+         [[events]]\nat = \"1ms\"\nwhere = { link = \"host3\" }\nset = { down = true }\n\
+         [[events]]\nat = \"1ms\"\nwhere = { link = \"host7\" }\nset = { down = true }\n\
+         [sweep]\n\"topology.hosts\" = [2, 4, 8]\n",
+    )
+    .replace("name = \"long\"\n", "name = \"long\"\nsenders = 1\n");
+    let err = refused(
+        &text,
+        &[("sizes.cdf", "100 0\n200 90\n")],
+        &[
+            (
+                "s.toml:24:18:",
+                "events[0].where.link",
+                "(at sweep point `topology.hosts=2`)",
+            ),
+            (
+                "s.toml:28:18:",
+                "events[1].where.link",
+                "(at 2 sweep points, the first `topology.hosts=2`)",
+            ),
+            (
+                "sizes.cdf:2:1:",
+                "flows.short.size.cdf_file",
+                "(at 3 sweep points, the first `topology.hosts=2`)",
+            ),
+            (
+                "s.toml:19:11:",
+                "flows.more.senders",
+                "earlier classes use all 2 connections (at sweep point `topology.hosts=2`)",
+            ),
+        ],
+    );
+    assert_eq!(err.matches("error: ").count(), 4, "{err}");
+}
+
+#[test]
+fn validate_dev_zero_stops_at_the_input_limit() {
+    if !Path::new("/dev/zero").exists() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = htsim(&["validate", "/dev/zero"], dir.path(), "1GiB");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("/dev/zero: cannot read the scenario file: it is larger than 16 MiB"),
+        "{err}"
+    );
+}
+
+/// Asserts `validate` (and `run`, with `jobs`) refuse `text` under the memory limit `memory`
+/// with a message holding every part of `expect`.
+fn over_memory(text: &str, memory: &str, jobs: &str, expect: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.toml"), text).unwrap();
+    for args in [
+        &["validate", "s.toml"][..],
+        &["run", "s.toml", "--out", "o", "-q", "--jobs", jobs][..],
+    ] {
+        let out = htsim(args, dir.path(), memory);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}:\n{err}");
+        for e in expect {
+            assert!(err.contains(e), "{args:?}: no `{e}` in:\n{err}");
+        }
+        assert!(!dir.path().join("o").exists());
+    }
+}
+
+#[test]
+fn enormous_topologies_are_refused_with_their_size() {
+    // FatTree k=128 with oversubscription 64: 33.5 M hosts, 69 M directed links (264 GiB).
+    over_memory(
+        &scenario("").replace(
+            "kind = \"star\"\nhosts = 4",
+            "kind = \"fattree\"\nk = 128\noversubscription = 64",
+        ),
+        "64MiB",
+        "1",
+        &[
+            "s.toml:3:1: `topology`",
+            "33554432 hosts and 69206016 directed links, more than the 16384 links",
+            "the network alone needs about 264.0 GiB",
+        ],
+    );
+    // VL2 at its maximums: 4.2 M hosts, 8.4 M directed links.
+    over_memory(
+        &scenario("").replace(
+            "kind = \"star\"\nhosts = 4",
+            "kind = \"vl2\"\nda = 128\ndi = 128\nhosts_per_tor = 1024",
+        ),
+        "64MiB",
+        "1",
+        &["this vl2 topology has 4194304 hosts and 8421376 directed links"],
+    );
+}
+
+#[test]
+fn a_time_series_every_picosecond_is_refused_with_the_estimate() {
+    over_memory(
+        &scenario("[output.timeseries]\ninterval = \"1ps\"\n"),
+        "1GiB",
+        "1",
+        &[
+            "s.toml:11:12: `output.timeseries.interval`",
+            "10000000000 samples",
+            "and 1.0 GiB is available (HTSIM_MEMORY_LIMIT)",
+            "sample less often",
+        ],
+    );
+}
+
+#[test]
+fn runs_at_once_share_the_memory() {
+    // FatTree k=8: 768 directed links, 3 MiB. It fits one run in 4 MiB, not four.
+    let text = scenario("")
+        .replace("kind = \"star\"\nhosts = 4", "kind = \"fattree\"\nk = 8")
+        .replace("duration = \"10ms\"", "duration = \"10ms\"\nseeds = 4");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.toml"), &text).unwrap();
+    let ok = htsim(&["validate", "s.toml"], dir.path(), "4MiB");
+    assert_eq!(ok.status.code(), Some(0), "{ok:?}");
+    let out = htsim(
+        &["run", "s.toml", "--out", "o", "-q", "--jobs", "4"],
+        dir.path(),
+        "4MiB",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("768 directed links, more than the 256 links"),
+        "{err}"
+    );
+    assert!(!dir.path().join("o").exists());
+}
+
+#[test]
+fn a_bad_memory_limit_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.toml"), scenario("")).unwrap();
+    let out = htsim(&["validate", "s.toml"], dir.path(), "lots");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("HTSIM_MEMORY_LIMIT=\"lots\" is not a size"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_problem_a_sweep_value_causes_points_at_that_value() {
+    let text = scenario("[sweep]\n\"topology.path\" = [\"good.topo\", \"bad.topo\"]\n").replace(
+        "kind = \"star\"\nhosts = 4",
+        "kind = \"file\"\npath = \"good.topo\"",
+    );
+    let good = "host host0\nhost host1\nswitch s\nlink host0 s 1Gbps 1us 10pkt\nlink host1 s 1Gbps 1us 10pkt\n";
+    let err = refused(
+        &text,
+        &[
+            ("good.topo", good),
+            ("bad.topo", "host host0\nhost host1\n"),
+        ],
+        &[(
+            "bad.topo:1:1:",
+            "topology.path",
+            "host0 has no link to a switch: it cannot reach every other host (hosts do not \
+             forward) (at sweep point `topology.path=bad.topo`)",
+        )],
+    );
+    // The file is named by the sweep value on line 11, column 33, not by `path` on line 5.
+    assert!(
+        err.contains("the file is named by `topology.path` at s.toml:11:33"),
+        "{err}"
+    );
+    assert_eq!(err.matches("error: ").count(), 1, "{err}");
+}

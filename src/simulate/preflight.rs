@@ -1,0 +1,218 @@
+//! Pre-flight: for every sweep point, everything a run does before simulating ([`super::setup()`]:
+//! the network built, every named file read, every link event, flow class, transport and time
+//! series selection resolved, the memory estimate checked), so that a scenario that cannot run
+//! is refused before the first run starts. `htsim validate` and `htsim run` call it.
+//!
+//! Each problem is reported like the loader reports one: the scenario file, line and column of
+//! the value at fault (the sweep value when a sweep point set it), its key path and a hint; a
+//! problem inside a topology or CDF file names that file and line. A problem shared by several
+//! sweep points is reported once, with the number of points.
+//!
+//! ```
+//! use htsim::scenario::{load_str, LoadOptions};
+//! use htsim::simulate::preflight;
+//!
+//! let text = r#"
+//! [run]
+//! duration = "1ms"
+//! [topology]
+//! kind = "star"
+//! hosts = 4
+//! [[flows]]
+//! name = "long"
+//! size = "infinite"
+//! transport = { kind = "tcp" }
+//! [[events]]
+//! at = "0s"
+//! where = { link = ["host0", "host9"] }
+//! set = { down = true }
+//! "#;
+//! let loaded = load_str("s.toml", text, std::path::Path::new("."), &LoadOptions::default()).unwrap();
+//! let problems = preflight::check(&loaded, 1).unwrap_err();
+//! assert_eq!(problems.0[0].line(), Some(13));
+//! assert_eq!(problems.0[0].key_path, "events[0].where.link");
+//! ```
+
+use std::collections::HashMap;
+use std::fmt;
+
+use super::resources::Budget;
+use super::setup_error::SetupError;
+use crate::scenario::error::{Location, Origin, ScenarioError};
+use crate::scenario::input::read_text;
+use crate::scenario::tree::Value;
+use crate::scenario::{keypath, Loaded, Node, Point};
+
+/// Every problem found, in sweep-point order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problems(pub Vec<ScenarioError>);
+
+impl fmt::Display for Problems {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, p) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{p}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Problems {}
+
+/// Sets up every sweep point of `loaded` as its first run would be (first seed), with
+/// `runs_at_once` runs sharing the machine's memory; every problem found, or `Ok`.
+pub fn check(loaded: &Loaded, runs_at_once: u64) -> Result<(), Problems> {
+    let budget = Budget::of_machine(runs_at_once).map_err(|e| {
+        Problems(vec![*loaded
+            .source
+            .error(&Origin::Unknown, "", e.message)
+            .with_hint_opt(e.hint)])
+    })?;
+    // Distinct problems, with the first point that has each and how many points do.
+    let mut found: Vec<(ScenarioError, String, usize)> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for point in &loaded.points {
+        let seed = point
+            .scenario
+            .run
+            .seeds
+            .list()
+            .first()
+            .copied()
+            .unwrap_or(1);
+        let Err(errors) = super::setup(&point.scenario, seed, budget.as_ref()) else {
+            continue;
+        };
+        for e in &errors {
+            let problem = locate(loaded, point, e);
+            let key = problem.to_string();
+            match index.get(&key) {
+                Some(&i) => found[i].2 += 1,
+                None => {
+                    index.insert(key, found.len());
+                    found.push((problem, point.name.clone(), 1));
+                }
+            }
+        }
+    }
+    if found.is_empty() {
+        return Ok(());
+    }
+    let swept = loaded.points.len() > 1;
+    Err(Problems(
+        found
+            .into_iter()
+            .map(|(mut p, first, count)| {
+                if swept {
+                    p.message = match count {
+                        1 => format!("{} (at sweep point `{first}`)", p.message),
+                        n => format!("{} (at {n} sweep points, the first `{first}`)", p.message),
+                    };
+                }
+                p
+            })
+            .collect(),
+    ))
+}
+
+/// The setup error `e` of `point` as a scenario error at the value it is about.
+fn locate(loaded: &Loaded, point: &Point, e: &SetupError) -> ScenarioError {
+    let origin = if e.key.is_empty() {
+        Origin::Unknown
+    } else {
+        origin_of(loaded, point, &e.key)
+    };
+    let at_key = loaded.source.error(&origin, &e.key, &e.message);
+    let Some(input) = &e.input else {
+        return *at_key.with_hint_opt(e.hint.clone());
+    };
+    // A line of a named file: point at it, and say which key named the file.
+    let named_by = match &at_key.location {
+        Location::Position { line, column } => {
+            format!("{}:{line}:{column}", at_key.file)
+        }
+        _ => at_key.file.clone(),
+    };
+    let mut hint = format!("the file is named by `{}` at {named_by}", e.key);
+    if let Some(h) = &e.hint {
+        hint = format!("{h}; {hint}");
+    }
+    ScenarioError {
+        file: input.path.display().to_string(),
+        location: Location::Position {
+            line: input.line,
+            column: 1,
+        },
+        key_path: e.key.clone(),
+        message: e.message.clone(),
+        hint: Some(hint),
+        snippet: read_text(&input.path).ok().and_then(|text| {
+            text.lines()
+                .nth(input.line.saturating_sub(1))
+                .map(str::to_string)
+        }),
+    }
+}
+
+/// Where the value at `key` is written for `point`: the sweep value when the point's
+/// assignments set it (or a part of it), else the deepest part of `key` the document has.
+fn origin_of(loaded: &Loaded, point: &Point, key: &str) -> Origin {
+    let inside = |outer: &str, inner: &str| {
+        inner == outer
+            || inner
+                .strip_prefix(outer)
+                .is_some_and(|rest| rest.starts_with('.'))
+    };
+    for (path, value) in &point.assignments {
+        if inside(path, key) || inside(key, path) {
+            let written =
+                keypath::get(&loaded.tree, "sweep").and_then(|sweep| match &sweep.value {
+                    Value::Table(t) => t.get(path).and_then(|e| match &e.value.value {
+                        Value::Array(items) => items.iter().find(|v| v.to_toml() == *value),
+                        _ => None,
+                    }),
+                    _ => None,
+                });
+            if let Some(v) = written {
+                return v.origin.clone();
+            }
+        }
+    }
+    deepest(&loaded.tree, key)
+}
+
+/// The origin of the deepest node along `key` (`events[2].where.link`, `flows.short.size`):
+/// table keys, `name[i]` for the i-th element of an array, and array elements by their `name`.
+fn deepest(root: &Node, key: &str) -> Origin {
+    let mut node = root;
+    for seg in key.split('.') {
+        let (name, index) = match seg.strip_suffix(']').and_then(|s| s.split_once('[')) {
+            Some((name, i)) => (name, i.parse::<usize>().ok()),
+            None => (seg, None),
+        };
+        let next = match &node.value {
+            Value::Table(t) => t.get(name).map(|e| &e.value),
+            Value::Array(items) => items.iter().find(|n| {
+                keypath::get(n, "name").is_some_and(|v| v.value == Value::String(name.into()))
+            }),
+            _ => None,
+        };
+        let next = match (next, index) {
+            (
+                Some(Node {
+                    value: Value::Array(items),
+                    ..
+                }),
+                Some(i),
+            ) => items.get(i),
+            (n, _) => n,
+        };
+        match next {
+            Some(n) => node = n,
+            None => break,
+        }
+    }
+    node.origin.clone()
+}

@@ -1,0 +1,205 @@
+//! Memory: what a run needs, estimated before it is allocated, against what the machine has.
+//!
+//! The budget of a run is the memory available ([`MEMORY_LIMIT_ENV`] when set, else
+//! `MemAvailable` of `/proc/meminfo` on Linux; no limit where neither is known) divided by the
+//! number of runs at once (`--jobs`). A run's estimate is its network ([`BYTES_PER_LINK`] per
+//! directed link, checked by the topology builders before they allocate, through
+//! [`World::set_max_links`](htsim_core::world::World::set_max_links)) plus its time series
+//! ([`BYTES_PER_TIMESERIES_ROW`] per row of timeseries.csv, which is held in memory until the run
+//! ends). A run over its budget is refused with the estimate, before it starts.
+
+use htsim_core::units::parse_size;
+use htsim_topology::topology::Topology;
+
+use super::setup_error::SetupError;
+use super::timeseries::Sampler;
+
+/// Bytes per directed link of a run: the built network takes 311 B per link (FatTree k=32:
+/// 14.6 MiB for 49 152 links, nodes, hosts, queues and routes included), a run where every host
+/// sends a long TCP flow at 10 Gb/s into 100-packet queues about 5 KB per link in all, flows
+/// and packets included (peak RSS 37 MB for FatTree k=16, 6144 links; 251 MB for k=32).
+pub const BYTES_PER_LINK: u64 = 4096;
+
+/// Bytes per row of timeseries.csv (`time_ns,series,id,value`), held in memory until the run
+/// ends.
+pub const BYTES_PER_TIMESERIES_ROW: u64 = 40;
+
+/// The environment variable that sets the memory available to htsim (a size such as
+/// `"512MiB"` or `"8GB"`), instead of what the machine reports.
+pub const MEMORY_LIMIT_ENV: &str = "HTSIM_MEMORY_LIMIT";
+
+/// How much memory runs may use, and how many run at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// Bytes available to all runs together.
+    pub available: u64,
+    /// Runs at the same time (`--jobs`, at most the number of runs).
+    pub runs_at_once: u64,
+    /// Where `available` comes from.
+    pub source: BudgetSource,
+}
+
+/// Where the memory figure of a [`Budget`] comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BudgetSource {
+    /// [`MEMORY_LIMIT_ENV`].
+    Env,
+    /// `MemAvailable` in `/proc/meminfo`.
+    MemAvailable,
+}
+
+impl Budget {
+    /// The budget of `runs_at_once` runs on this machine: [`MEMORY_LIMIT_ENV`] when set, else
+    /// `MemAvailable`; `None` when neither is known (no limit). An unreadable variable is an
+    /// error.
+    pub fn of_machine(runs_at_once: u64) -> Result<Option<Budget>, SetupError> {
+        let runs_at_once = runs_at_once.max(1);
+        if let Some(text) = std::env::var_os(MEMORY_LIMIT_ENV) {
+            let text = text.to_string_lossy();
+            let available = parse_size(text.trim()).map_err(|e| {
+                SetupError::new(
+                    "",
+                    format!("{MEMORY_LIMIT_ENV}=\"{text}\" is not a size: {e}"),
+                )
+                .with_hint(format!("for example {MEMORY_LIMIT_ENV}=4GiB"))
+            })?;
+            return Ok(Some(Budget {
+                available,
+                runs_at_once,
+                source: BudgetSource::Env,
+            }));
+        }
+        Ok(mem_available().map(|available| Budget {
+            available,
+            runs_at_once,
+            source: BudgetSource::MemAvailable,
+        }))
+    }
+
+    /// Bytes one run may use.
+    pub fn per_run(&self) -> u64 {
+        self.available / self.runs_at_once
+    }
+
+    /// The most directed links one run's network may have.
+    pub fn max_links(&self) -> u64 {
+        self.per_run() / BYTES_PER_LINK
+    }
+
+    /// Checks a run's estimate; the error gives the estimate and the budget.
+    fn check(&self, what: &str, bytes: u64) -> Result<(), SetupError> {
+        if bytes <= self.per_run() {
+            return Ok(());
+        }
+        let at_once = if self.runs_at_once > 1 {
+            format!(
+                ", {} runs at once need {}",
+                self.runs_at_once,
+                mib(bytes.saturating_mul(self.runs_at_once))
+            )
+        } else {
+            String::new()
+        };
+        Err(SetupError::new(
+            "",
+            format!(
+                "a run needs about {} ({what}){at_once}, and {} is available ({})",
+                mib(bytes),
+                mib(self.available),
+                self.source_text()
+            ),
+        ))
+    }
+
+    fn source_text(&self) -> String {
+        match self.source {
+            BudgetSource::Env => MEMORY_LIMIT_ENV.to_string(),
+            BudgetSource::MemAvailable => "MemAvailable in /proc/meminfo".into(),
+        }
+    }
+
+    /// Checks the time series of a run on `topology` against the budget, with the network.
+    pub fn check_run(
+        &self,
+        topology: &Topology,
+        sampler: Option<&Sampler>,
+    ) -> Result<(), SetupError> {
+        let links = topology.links().len() as u64;
+        let network = links.saturating_mul(BYTES_PER_LINK);
+        let Some(sampler) = sampler else {
+            return self.check(&format!("{links} directed links"), network);
+        };
+        let rows = sampler.rows_estimate(topology.hosts().len() as u64);
+        let series = rows.saturating_mul(BYTES_PER_TIMESERIES_ROW);
+        self.check(
+            &format!(
+                "{links} directed links, and about {rows} rows of time series: {} samples",
+                sampler.sample_count()
+            ),
+            network.saturating_add(series),
+        )
+        .map_err(|e| {
+            e.within("output.timeseries.interval").with_hint(
+                "sample less often (a longer `interval`), fewer series, links or flows, or a \
+                 shorter run",
+            )
+        })
+    }
+}
+
+/// The hint for a network over its link budget.
+pub fn over_budget_hint(links: u64, max_links: u64) -> String {
+    format!(
+        "the network alone needs about {} ({BYTES_PER_LINK} B per directed link), and a run may \
+         use {}: use a smaller topology, fewer runs at once (--jobs), or set {MEMORY_LIMIT_ENV} \
+         if more memory is free",
+        mib(links.saturating_mul(BYTES_PER_LINK)),
+        mib(max_links.saturating_mul(BYTES_PER_LINK))
+    )
+}
+
+/// `MemAvailable` of `/proc/meminfo` in bytes, where there is one.
+fn mem_available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib.saturating_mul(1024))
+}
+
+/// Bytes in MiB, GiB or TiB, for messages.
+fn mib(bytes: u64) -> String {
+    const UNITS: [&str; 3] = ["MiB", "GiB", "TiB"];
+    let mut value = bytes as f64 / (1024.0 * 1024.0);
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_budget_is_shared_by_the_runs_at_once() {
+        let b = Budget {
+            available: 64 * 1024 * 1024,
+            runs_at_once: 4,
+            source: BudgetSource::Env,
+        };
+        assert_eq!(b.per_run(), 16 * 1024 * 1024);
+        assert_eq!(b.max_links(), 16 * 1024 * 1024 / BYTES_PER_LINK);
+        assert!(b.check("x", 16 * 1024 * 1024).is_ok());
+        let e = b.check("x", 16 * 1024 * 1024 + 1).unwrap_err();
+        assert!(
+            e.message.contains("4 runs at once need 64.0 MiB")
+                && e.message
+                    .contains("64.0 MiB is available (HTSIM_MEMORY_LIMIT)"),
+            "{e}"
+        );
+        assert_eq!(mib(3 << 30), "3.0 GiB");
+        assert_eq!(mib(u64::MAX), "16777216.0 TiB");
+    }
+}
