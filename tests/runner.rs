@@ -83,6 +83,7 @@ fn run(loaded: &Loaded, out: &Path, jobs: usize, shard: Option<Shard>) -> htsim:
         out: out.to_path_buf(),
         jobs,
         shard,
+        ..RunOptions::default()
     };
     run_all(loaded, &options, &fake, &|_: RunEvent<'_>| {}).unwrap()
 }
@@ -112,7 +113,8 @@ fn one_job_and_two_jobs_write_identical_files() {
     assert_eq!(ra.finished.len(), 18);
     assert_eq!(ra.finished, rb.finished);
     let (fa, fb) = (files(a.path()), files(b.path()));
-    assert_eq!(fa.len(), 18 * 3 + 1);
+    // flows.csv, links.csv, run.json and summary.json per run, and scenario.toml.
+    assert_eq!(fa.len(), 18 * 4 + 1);
     assert_eq!(fa, fb);
 }
 

@@ -55,13 +55,13 @@ struct RunArgs {
     /// Output directory [default: results/<scenario name>].
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Run seeds 1..=N instead of the scenario's seeds.
+    /// Run seeds 1..=N instead of the scenario's seeds (N at most 1000000).
     #[arg(long, conflicts_with = "seed")]
     seeds: Option<u64>,
     /// Run this one seed instead of the scenario's seeds.
     #[arg(long)]
     seed: Option<u64>,
-    /// Runs at a time [default: the number of cores].
+    /// Runs at a time, 1 to 1024 (never more than runs to do) [default: the number of cores].
     #[arg(long)]
     jobs: Option<usize>,
     /// Override a value: PATH=VALUE (repeatable), e.g. flows.short.size=100KB.
@@ -73,10 +73,18 @@ struct RunArgs {
     /// Number of shards, for Kubernetes indexed jobs (JOB_COMPLETION_INDEX) and Slurm arrays.
     #[arg(long, value_name = "N")]
     shard_count: Option<usize>,
+    /// Replace stale runs: complete runs in --out simulated with other settings than asked for
+    /// now (a changed scenario or --set) are simulated again (other shards' are deleted).
+    /// Without it, such runs stop the command before anything runs (exit 2).
+    #[arg(long)]
+    replace_stale: bool,
     /// Print only errors and the final line.
     #[arg(long, short)]
     quiet: bool,
 }
+
+/// The most runs at a time `--jobs` accepts.
+const MAX_JOBS: usize = 1024;
 
 /// `htsim report DIR... [--out OUT] [--plots]`.
 #[derive(Parser, Debug)]
@@ -153,6 +161,12 @@ fn run(args: RunArgs) -> Result<(), Failure> {
     if args.seeds == Some(0) {
         return Err(usage("--seeds 0 runs nothing: expected at least 1"));
     }
+    if let Some(n) = args.seeds.filter(|&n| n > scenario::MAX_SEED_COUNT) {
+        return Err(usage(format!(
+            "--seeds {n}: at most {} seeds (like `run.seeds`)",
+            scenario::MAX_SEED_COUNT
+        )));
+    }
     let seeds = match (args.seeds, args.seed) {
         (Some(n), _) => Some(Seeds::Count(n)),
         (None, Some(s)) => Some(Seeds::List(vec![s])),
@@ -163,8 +177,10 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         None => Shard::from_env(args.shard_count, |k| std::env::var(k).ok())
             .map_err(|e| usage(e.to_string()))?,
     };
-    if args.jobs == Some(0) {
-        return Err(usage("--jobs 0: expected at least 1"));
+    if let Some(j) = args.jobs.filter(|j| !(1..=MAX_JOBS).contains(j)) {
+        return Err(usage(format!(
+            "--jobs {j}: expected 1 to {MAX_JOBS} runs at a time"
+        )));
     }
     let options = LoadOptions {
         overrides: args.set.clone(),
@@ -234,13 +250,25 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         out: out.clone(),
         jobs,
         shard,
+        replace_stale: args.replace_stale,
+        command_line: std::env::args_os()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
     };
-    let report =
-        runner::run_all(&loaded, &options, &simulator, &on_event).map_err(|e| Failure {
-            code: 1,
-            message: e.to_string(),
-        })?;
+    let report = runner::run_all(&loaded, &options, &simulator, &on_event).map_err(|e| {
+        bar.finish_and_clear();
+        run_failure(&e, &out)
+    })?;
     bar.finish_and_clear();
+    for lock in &report.locks_taken_over {
+        eprintln!("note: took over the lock of a writer that is gone: {lock}");
+    }
+    if !report.replaced.is_empty() {
+        eprintln!(
+            "replaced {} stale run(s) (--replace-stale)",
+            report.replaced.len()
+        );
+    }
     if !report.skipped.is_empty() && !args.quiet {
         eprintln!(
             "skipped {} run(s) already complete in {}",
@@ -249,16 +277,15 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         );
     }
     if !report.failed.is_empty() {
-        return Err(Failure {
-            code: 1,
-            message: format!(
-                "{} of {} run(s) failed; first: {}: {}",
-                report.failed.len(),
-                report.selected,
-                report.failed[0].0,
-                report.failed[0].1
-            ),
-        });
+        let mut message = format!(
+            "{} of {} run(s) failed:",
+            report.failed.len(),
+            report.selected
+        );
+        for (id, why) in &report.failed {
+            message.push_str(&format!("\n  {id}: {why}"));
+        }
+        return Err(Failure { code: 1, message });
     }
     eprintln!(
         "done: {} run(s) finished, {} skipped; results in {}",
@@ -282,6 +309,25 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         ),
     }
     Ok(())
+}
+
+/// The failure of `runner::run_all`: the caller's (exit 2, with what to do) or the run's.
+fn run_failure(e: &runner::RunError, out: &Path) -> Failure {
+    if !e.is_usage() {
+        return Failure {
+            code: 1,
+            message: e.to_string(),
+        };
+    }
+    let mut message = e.to_string();
+    if matches!(e, runner::RunError::Stale(_)) {
+        message.push_str(&format!(
+            "\nhint: write to a new directory (--out), or add --replace-stale to simulate \
+             these runs again with the new settings in {}",
+            out.display()
+        ));
+    }
+    usage(message)
 }
 
 /// What a report wrote, one line per kind of file.
