@@ -83,6 +83,22 @@ pub const LINKS_COLUMNS: &[&str] = &[
     "loss_rate",
 ];
 
+/// Writing CSV into memory cannot fail: the message of the `expect` that says so.
+pub const CSV_IN_MEMORY: &str = "writing CSV into memory cannot fail";
+
+/// The writer of every CSV file htsim writes: into memory, `\n` line ends, fields quoted only
+/// when they need it (a comma, quote or line break, as in a node named `sw,1`).
+pub fn csv_writer() -> csv::Writer<Vec<u8>> {
+    csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new())
+}
+
+/// The bytes written into a [`csv_writer`].
+pub fn csv_bytes(w: csv::Writer<Vec<u8>>) -> Vec<u8> {
+    w.into_inner().expect(CSV_IN_MEMORY)
+}
+
 /// `DIR/runs/<point>/seed-<n>`.
 pub fn run_dir(out: &Path, point: &str, seed: u64) -> PathBuf {
     out.join(RUNS_DIR).join(point).join(format!("seed-{seed}"))
