@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use htsim::report::merge;
 use htsim::report::rebuild::{build_report, Report, ReportOptions};
 use htsim::runner::{self, ReportOutcome, RunEvent, RunOptions};
 use htsim::scenario::{self, params, LoadOptions, Seeds};
@@ -61,7 +62,8 @@ struct RunArgs {
     /// Run this one seed instead of the scenario's seeds.
     #[arg(long)]
     seed: Option<u64>,
-    /// Runs at a time, 1 to 1024 (never more than runs to do) [default: the number of cores].
+    /// Runs at a time, at least 1; more than the runs to do (or 1024) are not started
+    /// [default: the number of cores].
     #[arg(long)]
     jobs: Option<usize>,
     /// Override a value: PATH=VALUE (repeatable), e.g. flows.short.size=100KB.
@@ -83,7 +85,7 @@ struct RunArgs {
     quiet: bool,
 }
 
-/// The most runs at a time `--jobs` accepts.
+/// The most runs at a time, whatever `--jobs` says.
 const MAX_JOBS: usize = 1024;
 
 /// `htsim report DIR... [--out OUT] [--plots]`.
@@ -177,10 +179,8 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         None => Shard::from_env(args.shard_count, |k| std::env::var(k).ok())
             .map_err(|e| usage(e.to_string()))?,
     };
-    if let Some(j) = args.jobs.filter(|j| !(1..=MAX_JOBS).contains(j)) {
-        return Err(usage(format!(
-            "--jobs {j}: expected 1 to {MAX_JOBS} runs at a time"
-        )));
+    if args.jobs == Some(0) {
+        return Err(usage("--jobs 0: expected at least 1"));
     }
     let options = LoadOptions {
         overrides: args.set.clone(),
@@ -195,6 +195,7 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let runs = runner::select(&runner::run_list(&loaded), shard);
+    let jobs = jobs.min(runs.len()).clamp(1, MAX_JOBS);
     if !args.quiet {
         let part = shard.map_or(String::new(), |s| format!(" (shard {s})"));
         eprintln!(
@@ -387,12 +388,26 @@ fn report(args: &ReportArgs) -> Result<(), Failure> {
         }
     }
     let out = args.out.clone().unwrap_or_else(|| dirs[0].clone());
+    if out.exists() && !out.is_dir() {
+        return Err(usage(format!(
+            "--out {}: exists and is not a directory",
+            out.display()
+        )));
+    }
     // The run list of the scenario the runs came from (DIR/scenario.toml, written by `run`),
-    // when one of the directories has it: the report covers exactly its runs.
-    let scenario_file = dirs
-        .iter()
-        .map(|d| d.join(htsim::output::SCENARIO_FILE))
-        .find(|f| f.is_file());
+    // when one of the directories has it: the report covers exactly its runs. Directories of
+    // different scenarios, or runs with other settings, are not merged.
+    let _lock = htsim::lock::DirLock::acquire(&out, None).map_err(|e| usage(e.to_string()))?;
+    let mut scenarios = merge::scenario_files(dirs);
+    if !dirs.contains(&out) {
+        // A merged directory that already describes a scenario must describe this one.
+        scenarios.extend(merge::scenario_files(std::slice::from_ref(&out)));
+    }
+    merge::check_scenarios(&scenarios).map_err(|e| usage(e.to_string()))?;
+    let scenario_dir = scenarios.first().map(|(d, _)| d.clone());
+    let scenario_file = scenario_dir
+        .as_ref()
+        .map(|d| d.join(htsim::output::SCENARIO_FILE));
     let loaded = match &scenario_file {
         Some(f) => match scenario::load(f, &LoadOptions::default()) {
             Ok(l) => Some(l),
@@ -403,6 +418,16 @@ fn report(args: &ReportArgs) -> Result<(), Failure> {
         },
         None => None,
     };
+    let with_scenario = loaded.as_ref().zip(scenario_dir.as_deref());
+    let unverified = merge::check_runs(dirs, with_scenario).map_err(|e| usage(e.to_string()))?;
+    if !unverified.is_empty() {
+        eprintln!(
+            "warning: {} run(s) record no run.json (an older htsim): their settings are not \
+             checked, e.g. {}",
+            unverified.len(),
+            unverified[0]
+        );
+    }
     let mut options = ReportOptions {
         plots: args.plots,
         only: None,
