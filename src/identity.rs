@@ -3,10 +3,12 @@
 //! merge only runs of the same scenario.
 //!
 //! A run's *settings* are its sweep point's resolved scenario, every default written out, with
-//! `run.seeds` replaced by the run's one seed (`run.seed`). Left out: the scenario's `name` and
-//! `description` (they name and describe, and change nothing simulated) and `[sweep]` (the
-//! point's values are already in place). The settings are TOML text with sorted keys; their
-//! SHA-256 is the run's *digest*.
+//! `run.seeds` replaced by the run's one seed (`run.seed`), plus a `[files]` table with the
+//! SHA-256 of every file the scenario reads (`cdf_file`s, a `file` topology's `path`), so that
+//! an edited file counts as a change. Left out: the scenario's `name` and `description` (they
+//! name and describe, and change nothing simulated) and `[sweep]` (the point's values are
+//! already in place). The settings are TOML text with sorted keys; their SHA-256 is the run's
+//! *digest*.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -59,12 +61,27 @@ impl Settings {
             run.remove("seeds");
             run.insert("seed".into(), toml::Value::Integer(seed as i64));
         }
+        let mut files = Vec::new();
+        referenced_files(&toml::Value::Table(table.clone()), &mut files);
+        if !files.is_empty() {
+            let digests: toml::Table = files
+                .into_iter()
+                .map(|rel| {
+                    let digest = match std::fs::read(scenario.base_dir.join(&rel)) {
+                        Ok(bytes) => digest(&bytes),
+                        Err(e) => format!("unreadable: {e}"),
+                    };
+                    (rel, toml::Value::String(digest))
+                })
+                .collect();
+            table.insert("files".into(), toml::Value::Table(digests));
+        }
         Settings::from_table(&table)
     }
 
     fn from_table(table: &toml::Table) -> Settings {
         let text = toml::to_string(table).unwrap_or_default();
-        let digest = digest(&text);
+        let digest = digest(text.as_bytes());
         Settings { text, digest }
     }
 }
@@ -79,9 +96,31 @@ fn point_table(scenario: &Scenario) -> toml::Table {
     table
 }
 
-/// `sha256:` and the hex SHA-256 of `text`.
-fn digest(text: &str) -> String {
-    let hash = Sha256::digest(text.as_bytes());
+/// The files a scenario table reads, as written (relative to the scenario's directory): every
+/// `cdf_file`, and `topology.path` of a `file` topology.
+fn referenced_files(value: &toml::Value, out: &mut Vec<String>) {
+    match value {
+        toml::Value::Table(t) => {
+            if let Some(toml::Value::String(path)) = t.get("cdf_file") {
+                out.push(path.clone());
+            }
+            if let (Some(toml::Value::String(kind)), Some(toml::Value::String(path))) =
+                (t.get("kind"), t.get("path"))
+            {
+                if kind == "file" {
+                    out.push(path.clone());
+                }
+            }
+            t.values().for_each(|v| referenced_files(v, out));
+        }
+        toml::Value::Array(items) => items.iter().for_each(|v| referenced_files(v, out)),
+        _ => {}
+    }
+}
+
+/// `sha256:` and the hex SHA-256 of `bytes`.
+fn digest(bytes: &[u8]) -> String {
+    let hash = Sha256::digest(bytes);
     let mut out = String::with_capacity(7 + 64);
     out.push_str("sha256:");
     for b in hash {
@@ -276,7 +315,7 @@ mod tests {
     #[test]
     fn sha256_of_known_text() {
         assert_eq!(
-            digest("abc"),
+            digest(b"abc"),
             "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
     }
@@ -322,6 +361,32 @@ mod tests {
             shell_words(&args),
             r#"htsim run s.toml --set 'topology.link_rate="10Gbps"' 'it'\''s'"#
         );
+    }
+
+    #[test]
+    fn an_edited_topology_file_changes_the_digest() {
+        let dir = tempfile::tempdir().unwrap();
+        let net = "host host0\nhost host1\nswitch sw layer=tor\n\
+                   link host0 sw 1Gbps 1us 100pkt\nlink host1 sw 1Gbps 1us 100pkt\n";
+        std::fs::write(dir.path().join("net.txt"), net).unwrap();
+        let text = "[run]\nduration = \"1ms\"\n[topology]\nkind = \"file\"\npath = \"net.txt\"\n\
+                    [[flows]]\nname = \"long\"\nsize = \"infinite\"\ntransport = { kind = \"tcp\" }\n";
+        let scenario = load_str("t.toml", text, dir.path(), &LoadOptions::default())
+            .unwrap()
+            .scenario;
+        let a = Settings::of(&scenario, 1);
+        assert!(
+            a.text.contains("[files]\n\"net.txt\" = \"sha256:"),
+            "{}",
+            a.text
+        );
+        std::fs::write(dir.path().join("net.txt"), net.replace("1Gbps", "2Gbps")).unwrap();
+        let b = Settings::of(&scenario, 1);
+        let keys: Vec<String> = differences(&a.text, &b.text)
+            .into_iter()
+            .map(|d| d.key)
+            .collect();
+        assert_eq!(keys, ["files.net.txt"]);
     }
 
     #[test]
