@@ -155,3 +155,68 @@ fn complete_runs_are_skipped_and_incomplete_ones_rerun() {
     assert_eq!(again.finished, vec![run_list(&l)[5].id("runner-test")]);
     assert!(victim.join("summary.json").is_file());
 }
+
+fn loaded_with(set: &[&str]) -> Loaded {
+    let options = LoadOptions {
+        overrides: set.iter().map(|s| s.to_string()).collect(),
+        seeds: None,
+    };
+    load_str("runner-test.toml", SCENARIO, Path::new("."), &options).unwrap()
+}
+
+#[test]
+fn changed_settings_stop_before_anything_runs_unless_stale_runs_are_replaced() {
+    let l = loaded();
+    let dir = tempfile::tempdir().unwrap();
+    run(&l, dir.path(), 2, None);
+    let before = files(dir.path());
+    let changed = loaded_with(&["run.duration=\"2s\""]);
+    let ran = std::sync::atomic::AtomicUsize::new(0);
+    let counting = |s: &Scenario, seed: u64| {
+        ran.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        fake(s, seed)
+    };
+    let shard = Shard::new(1, 3).unwrap();
+    let mut options = RunOptions {
+        out: dir.path().to_path_buf(),
+        jobs: 2,
+        shard: Some(shard),
+        ..RunOptions::default()
+    };
+    // Every complete run of the whole run list is compared, not only the shard's.
+    let Err(RunError::Stale(stale)) = run_all(&changed, &options, &counting, &|_| {}) else {
+        panic!("changed settings must stop the run");
+    };
+    assert_eq!(stale.runs.len(), 18);
+    assert!(
+        stale.to_string().contains("run.duration: \"1s\" -> \"2s\""),
+        "{stale}"
+    );
+    assert_eq!(ran.load(std::sync::atomic::Ordering::Relaxed), 0);
+    assert_eq!(files(dir.path()), before);
+
+    // Replacing: the shard's 6 runs are simulated again, the other shards' 12 deleted.
+    options.replace_stale = true;
+    let report = run_all(&changed, &options, &counting, &|_| {}).unwrap();
+    assert_eq!(report.replaced.len(), 18);
+    assert_eq!(report.finished.len(), 6);
+    assert_eq!(ran.load(std::sync::atomic::Ordering::Relaxed), 6);
+    let runs = run_list(&changed);
+    for r in &runs {
+        assert_eq!(
+            r.dir(dir.path()).exists(),
+            shard.contains(r.position),
+            "{}",
+            r.id("runner-test")
+        );
+    }
+    // The other shards then run without complaint: nothing stale is left.
+    for i in 2..=3 {
+        options.shard = Some(Shard::new(i, 3).unwrap());
+        options.replace_stale = false;
+        let report = run_all(&changed, &options, &counting, &|_| {}).unwrap();
+        assert_eq!((report.finished.len(), report.skipped.len()), (6, 0));
+    }
+    let scenario = std::fs::read_to_string(dir.path().join("scenario.toml")).unwrap();
+    assert!(scenario.contains("duration = \"2s\""), "{scenario}");
+}
