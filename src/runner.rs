@@ -206,7 +206,7 @@ pub struct RunOptions {
     /// Only this part of the run list.
     pub shard: Option<Shard>,
     /// Replace stale runs (complete runs simulated with other settings) instead of stopping:
-    /// those of this shard are simulated again, those of other shards deleted.
+    /// they are deleted, and those of this shard simulated again.
     pub replace_stale: bool,
     /// The command line, recorded in each run's run.json.
     pub command_line: Vec<String>,
@@ -322,10 +322,10 @@ pub fn run_all(
         let path = path.to_path_buf();
         move |source| RunError::Io { path, source }
     };
-    // Stale runs of other shards go (their shard runs them again); this shard's are redone.
+    // Stale runs go before scenario.toml changes, so that no complete run ever contradicts it
+    // (even if this process is killed next); this shard's are then run, other shards' by them.
     for (run, e) in all.iter().zip(&existing) {
-        let ours = options.shard.is_none_or(|s| s.contains(run.position));
-        if matches!(e, Existing::Stale(_)) && !ours {
+        if matches!(e, Existing::Stale(_)) {
             let dir = run.dir(out);
             std::fs::remove_dir_all(&dir).map_err(io_error(&dir))?;
         }
