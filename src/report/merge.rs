@@ -2,7 +2,8 @@
 //! scenario. Every `DIR/scenario.toml` must describe the same scenario (their seed lists aside),
 //! a run found in several directories must have the same settings in each (its run.json
 //! digest, [`crate::identity`]), and every run must have the settings its sweep point and seed
-//! give under that scenario.
+//! give under that scenario (the digests of the files it read aside: they are relative to where
+//! it ran).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -139,12 +140,21 @@ pub fn check_runs(
             continue;
         };
         let expected = Settings::of(&loaded.points[run.point].scenario, run.seed);
-        if recorded.digest != expected.digest {
+        if recorded.digest == expected.digest {
+            continue;
+        }
+        // The files the scenario read are relative to where it was run, not to the result
+        // directory: only duplicates compare them (above).
+        let diff: Vec<Difference> = differences(&recorded.settings, &expected.text)
+            .into_iter()
+            .filter(|d| !d.key.starts_with("files."))
+            .collect();
+        if !diff.is_empty() {
             return Err(MergeError::Stale {
                 run: run.id(&loaded.scenario.name),
                 dir: dir.clone(),
                 scenario_dir: scenario_dir.to_path_buf(),
-                differences: differences(&recorded.settings, &expected.text),
+                differences: diff,
             });
         }
     }
