@@ -71,6 +71,7 @@ pub fn run_example(out: &Path) -> Result<String, Box<dyn Error>> {
         out: out.to_path_buf(),
         jobs: 2,
         shard: None,
+        ..RunOptions::default()
     };
     let report = run_all(&loaded, &options, &Simulator::for_loaded(&loaded), &|_| {})?;
     if let Some((id, why)) = report.failed.first() {

@@ -240,7 +240,7 @@ impl ScenarioBuilder {
     ///     .build_loaded()
     ///     .unwrap();
     /// let out = std::path::Path::new("results/sweep");
-    /// let options = RunOptions { out: out.to_path_buf(), jobs: 2, shard: None };
+    /// let options = RunOptions { out: out.to_path_buf(), jobs: 2, ..RunOptions::default() };
     /// let report = run_all(&loaded, &options, &Simulator::for_loaded(&loaded), &|_| {}).unwrap();
     /// assert_eq!(report.finished.len(), 8);
     /// write_report(&loaded, out).unwrap(); // out/summary.csv and out/summary.json

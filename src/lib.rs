@@ -16,8 +16,10 @@
 //!   key paths for `[sweep]` and `--set`; sweep points.
 //! - [`builder`]: assembling a scenario in code ([`builder::ScenarioBuilder`]), checked by the
 //!   same loader, into the same [`scenario::Scenario`] a file gives.
-//! - [`runner`], [`shard`], [`output`]: the run list (sweep points x seeds, stable ids), shards,
-//!   parallel runs with atomic per-run files, and resuming interrupted sweeps.
+//! - [`runner`], [`shard`], [`output`], [`identity`], [`lock`]: the run list (sweep points x
+//!   seeds, stable ids), shards, parallel runs with atomic per-run files, each run's record of
+//!   what it simulated, resuming interrupted sweeps (only runs with the same settings), and the
+//!   output directory's lock against a second writer.
 //! - [`simulate`]: one run of a scenario: building the world (topology, queues, transports, flow
 //!   classes, events), the central flow generator, and flows.csv / links.csv / summary.json.
 //! - [`report`]: metrics, cross-seed summaries (summary.csv / summary.json) and plots.
@@ -42,6 +44,8 @@ pub use htsim_transport as transport;
 pub use htsim_workload as workload;
 
 pub mod builder;
+pub mod identity;
+pub mod lock;
 pub mod output;
 pub mod report;
 pub mod runner;

@@ -11,8 +11,12 @@
 //! DIR/runs/<point>/seed-<n>/                 RUNS_DIR, run_dir()
 //!     flows.csv, links.csv                   FLOWS_FILE, LINKS_FILE
 //!     timeseries.csv                         TIMESERIES_FILE
+//!     run.json                               RUN_FILE (what the run simulated: crate::identity)
 //!     summary.json                           RUN_SUMMARY_FILE (written last: the run is complete)
 //! ```
+//!
+//! Every directory name under `DIR` (sweep point names; the default `DIR`, the scenario's name)
+//! passes [`check_dir_name`].
 
 use std::fs;
 use std::io::{self, Write};
@@ -27,6 +31,8 @@ pub const FLOWS_FILE: &str = "flows.csv";
 pub const LINKS_FILE: &str = "links.csv";
 /// Sampled time series of a run, when asked for.
 pub const TIMESERIES_FILE: &str = "timeseries.csv";
+/// What a run simulated ([`crate::identity::RunIdentity`]); written before its summary.
+pub const RUN_FILE: &str = "run.json";
 /// A run's summary; written last, so its presence marks the run complete.
 pub const RUN_SUMMARY_FILE: &str = "summary.json";
 /// The cross-seed summary table, `DIR/summary.csv`.
@@ -78,14 +84,93 @@ pub const LINKS_COLUMNS: &[&str] = &[
     "loss_rate",
 ];
 
+/// Writing CSV into memory cannot fail: the message of the `expect` that says so.
+pub const CSV_IN_MEMORY: &str = "writing CSV into memory cannot fail";
+
+/// The writer of every CSV file htsim writes: into memory, `\n` line ends, fields quoted only
+/// when they need it (a comma, quote or line break, as in a node named `sw,1`).
+pub fn csv_writer() -> csv::Writer<Vec<u8>> {
+    csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new())
+}
+
+/// The bytes written into a [`csv_writer`].
+pub fn csv_bytes(w: csv::Writer<Vec<u8>>) -> Vec<u8> {
+    w.into_inner().expect(CSV_IN_MEMORY)
+}
+
 /// `DIR/runs/<point>/seed-<n>`.
 pub fn run_dir(out: &Path, point: &str, seed: u64) -> PathBuf {
     out.join(RUNS_DIR).join(point).join(format!("seed-{seed}"))
 }
 
-/// Whether the run in `dir` finished: its summary.json, written last, exists.
+/// The longest file or directory name (one path component) common file systems accept, bytes.
+pub const MAX_NAME_BYTES: usize = 255;
+
+/// Why a name cannot be a directory name inside an output directory.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NameError {
+    /// Empty.
+    #[error("the name is empty")]
+    Empty,
+    /// `.` or `..`, which name no new directory (and `..` leaves the output directory).
+    #[error("`{0}` names no new directory")]
+    Dot(String),
+    /// Contains a path separator or a NUL.
+    #[error("the name contains a path separator or NUL")]
+    Separator,
+    /// Longer than [`MAX_NAME_BYTES`].
+    #[error("the name is {0} bytes long, over the limit of 255 bytes for a file name")]
+    TooLong(usize),
+}
+
+/// The one check of every directory name htsim derives (the scenario's name as the default
+/// `results/<name>`, sweep point names as `runs/<point>`): one path component that stays where
+/// it is put, at most [`MAX_NAME_BYTES`] long.
+pub fn check_dir_name(name: &str) -> Result<(), NameError> {
+    if name.is_empty() {
+        Err(NameError::Empty)
+    } else if name == "." || name == ".." {
+        Err(NameError::Dot(name.to_string()))
+    } else if name.contains(['/', '\\', '\0']) {
+        Err(NameError::Separator)
+    } else if name.len() > MAX_NAME_BYTES {
+        Err(NameError::TooLong(name.len()))
+    } else {
+        Ok(())
+    }
+}
+
+/// Whether the run in `dir` finished: its summary.json, written last, exists and is whole JSON
+/// (a truncated or unreadable one means the run must be done again).
 pub fn is_complete(dir: &Path) -> bool {
-    dir.join(RUN_SUMMARY_FILE).is_file()
+    fs::read(dir.join(RUN_SUMMARY_FILE))
+        .is_ok_and(|bytes| serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_ok())
+}
+
+/// Whether `name` is one of [`write_atomic`]'s temporary files.
+fn is_temp_name(name: &str) -> bool {
+    name.starts_with('.') && name.contains(".tmp-")
+}
+
+/// Removes the temporary files a killed writer left in `dir` (not recursive). Call only while
+/// no other process writes into `dir`. Returns how many were removed.
+pub fn remove_temp_files(dir: &Path) -> io::Result<usize> {
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e),
+    };
+    let mut removed = 0;
+    for entry in entries {
+        let entry = entry?;
+        if entry.file_type()?.is_file() && entry.file_name().to_str().is_some_and(is_temp_name) {
+            fs::remove_file(entry.path())?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed to disk,
@@ -128,9 +213,10 @@ pub struct RunFiles {
     pub summary_json: Vec<u8>,
 }
 
-/// Writes a run's files into `dir`, summary.json last.
-pub fn write_run(dir: &Path, files: &RunFiles) -> io::Result<()> {
+/// Writes a run's files into `dir`: `run_json` (its identity) first, summary.json last.
+pub fn write_run(dir: &Path, run_json: &[u8], files: &RunFiles) -> io::Result<()> {
     fs::create_dir_all(dir)?;
+    write_atomic(&dir.join(RUN_FILE), run_json)?;
     if let Some(b) = &files.flows_csv {
         write_atomic(&dir.join(FLOWS_FILE), b)?;
     }
@@ -159,7 +245,7 @@ mod tests {
             timeseries_csv: None,
             summary_json: b"{}".to_vec(),
         };
-        write_run(&dir, &files).unwrap();
+        write_run(&dir, b"{}", &files).unwrap();
         assert!(is_complete(&dir));
         assert_eq!(fs::read(dir.join(FLOWS_FILE)).unwrap(), b"a\n");
         assert!(!dir.join(LINKS_FILE).exists());
@@ -168,7 +254,35 @@ mod tests {
             .unwrap()
             .map(|e| e.unwrap().file_name())
             .collect();
-        assert_eq!(names.len(), 2, "{names:?}");
+        assert_eq!(names.len(), 3, "{names:?}");
+        // A truncated summary.json is not complete.
+        fs::write(dir.join(RUN_SUMMARY_FILE), b"{\"point\": \"ba").unwrap();
+        assert!(!is_complete(&dir));
+    }
+
+    #[test]
+    fn temp_files_of_a_killed_writer_are_removed() {
+        let tmp = tempfile::tempdir().unwrap();
+        fs::write(tmp.path().join(".flows.csv.tmp-4242-0"), b"half").unwrap();
+        fs::write(tmp.path().join("flows.csv"), b"whole").unwrap();
+        assert_eq!(remove_temp_files(tmp.path()).unwrap(), 1);
+        assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 1);
+        assert_eq!(remove_temp_files(&tmp.path().join("absent")).unwrap(), 0);
+    }
+
+    #[test]
+    fn directory_names_stay_one_component_of_at_most_255_bytes() {
+        assert_eq!(check_dir_name("base"), Ok(()));
+        assert_eq!(check_dir_name(&"x".repeat(255)), Ok(()));
+        assert_eq!(
+            check_dir_name(&"x".repeat(256)),
+            Err(NameError::TooLong(256))
+        );
+        assert_eq!(check_dir_name(""), Err(NameError::Empty));
+        assert_eq!(check_dir_name(".."), Err(NameError::Dot("..".into())));
+        assert_eq!(check_dir_name("."), Err(NameError::Dot(".".into())));
+        assert_eq!(check_dir_name("a/b"), Err(NameError::Separator));
+        assert_eq!(check_dir_name("a\\b"), Err(NameError::Separator));
     }
 
     #[test]

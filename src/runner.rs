@@ -1,7 +1,7 @@
 //! The run list and its execution: sweep points x seeds in a stable order with stable ids,
 //! sharding, a rayon pool, each run's files written atomically as soon as it finishes, and runs
-//! already complete skipped (so running the same command again resumes), and at the end the
-//! cross-seed summaries ([`write_report`]).
+//! already complete with the same settings skipped (so running the same command again resumes;
+//! see [`crate::identity`]), and at the end the cross-seed summaries ([`write_report`]).
 //!
 //! What one run computes is behind [`Executor`], so that the runner can be used (and tested)
 //! independently of how a world is built.
@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use crate::identity::{differences, Difference, RunIdentity, Settings};
+use crate::lock::{DirLock, LockError};
 use crate::output::{self, RunFiles};
 use crate::report::rebuild::{build_report, Report, ReportOptions};
 use crate::report::ReportError;
@@ -67,7 +69,7 @@ pub fn select(runs: &[RunSpec], shard: Option<Shard>) -> Vec<RunSpec> {
         .collect()
 }
 
-/// A failure inside one run.
+/// A failure of [`run_all`] or inside one run.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     /// The scenario asks for something that is not implemented yet.
@@ -84,6 +86,98 @@ pub enum RunError {
         /// Why.
         source: io::Error,
     },
+    /// The output directory is an existing file.
+    #[error("{0}: exists and is not a directory; the output must be a directory (a new path, or one of earlier results)")]
+    NotADirectory(PathBuf),
+    /// Another writer holds the output directory.
+    #[error(transparent)]
+    Locked(#[from] LockError),
+    /// Complete runs in the output directory were simulated with other settings.
+    #[error(transparent)]
+    Stale(#[from] StaleRuns),
+}
+
+impl RunError {
+    /// Whether the error is the caller's (bad output directory, busy, stale runs) and nothing
+    /// was run, as opposed to a failure while running.
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            RunError::NotADirectory(_) | RunError::Locked(_) | RunError::Stale(_)
+        )
+    }
+}
+
+/// Complete runs in the output directory whose recorded settings differ from what the scenario
+/// now asks for (or that record none): [`run_all`] stops before running anything.
+#[derive(Debug)]
+pub struct StaleRuns {
+    /// The output directory.
+    pub out: PathBuf,
+    /// The stale runs, in run-list order.
+    pub runs: Vec<StaleRun>,
+}
+
+/// One stale run.
+#[derive(Debug)]
+pub struct StaleRun {
+    /// Its id.
+    pub id: String,
+    /// What differs: the settings whose values changed (recorded -> now), or why there is
+    /// nothing to compare.
+    pub why: Staleness,
+}
+
+/// Why a complete run is stale.
+#[derive(Clone, Debug)]
+pub enum Staleness {
+    /// Its run.json is missing or unreadable (an older htsim, or an interrupted copy).
+    NoIdentity,
+    /// Its settings differ in these keys (recorded -> now). Empty when the settings read the
+    /// same but their digests differ (written in another form by another htsim version).
+    Changed(Vec<Difference>),
+}
+
+impl std::error::Error for StaleRuns {}
+
+impl std::fmt::Display for StaleRuns {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        const SHOWN: usize = 10;
+        write!(
+            f,
+            "{} complete run(s) in {} were simulated with other settings than asked for now; \
+             nothing was run:",
+            self.runs.len(),
+            self.out.display()
+        )?;
+        for run in self.runs.iter().take(SHOWN) {
+            match &run.why {
+                Staleness::NoIdentity => write!(
+                    f,
+                    "\n  {}: no readable {} records what it simulated",
+                    run.id,
+                    output::RUN_FILE
+                )?,
+                Staleness::Changed(diff) if diff.is_empty() => write!(
+                    f,
+                    "\n  {}: same settings written in another form (another htsim version)",
+                    run.id
+                )?,
+                Staleness::Changed(diff) => {
+                    let shown: Vec<String> = diff.iter().take(5).map(|d| d.to_string()).collect();
+                    let more = diff.len().saturating_sub(5);
+                    write!(f, "\n  {}: {}", run.id, shown.join("; "))?;
+                    if more > 0 {
+                        write!(f, "; and {more} more key(s)")?;
+                    }
+                }
+            }
+        }
+        if self.runs.len() > SHOWN {
+            write!(f, "\n  and {} more run(s)", self.runs.len() - SHOWN)?;
+        }
+        Ok(())
+    }
 }
 
 /// Computes one run. Implementations must be deterministic: the files depend only on the
@@ -103,20 +197,25 @@ where
 }
 
 /// How to run a run list.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     /// The output directory.
     pub out: PathBuf,
-    /// Worker threads (at least 1).
+    /// Worker threads at most (at least 1 is used, and never more than runs to do).
     pub jobs: usize,
     /// Only this part of the run list.
     pub shard: Option<Shard>,
+    /// Replace stale runs (complete runs simulated with other settings) instead of stopping:
+    /// they are deleted, and those of this shard simulated again.
+    pub replace_stale: bool,
+    /// The command line, recorded in each run's run.json.
+    pub command_line: Vec<String>,
 }
 
 /// What happened to one run, as reported to a progress callback.
 #[derive(Debug)]
 pub enum RunEvent<'a> {
-    /// Its complete results already existed.
+    /// Its complete results already existed, simulated with the same settings.
     Skipped(&'a RunSpec),
     /// It finished and its files are written.
     Finished(&'a RunSpec),
@@ -135,45 +234,140 @@ pub struct RunReport {
     pub finished: Vec<String>,
     /// Ids of failed runs, with the reason.
     pub failed: Vec<(String, String)>,
+    /// Ids of stale runs replaced ([`RunOptions::replace_stale`]): run again when of this
+    /// shard, else deleted.
+    pub replaced: Vec<String>,
+    /// Lock files of writers found gone and taken over.
+    pub locks_taken_over: Vec<String>,
 }
 
-/// Runs every run of the shard that is not complete yet, `options.jobs` at a time, writing each
-/// run's files as soon as it finishes. Writes `DIR/scenario.toml` first. `on_event` is called
-/// once per run, from worker threads.
+/// What the output directory holds for one run of the full run list.
+enum Existing {
+    /// No complete run: it is to be run.
+    Absent,
+    /// Complete, with the settings asked for now.
+    Current,
+    /// Complete with other settings.
+    Stale(Staleness),
+}
+
+/// Compares the complete runs in `out` with the run list's settings.
+fn existing_runs(loaded: &Loaded, runs: &[RunSpec], out: &Path) -> Vec<Existing> {
+    runs.iter()
+        .map(|run| {
+            let dir = run.dir(out);
+            if !output::is_complete(&dir) {
+                return Existing::Absent;
+            }
+            let Some(recorded) = RunIdentity::read(&dir.join(output::RUN_FILE)) else {
+                return Existing::Stale(Staleness::NoIdentity);
+            };
+            let now = Settings::of(&loaded.points[run.point].scenario, run.seed);
+            if recorded.digest == now.digest {
+                Existing::Current
+            } else {
+                Existing::Stale(Staleness::Changed(differences(
+                    &recorded.settings,
+                    &now.text,
+                )))
+            }
+        })
+        .collect()
+}
+
+/// Runs every run of the shard that is not complete yet, at most `options.jobs` at a time,
+/// writing each run's files (its run.json identity first, summary.json last) as soon as it
+/// finishes. `on_event` is called once per run, from worker threads.
+///
+/// Before anything runs: locks the output directory ([`DirLock`], held until this returns),
+/// and compares every complete run of the full run list in it with the settings asked for now.
+/// A run with the same settings is skipped; when any differs, returns [`RunError::Stale`]
+/// naming them and what changed, having written nothing, unless
+/// [`RunOptions::replace_stale`]. Then writes `DIR/scenario.toml`, so that it always
+/// describes the complete runs of its run list, and removes temporary files of a killed
+/// writer (in the runs it is about to do; at the top when it is the only writer).
 pub fn run_all(
     loaded: &Loaded,
     options: &RunOptions,
     executor: &dyn Executor,
     on_event: &(dyn Fn(RunEvent<'_>) + Sync),
 ) -> Result<RunReport, RunError> {
-    let scenario_path = options.out.join(output::SCENARIO_FILE);
-    output::write_atomic(&scenario_path, loaded.scenario.to_toml_string().as_bytes()).map_err(
-        |source| RunError::Io {
-            path: scenario_path.clone(),
-            source,
-        },
-    )?;
-    let runs = select(&run_list(loaded), options.shard);
+    let out = &options.out;
+    if out.exists() && !out.is_dir() {
+        return Err(RunError::NotADirectory(out.clone()));
+    }
+    let lock = DirLock::acquire(out, options.shard)?;
+    let all = run_list(loaded);
+    let existing = existing_runs(loaded, &all, out);
+    let stale: Vec<StaleRun> = all
+        .iter()
+        .zip(&existing)
+        .filter_map(|(run, e)| match e {
+            Existing::Stale(why) => Some((run, why)),
+            _ => None,
+        })
+        .map(|(run, why)| StaleRun {
+            id: run.id(&loaded.scenario.name),
+            why: why.clone(),
+        })
+        .collect();
+    if !stale.is_empty() && !options.replace_stale {
+        return Err(StaleRuns {
+            out: out.clone(),
+            runs: stale,
+        }
+        .into());
+    }
+    let io_error = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| RunError::Io { path, source }
+    };
+    // Stale runs go before scenario.toml changes, so that no complete run ever contradicts it
+    // (even if this process is killed next); this shard's are then run, other shards' by them.
+    for (run, e) in all.iter().zip(&existing) {
+        if matches!(e, Existing::Stale(_)) {
+            let dir = run.dir(out);
+            std::fs::remove_dir_all(&dir).map_err(io_error(&dir))?;
+        }
+    }
+    let scenario_path = out.join(output::SCENARIO_FILE);
+    if lock.alone() {
+        output::remove_temp_files(out).map_err(io_error(out))?;
+    }
+    output::write_atomic(&scenario_path, loaded.scenario.to_toml_string().as_bytes())
+        .map_err(io_error(&scenario_path))?;
+    let runs: Vec<(&RunSpec, &Existing)> = all
+        .iter()
+        .zip(&existing)
+        .filter(|(r, _)| options.shard.is_none_or(|s| s.contains(r.position)))
+        .collect();
+    let to_do = runs
+        .iter()
+        .filter(|(_, e)| !matches!(e, Existing::Current))
+        .count();
     let name = &loaded.scenario.name;
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.jobs.max(1))
+        .num_threads(options.jobs.min(to_do).max(1))
         .build()
         .map_err(|e| RunError::Failed(format!("cannot start worker threads: {e}")))?;
     let outcomes: Vec<Outcome> = pool.install(|| {
         runs.par_iter()
-            .map(|run| {
-                let dir = run.dir(&options.out);
-                if output::is_complete(&dir) {
+            .map(|&(run, existing)| {
+                if matches!(existing, Existing::Current) {
                     on_event(RunEvent::Skipped(run));
                     return Outcome::Skipped;
                 }
+                let dir = run.dir(out);
                 let scenario = &loaded.points[run.point].scenario;
-                let result = executor.execute(scenario, run.seed).and_then(|files| {
-                    output::write_run(&dir, &files).map_err(|source| RunError::Io {
-                        path: dir.clone(),
-                        source,
-                    })
-                });
+                let result = output::remove_temp_files(&dir)
+                    .map_err(io_error(&dir))
+                    .and_then(|_| executor.execute(scenario, run.seed))
+                    .and_then(|files| {
+                        let settings = Settings::of(scenario, run.seed);
+                        let identity =
+                            RunIdentity::new(run.id(name), &settings, &options.command_line);
+                        output::write_run(&dir, &identity.to_json(), &files).map_err(io_error(&dir))
+                    });
                 match result {
                     Ok(()) => {
                         on_event(RunEvent::Finished(run));
@@ -189,9 +383,11 @@ pub fn run_all(
     });
     let mut report = RunReport {
         selected: runs.len(),
+        replaced: stale.into_iter().map(|s| s.id).collect(),
+        locks_taken_over: lock.taken_over().to_vec(),
         ..RunReport::default()
     };
-    for (run, outcome) in runs.iter().zip(outcomes) {
+    for ((run, _), outcome) in runs.iter().zip(outcomes) {
         let id = run.id(name);
         match outcome {
             Outcome::Skipped => report.skipped.push(id),

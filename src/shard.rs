@@ -19,7 +19,13 @@ pub enum ShardError {
     /// Not `I/N` with integers.
     #[error("--shard {0:?}: expected I/N with 1 <= I <= N, e.g. --shard 2/4")]
     Syntax(String),
-    /// `I` outside `1..=N`, or `N` = 0.
+    /// `N` = 0.
+    #[error("--shard {index}/0: the number of shards must be at least 1, e.g. --shard 1/4")]
+    NoShards {
+        /// The index given.
+        index: usize,
+    },
+    /// `I` outside `1..=N`.
     #[error(
         "--shard {index}/{count}: the shard index must be from 1 to {count} (shards are 1-based)"
     )]
@@ -47,7 +53,10 @@ pub enum ShardError {
 impl Shard {
     /// A checked shard.
     pub fn new(index: usize, count: usize) -> Result<Shard, ShardError> {
-        if count == 0 || index == 0 || index > count {
+        if count == 0 {
+            return Err(ShardError::NoShards { index });
+        }
+        if index == 0 || index > count {
             return Err(ShardError::OutOfRange { index, count });
         }
         Ok(Shard { index, count })
@@ -95,11 +104,30 @@ impl Shard {
                 value: id.to_string(),
                 why: format!("below SLURM_ARRAY_TASK_MIN={min}"),
             })?;
-            return Shard::new(index + 1, count).map(Some);
+            return Shard::new(index + 1, count)
+                .map(Some)
+                .map_err(|_| ShardError::Env {
+                    var: "SLURM_ARRAY_TASK_ID",
+                    value: id.to_string(),
+                    why: format!(
+                        "with SLURM_ARRAY_TASK_MIN={min} and {count} shard(s) (the task count, or \
+                     --shard-count) this is shard {} of {count}: use a contiguous array \
+                     (--array=MIN-MAX without a step) or give --shard-count",
+                        index.saturating_add(1)
+                    ),
+                });
         }
         if let Some(index) = num("JOB_COMPLETION_INDEX")? {
             let count = shard_count.ok_or(ShardError::MissingCount)?;
-            return Shard::new(index + 1, count).map(Some);
+            return Shard::new(index + 1, count)
+                .map(Some)
+                .map_err(|_| ShardError::Env {
+                    var: "JOB_COMPLETION_INDEX",
+                    value: index.to_string(),
+                    why: format!(
+                    "a 0-based index must be below --shard-count {count} (the job's completions)"
+                ),
+                });
         }
         Ok(None)
     }
@@ -139,7 +167,15 @@ mod tests {
             Err(ShardError::OutOfRange { index: 3, count: 2 })
         );
         assert!("0/2".parse::<Shard>().is_err());
-        assert!("1/0".parse::<Shard>().is_err());
+        assert_eq!(
+            "0/0".parse::<Shard>(),
+            Err(ShardError::NoShards { index: 0 })
+        );
+        assert!("0/0"
+            .parse::<Shard>()
+            .unwrap_err()
+            .to_string()
+            .contains("the number of shards must be at least 1"));
         assert!("x".parse::<Shard>().is_err());
     }
 
@@ -181,5 +217,24 @@ mod tests {
         );
         assert_eq!(Shard::from_env(None, k8s), Err(ShardError::MissingCount));
         assert_eq!(Shard::from_env(None, env(&[])), Ok(None));
+        // Out of range: the message names the variables, not a --shard that was never given.
+        let past = env(&[
+            ("SLURM_ARRAY_TASK_ID", "9"),
+            ("SLURM_ARRAY_TASK_MIN", "1"),
+            ("SLURM_ARRAY_TASK_COUNT", "8"),
+        ]);
+        let err = Shard::from_env(None, past).unwrap_err().to_string();
+        assert!(err.starts_with("SLURM_ARRAY_TASK_ID=\"9\""), "{err}");
+        assert!(
+            err.contains("shard 9 of 8") && !err.contains("--shard 9/8"),
+            "{err}"
+        );
+        let bad = env(&[("SLURM_ARRAY_TASK_ID", "x")]);
+        assert!(Shard::from_env(None, bad)
+            .unwrap_err()
+            .to_string()
+            .contains("expected a non-negative integer"));
+        let err = Shard::from_env(Some(2), env(&[("JOB_COMPLETION_INDEX", "2")])).unwrap_err();
+        assert!(err.to_string().contains("below --shard-count 2"), "{err}");
     }
 }

@@ -458,6 +458,7 @@ fn a_built_sweep_runs_its_seeds_and_points_through_the_runner() {
             out: dir.path().to_path_buf(),
             jobs: 2,
             shard: None,
+            ..RunOptions::default()
         };
         let report = run_all(l, &options, &Simulator::for_loaded(l), &|_| {}).unwrap();
         assert_eq!(report.finished.len(), 4, "{report:?}");

@@ -83,6 +83,7 @@ fn run(loaded: &Loaded, out: &Path, jobs: usize, shard: Option<Shard>) -> htsim:
         out: out.to_path_buf(),
         jobs,
         shard,
+        ..RunOptions::default()
     };
     run_all(loaded, &options, &fake, &|_: RunEvent<'_>| {}).unwrap()
 }
@@ -112,7 +113,8 @@ fn one_job_and_two_jobs_write_identical_files() {
     assert_eq!(ra.finished.len(), 18);
     assert_eq!(ra.finished, rb.finished);
     let (fa, fb) = (files(a.path()), files(b.path()));
-    assert_eq!(fa.len(), 18 * 3 + 1);
+    // flows.csv, links.csv, run.json and summary.json per run, and scenario.toml.
+    assert_eq!(fa.len(), 18 * 4 + 1);
     assert_eq!(fa, fb);
 }
 
@@ -152,4 +154,103 @@ fn complete_runs_are_skipped_and_incomplete_ones_rerun() {
     assert_eq!(again.skipped.len(), 17);
     assert_eq!(again.finished, vec![run_list(&l)[5].id("runner-test")]);
     assert!(victim.join("summary.json").is_file());
+}
+
+fn loaded_with(set: &[&str]) -> Loaded {
+    let options = LoadOptions {
+        overrides: set.iter().map(|s| s.to_string()).collect(),
+        seeds: None,
+    };
+    load_str("runner-test.toml", SCENARIO, Path::new("."), &options).unwrap()
+}
+
+#[test]
+fn changed_settings_stop_before_anything_runs_unless_stale_runs_are_replaced() {
+    let l = loaded();
+    let dir = tempfile::tempdir().unwrap();
+    run(&l, dir.path(), 2, None);
+    let before = files(dir.path());
+    let changed = loaded_with(&["run.duration=\"2s\""]);
+    let ran = std::sync::atomic::AtomicUsize::new(0);
+    let counting = |s: &Scenario, seed: u64| {
+        ran.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        fake(s, seed)
+    };
+    let shard = Shard::new(1, 3).unwrap();
+    let mut options = RunOptions {
+        out: dir.path().to_path_buf(),
+        jobs: 2,
+        shard: Some(shard),
+        ..RunOptions::default()
+    };
+    // Every complete run of the whole run list is compared, not only the shard's.
+    let Err(RunError::Stale(stale)) = run_all(&changed, &options, &counting, &|_| {}) else {
+        panic!("changed settings must stop the run");
+    };
+    assert_eq!(stale.runs.len(), 18);
+    assert!(
+        stale.to_string().contains("run.duration: \"1s\" -> \"2s\""),
+        "{stale}"
+    );
+    assert_eq!(ran.load(std::sync::atomic::Ordering::Relaxed), 0);
+    assert_eq!(files(dir.path()), before);
+
+    // Replacing: the shard's 6 runs are simulated again, the other shards' 12 deleted.
+    options.replace_stale = true;
+    let report = run_all(&changed, &options, &counting, &|_| {}).unwrap();
+    assert_eq!(report.replaced.len(), 18);
+    assert_eq!(report.finished.len(), 6);
+    assert_eq!(ran.load(std::sync::atomic::Ordering::Relaxed), 6);
+    let runs = run_list(&changed);
+    for r in &runs {
+        assert_eq!(
+            r.dir(dir.path()).exists(),
+            shard.contains(r.position),
+            "{}",
+            r.id("runner-test")
+        );
+    }
+    // The other shards then run without complaint: nothing stale is left.
+    for i in 2..=3 {
+        options.shard = Some(Shard::new(i, 3).unwrap());
+        options.replace_stale = false;
+        let report = run_all(&changed, &options, &counting, &|_| {}).unwrap();
+        assert_eq!((report.finished.len(), report.skipped.len()), (6, 0));
+    }
+    let scenario = std::fs::read_to_string(dir.path().join("scenario.toml")).unwrap();
+    assert!(scenario.contains("duration = \"2s\""), "{scenario}");
+}
+
+#[test]
+fn every_failed_run_is_reported_and_the_others_finish() {
+    let l = loaded();
+    let dir = tempfile::tempdir().unwrap();
+    let fail_seed_2 = |s: &Scenario, seed: u64| {
+        if seed == 2 {
+            Err(RunError::Failed(format!("seed {seed} failed")))
+        } else {
+            fake(s, seed)
+        }
+    };
+    let options = RunOptions {
+        out: dir.path().to_path_buf(),
+        jobs: 2,
+        ..RunOptions::default()
+    };
+    let report = run_all(&l, &options, &fail_seed_2, &|_: RunEvent<'_>| {}).unwrap();
+    // Seed 2 of each of the 6 points fails; the 12 other runs finish.
+    assert_eq!(report.failed.len(), 6, "{:?}", report.failed);
+    assert_eq!(report.finished.len(), 12);
+    let failed: Vec<&str> = report.failed.iter().map(|(id, _)| id.as_str()).collect();
+    let expected: Vec<String> = run_list(&l)
+        .iter()
+        .filter(|r| r.seed == 2)
+        .map(|r| r.id("runner-test"))
+        .collect();
+    assert_eq!(failed, expected);
+    assert!(report.failed.iter().all(|(_, why)| why == "seed 2 failed"));
+    // A failed run leaves no file that looks complete.
+    for r in run_list(&l).iter().filter(|r| r.seed == 2) {
+        assert!(!r.dir(dir.path()).join("summary.json").exists());
+    }
 }

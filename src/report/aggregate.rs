@@ -25,7 +25,10 @@ use serde::Serialize;
 use super::error::{write_file, ReportError, Result};
 use super::run_summary::{read_run_summaries, RunSummary};
 use super::stats::Summary;
-use crate::output::{SUMMARY_CSV_FILE as SUMMARY_CSV, SUMMARY_JSON_FILE as SUMMARY_JSON};
+use crate::output::{
+    csv_bytes, csv_writer, CSV_IN_MEMORY, SUMMARY_CSV_FILE as SUMMARY_CSV,
+    SUMMARY_JSON_FILE as SUMMARY_JSON,
+};
 /// The columns of summary.csv (normative, scenario-format.md).
 pub const SUMMARY_COLUMNS: [&str; 12] = [
     "point", "class", "metric", "unit", "n", "mean", "std", "ci95", "p50", "p99", "min", "max",
@@ -208,11 +211,8 @@ pub fn aggregate(runs: &[RunSummary]) -> Vec<SummaryRow> {
 /// The text of summary.csv: a header of [`SUMMARY_COLUMNS`], then one line per row (`\n` line
 /// ends; fields quoted only when they contain a comma, quote or line break).
 pub fn summary_csv(rows: &[SummaryRow]) -> String {
-    let mut w = csv::WriterBuilder::new()
-        .terminator(csv::Terminator::Any(b'\n'))
-        .from_writer(Vec::new());
-    const IN_MEMORY: &str = "writing CSV to a Vec cannot fail";
-    w.write_record(SUMMARY_COLUMNS).expect(IN_MEMORY);
+    let mut w = csv_writer();
+    w.write_record(SUMMARY_COLUMNS).expect(CSV_IN_MEMORY);
     for r in rows {
         let s = &r.stats;
         w.write_record([
@@ -229,9 +229,9 @@ pub fn summary_csv(rows: &[SummaryRow]) -> String {
             &s.min.to_string(),
             &s.max.to_string(),
         ])
-        .expect(IN_MEMORY);
+        .expect(CSV_IN_MEMORY);
     }
-    let bytes = w.into_inner().expect(IN_MEMORY);
+    let bytes = csv_bytes(w);
     // Every field is a Rust string, so the bytes are UTF-8.
     String::from_utf8(bytes).expect("CSV of UTF-8 fields is UTF-8")
 }

@@ -29,6 +29,14 @@ pub enum ReportError {
         /// The underlying error.
         source: csv::Error,
     },
+    /// A run file is missing or is not what its name says.
+    #[error("{path}: {message}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
     /// A plot could not be drawn.
     #[error("plot {path}: {message}")]
     Plot {

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use super::error::{ReportError, Result};
 use super::run_summary::{read_run_summaries, RunSummary};
-use crate::output::{run_dir, FLOWS_FILE};
+use crate::identity::RunIdentity;
+use crate::output::{run_dir, FLOWS_FILE, RUN_FILE};
 
 /// The pooled per-flow values of one flow class at one sweep point.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -23,14 +24,15 @@ pub struct FlowSamples {
 
 /// Reads `runs/<point>/seed-<n>/flows.csv` of every complete run (one with a summary.json) in
 /// `dirs`, in the order and with the de-duplication of [`read_run_summaries`]. Groups are
-/// ordered by point (run-list order), then class (first appearance). Runs without flows.csv
-/// contribute nothing; unparsable numbers are skipped.
+/// ordered by point (run-list order), then class (first appearance). A file that is not a
+/// flows.csv is an error; unparsable numbers are skipped.
 pub fn read_flow_samples(dirs: &[PathBuf]) -> Result<Vec<FlowSamples>> {
     read_flow_samples_of(dirs, &read_run_summaries(dirs)?)
 }
 
 /// Like [`read_flow_samples`], for the given runs only (in their order): each run's flows.csv
-/// is taken from the first directory of `dirs` that has it.
+/// is taken from the first directory of `dirs` that has it. A run without flows.csv is an
+/// error unless its run.json records `[output] flows = false`.
 pub fn read_flow_samples_of(dirs: &[PathBuf], runs: &[RunSummary]) -> Result<Vec<FlowSamples>> {
     let mut out: Vec<FlowSamples> = Vec::new();
     for run in runs {
@@ -39,11 +41,31 @@ pub fn read_flow_samples_of(dirs: &[PathBuf], runs: &[RunSummary]) -> Result<Vec
             .map(|d| flows_path(d, run))
             .find(|p| p.is_file())
         else {
-            continue;
+            if flows_turned_off(dirs, run) {
+                continue;
+            }
+            return Err(ReportError::Invalid {
+                path: flows_path(dirs.first().map_or(Path::new(""), |d| d), run),
+                message: "missing: the per-flow plots need every run's flows.csv".into(),
+            });
         };
         read_one(&path, &run.point, &mut out)?;
     }
     Ok(out)
+}
+
+/// Whether the run's recorded settings (its run.json) say it wrote no flows.csv.
+fn flows_turned_off(dirs: &[PathBuf], run: &RunSummary) -> bool {
+    dirs.iter()
+        .find_map(|d| RunIdentity::read(&run_dir(d, &run.point, run.seed).join(RUN_FILE)))
+        .and_then(|identity| identity.settings.parse::<toml::Table>().ok())
+        .and_then(|settings| {
+            settings
+                .get("output")?
+                .get("flows")
+                .and_then(toml::Value::as_bool)
+        })
+        == Some(false)
 }
 
 /// `dir/runs/<point>/seed-<n>/flows.csv`.
@@ -66,7 +88,11 @@ fn read_one(path: &Path, point: &str, out: &mut Vec<FlowSamples>) -> Result<()> 
         column("fct_ns"),
         column("goodput_bps"),
     ) else {
-        return Ok(());
+        return Err(ReportError::Invalid {
+            path: path.to_path_buf(),
+            message: "not a flows.csv: its header lacks class, size_bytes, fct_ns or goodput_bps"
+                .into(),
+        });
     };
     for record in reader.records() {
         let record = record.map_err(csv_error)?;

@@ -9,6 +9,7 @@
 //!   cross-seed `summary.csv` and `summary.json`;
 //! - [`rebuild`] is `htsim report DIR...`: summaries and plots from the run files alone
 //!   ([`flow_samples`] reads the per-flow values back);
+//! - [`merge`] checks that the runs of several directories belong to one scenario;
 //! - [`stats`] holds the statistics both use;
 //! - [`timeseries`] reads the runs' timeseries.csv back for the time-series plots;
 //! - `plots` (cargo feature `plots`, on by default) draws PNG and SVG charts with an embedded
@@ -17,6 +18,7 @@
 pub mod aggregate;
 pub mod error;
 pub mod flow_samples;
+pub mod merge;
 pub mod metrics;
 #[cfg(feature = "plots")]
 pub mod plots;

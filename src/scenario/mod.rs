@@ -168,6 +168,7 @@ pub(crate) fn load_tree(
         base.run.seeds = seeds.clone();
     }
     let axes = sweep_axes(&root);
+    check_overrides_outside_sweep(&source, &options.overrides, &axes)?;
     let count = axes
         .iter()
         .try_fold(1usize, |n, (_, _, values)| n.checked_mul(values.len()));
@@ -199,6 +200,9 @@ pub(crate) fn load_tree(
             .collect::<Vec<_>>(),
     ) {
         let name = sweep::point_name(&assignments);
+        if let Err(e) = crate::output::check_dir_name(&name) {
+            return Err(long_point_name(&source, &axes, &assignments, &name, e));
+        }
         let mut tree = unswept.clone();
         for (path, value) in &assignments {
             let key_origin = axes
@@ -251,6 +255,78 @@ pub(crate) fn load_tree(
         source,
         tree: root,
     })
+}
+
+/// A `--set` of a key that a `[sweep]` axis assigns (or a table holding it, or a key inside it)
+/// would show in DIR/scenario.toml while every run used the sweep's values: an error.
+fn check_overrides_outside_sweep(
+    source: &Source,
+    overrides: &[String],
+    axes: &[(String, Origin, Vec<Node>)],
+) -> Result<()> {
+    let within = |inner: &str, outer: &str| {
+        inner == outer
+            || inner
+                .strip_prefix(outer)
+                .is_some_and(|rest| rest.starts_with('.'))
+    };
+    for (i, text) in overrides.iter().enumerate() {
+        let Some((path, _)) = text.split_once('=') else {
+            continue;
+        };
+        let path = path.trim();
+        if let Some((axis, _, _)) = axes
+            .iter()
+            .find(|(axis, _, _)| within(path, axis) || within(axis, path))
+        {
+            return Err(source
+                .error(
+                    &Origin::Set(i),
+                    path,
+                    format!(
+                        "`[sweep]` assigns `{axis}` at every point, so this value would be \
+                         recorded but never used"
+                    ),
+                )
+                .with_hint(format!(
+                    "change the values of `{axis}` in `[sweep]`, or drop this --set"
+                )));
+        }
+    }
+    Ok(())
+}
+
+/// The error for a sweep point whose name cannot be a directory name (too long): names the
+/// axis that contributes most to it.
+fn long_point_name(
+    source: &Source,
+    axes: &[(String, Origin, Vec<Node>)],
+    assignments: &[sweep::Assignment],
+    name: &str,
+    why: crate::output::NameError,
+) -> Box<ScenarioError> {
+    let longest = assignments
+        .iter()
+        .map(|a| (sweep::point_name(std::slice::from_ref(a)).len(), &a.0))
+        .max_by_key(|(len, _)| *len);
+    let (origin, key, part) = match longest {
+        Some((len, path)) => (
+            axes.iter()
+                .find(|(p, _, _)| p == path)
+                .map_or(Origin::Unknown, |(_, o, _)| o.clone()),
+            format!("sweep.{path}"),
+            format!("; `{path}` takes {len} bytes of it"),
+        ),
+        None => (Origin::Unknown, "sweep".to_string(), String::new()),
+    };
+    let shown: String = name.chars().take(60).collect();
+    source
+        .error(
+            &origin,
+            key,
+            format!("the sweep point `{shown}...` names a run directory, and {why}{part}"),
+        )
+        .with_hint("use shorter values on this axis, or fewer axes")
 }
 
 /// The `[sweep]` axes of a tree: path, where the key is written, values.

@@ -371,9 +371,27 @@ pub fn scenario(cx: &Cx, root: &Node) -> Result<Scenario> {
         Some(n) => {
             let s = string(cx, n, "name")?;
             check_name(cx, n, "name", s)?;
+            crate::output::check_dir_name(s)
+                .map_err(|e| cx.err(&n.origin, "name", e.to_string()))?;
             s.to_string()
         }
-        None => cx.default_name.to_string(),
+        None => {
+            crate::output::check_dir_name(cx.default_name).map_err(|e| {
+                cx.err(
+                    &Origin::File(0..0),
+                    "name",
+                    format!(
+                        "the scenario has no `name`, and its file name gives no usable \
+                         directory name: {e}"
+                    ),
+                )
+                .with_hint(
+                    "add `name = \"...\"` (letters, digits, `-`, `_`): it names the output \
+                     directory results/<name>",
+                )
+            })?;
+            cx.default_name.to_string()
+        }
     };
     let description = top.string("description", Some(""))?;
     let run = run(
@@ -464,7 +482,9 @@ fn seeds(cx: &Cx, n: &Node) -> Result<Seeds> {
                 "seeds = 0 runs nothing: expected at least 1",
             )
             .with_hint("`seeds = N` runs seeds 1..=N; a list such as [3, 7] runs those seeds")),
-        Value::Integer(_) => Ok(Seeds::Count(int(cx, n, path, 1, 1_000_000)? as u64)),
+        Value::Integer(_) => Ok(Seeds::Count(
+            int(cx, n, path, 1, MAX_SEED_COUNT as i64)? as u64
+        )),
         Value::Array(items) => {
             if items.is_empty() {
                 return Err(cx.err(

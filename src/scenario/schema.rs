@@ -64,6 +64,9 @@ impl Scenario {
     }
 }
 
+/// The most seeds a count may ask for (`seeds = N`, `--seeds N`).
+pub const MAX_SEED_COUNT: u64 = 1_000_000;
+
 /// `[run]`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RunConfig {

@@ -25,7 +25,6 @@
 //!   window) and `loss_rate` (drops / arrivals) are fractions.
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 
 use htsim_core::flow::FlowRecord;
 use htsim_core::ids::{HostId, LinkId};
@@ -35,7 +34,9 @@ use htsim_core::{Rate, SimTime};
 use htsim_topology::topology::Topology;
 use htsim_transport::TcpConfig;
 
-use crate::output::{FLOWS_COLUMNS, LINKS_COLUMNS};
+use crate::output::{
+    csv_bytes, csv_writer, CSV_IN_MEMORY as IN_MEMORY, FLOWS_COLUMNS, LINKS_COLUMNS,
+};
 use crate::report::metrics::{flow_outcome, ideal_fct, FlowInput, LinkInput, Window};
 
 /// What flows.csv needs about a flow class.
@@ -124,21 +125,19 @@ fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
 
 /// flows.csv: one row per flow in `flows` (by id), with its class's transport.
 pub fn flows_csv(flows: &[FlowInput], classes: &[ClassInfo], window: Window) -> Vec<u8> {
-    let mut s = FLOWS_COLUMNS.join(",");
-    s.push('\n');
+    let mut w = csv_writer();
+    w.write_record(FLOWS_COLUMNS).expect(IN_MEMORY);
     for f in flows {
         let r: &FlowRecord = &f.record;
         let o = flow_outcome(f, window);
         let class = &classes[f.class];
         let infinite = r.size_bytes.is_none();
-        let _ = writeln!(
-            s,
-            "{},{},{},host{},host{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            class.name,
-            r.flow_id,
-            class.transport,
-            r.src.0,
-            r.dst.0,
+        w.write_record([
+            class.name.clone(),
+            r.flow_id.to_string(),
+            class.transport.clone(),
+            format!("host{}", r.src.0),
+            format!("host{}", r.dst.0),
             opt(r.size_bytes),
             opt(r.start.map(SimTime::as_ns)),
             opt(r.end.map(SimTime::as_ns)),
@@ -153,18 +152,19 @@ pub fn flows_csv(flows: &[FlowInput], classes: &[ClassInfo], window: Window) -> 
             } else {
                 opt(o.slowdown.map(|x| format!("{x:.6}")))
             },
-            r.completed(),
-            r.bytes_acked,
+            r.completed().to_string(),
+            r.bytes_acked.to_string(),
             opt(o.goodput_bps.map(|x| format!("{x:.0}"))),
             opt(o.goodput_sent_bps.map(|x| format!("{x:.0}"))),
-            r.packets_sent,
-            r.retransmits,
-            r.fast_retransmits,
-            r.timeouts,
-            r.subflows,
-        );
+            r.packets_sent.to_string(),
+            r.retransmits.to_string(),
+            r.fast_retransmits.to_string(),
+            r.timeouts.to_string(),
+            r.subflows.to_string(),
+        ])
+        .expect(IN_MEMORY);
     }
-    s.into_bytes()
+    csv_bytes(w)
 }
 
 /// links.csv: one row per directed link of `topology`, in its order.
@@ -175,27 +175,34 @@ pub fn links_csv(
     end: &[QueueCounters],
     window: Window,
 ) -> Vec<u8> {
-    let mut s = LINKS_COLUMNS.join(",");
-    s.push('\n');
+    let mut w = csv_writer();
+    w.write_record(LINKS_COLUMNS).expect(IN_MEMORY);
     for (i, l) in topology.links().iter().enumerate() {
         let (a, b) = (&start[i], &end[i]);
         let usage = crate::report::metrics::link_usage(a, b, window);
-        let _ = writeln!(
-            s,
-            "{},{},{},{},{},{},{},{},{},{},{},{:.6}",
-            topology.link_name(l),
-            topology.node(l.from).name,
-            topology.node(l.to).name,
-            topology.layer_name(l.layer),
-            links[i].rate.as_bps(),
-            b.packets_enqueued.saturating_sub(a.packets_enqueued),
-            b.bytes_enqueued.saturating_sub(a.bytes_enqueued),
-            b.packets_dropped.saturating_sub(a.packets_dropped),
-            b.bytes_dropped.saturating_sub(a.bytes_dropped),
-            b.packets_marked.saturating_sub(a.packets_marked),
+        w.write_record([
+            topology.link_name(l).to_string(),
+            topology.node(l.from).name.to_string(),
+            topology.node(l.to).name.to_string(),
+            topology.layer_name(l.layer).to_string(),
+            links[i].rate.as_bps().to_string(),
+            b.packets_enqueued
+                .saturating_sub(a.packets_enqueued)
+                .to_string(),
+            b.bytes_enqueued
+                .saturating_sub(a.bytes_enqueued)
+                .to_string(),
+            b.packets_dropped
+                .saturating_sub(a.packets_dropped)
+                .to_string(),
+            b.bytes_dropped.saturating_sub(a.bytes_dropped).to_string(),
+            b.packets_marked
+                .saturating_sub(a.packets_marked)
+                .to_string(),
             opt(usage.utilisation.map(|u| format!("{u:.6}"))),
-            usage.loss_rate,
-        );
+            format!("{:.6}", usage.loss_rate),
+        ])
+        .expect(IN_MEMORY);
     }
-    s.into_bytes()
+    csv_bytes(w)
 }

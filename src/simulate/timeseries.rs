@@ -28,7 +28,6 @@
 //! transport.
 
 use std::collections::HashSet;
-use std::fmt::Write as _;
 
 use htsim_core::ids::{EndpointId, LinkId};
 use htsim_core::world::World;
@@ -37,6 +36,7 @@ use htsim_topology::topology::Topology;
 
 use super::generator::StartedFlow;
 use super::setup_error::SetupError;
+use crate::output::{csv_bytes, csv_writer, CSV_IN_MEMORY};
 use crate::scenario::{FlowSelector, TimeseriesConfig};
 
 /// The header of timeseries.csv.
@@ -82,7 +82,7 @@ pub struct Sampler {
     /// Started flows already looked at (selected or not).
     seen: usize,
     tracked: Vec<Tracked>,
-    csv: String,
+    csv: csv::Writer<Vec<u8>>,
 }
 
 impl Sampler {
@@ -96,8 +96,9 @@ impl Sampler {
         flows: FlowSelection,
     ) -> Self {
         let has = |s: &str| series.iter().any(|x| x == s);
-        let mut csv = String::from(TIMESERIES_HEADER);
-        csv.push('\n');
+        let mut csv = csv_writer();
+        csv.write_record(TIMESERIES_HEADER.split(','))
+            .expect(CSV_IN_MEMORY);
         let interval = interval.max(SimTime::from_ps(1));
         Sampler {
             interval,
@@ -219,11 +220,8 @@ impl Sampler {
         let t = now.as_ns();
         if self.queue {
             for (id, name) in &self.links {
-                let _ = writeln!(
-                    self.csv,
-                    "{t},queue,{name},{}",
-                    world.link_occupancy(*id).packets
-                );
+                let row = (t, "queue", name, world.link_occupancy(*id).packets);
+                self.csv.serialize(row).expect(CSV_IN_MEMORY);
             }
         }
         if self.cwnd || self.rate {
@@ -245,14 +243,16 @@ impl Sampler {
                 };
                 if cwnd {
                     if let Some(sample) = endpoint.sample() {
-                        let _ = writeln!(csv, "{t},cwnd,{},{}", tr.flow_id, sample.cwnd_bytes);
+                        let row = (t, "cwnd", tr.flow_id, sample.cwnd_bytes);
+                        csv.serialize(row).expect(CSV_IN_MEMORY);
                     }
                 }
                 if let Some(record) = endpoint.flow_record(now) {
                     if rate {
                         let bytes = record.bytes_acked.saturating_sub(tr.last_acked);
                         let bps = u128::from(bytes) * 8 * 1_000_000_000 / interval_ns;
-                        let _ = writeln!(csv, "{t},rate,{},{bps}", tr.flow_id);
+                        csv.serialize((t, "rate", tr.flow_id, bps))
+                            .expect(CSV_IN_MEMORY);
                     }
                     tr.last_acked = record.bytes_acked;
                 }
@@ -264,7 +264,7 @@ impl Sampler {
 
     /// The text of timeseries.csv.
     pub fn into_csv(self) -> Vec<u8> {
-        self.csv.into_bytes()
+        csv_bytes(self.csv)
     }
 }
 

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use htsim::report::merge;
 use htsim::report::rebuild::{build_report, Report, ReportOptions};
 use htsim::runner::{self, ReportOutcome, RunEvent, RunOptions};
 use htsim::scenario::{self, params, LoadOptions, Seeds};
@@ -56,13 +57,14 @@ struct RunArgs {
     /// Output directory [default: results/<scenario name>].
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Run seeds 1..=N instead of the scenario's seeds.
+    /// Run seeds 1..=N instead of the scenario's seeds (N at most 1000000).
     #[arg(long, conflicts_with = "seed")]
     seeds: Option<u64>,
     /// Run this one seed instead of the scenario's seeds.
     #[arg(long)]
     seed: Option<u64>,
-    /// Runs at a time [default: the number of cores].
+    /// Runs at a time, at least 1; more than the runs to do (or 1024) are not started
+    /// [default: the number of cores].
     #[arg(long)]
     jobs: Option<usize>,
     /// Override a value: PATH=VALUE (repeatable), e.g. flows.short.size=100KB.
@@ -74,10 +76,18 @@ struct RunArgs {
     /// Number of shards, for Kubernetes indexed jobs (JOB_COMPLETION_INDEX) and Slurm arrays.
     #[arg(long, value_name = "N")]
     shard_count: Option<usize>,
+    /// Replace stale runs: complete runs in --out simulated with other settings than asked for
+    /// now (a changed scenario or --set) are simulated again (other shards' are deleted).
+    /// Without it, such runs stop the command before anything runs (exit 2).
+    #[arg(long)]
+    replace_stale: bool,
     /// Print only errors and the final line.
     #[arg(long, short)]
     quiet: bool,
 }
+
+/// The most runs at a time, whatever `--jobs` says.
+const MAX_JOBS: usize = 1024;
 
 /// `htsim report DIR... [--out OUT] [--plots]`.
 #[derive(Parser, Debug)]
@@ -154,6 +164,12 @@ fn run(args: RunArgs) -> Result<(), Failure> {
     if args.seeds == Some(0) {
         return Err(usage("--seeds 0 runs nothing: expected at least 1"));
     }
+    if let Some(n) = args.seeds.filter(|&n| n > scenario::MAX_SEED_COUNT) {
+        return Err(usage(format!(
+            "--seeds {n}: at most {} seeds (like `run.seeds`)",
+            scenario::MAX_SEED_COUNT
+        )));
+    }
     let seeds = match (args.seeds, args.seed) {
         (Some(n), _) => Some(Seeds::Count(n)),
         (None, Some(s)) => Some(Seeds::List(vec![s])),
@@ -180,7 +196,8 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let runs = runner::select(&runner::run_list(&loaded), shard);
-    preflight(&loaded, jobs.min(runs.len()))?;
+    let jobs = jobs.min(runs.len()).clamp(1, MAX_JOBS);
+    preflight(&loaded, jobs)?;
     if !args.quiet {
         let part = shard.map_or(String::new(), |s| format!(" (shard {s})"));
         eprintln!(
@@ -236,13 +253,25 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         out: out.clone(),
         jobs,
         shard,
+        replace_stale: args.replace_stale,
+        command_line: std::env::args_os()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
     };
-    let report =
-        runner::run_all(&loaded, &options, &simulator, &on_event).map_err(|e| Failure {
-            code: 1,
-            message: e.to_string(),
-        })?;
+    let report = runner::run_all(&loaded, &options, &simulator, &on_event).map_err(|e| {
+        bar.finish_and_clear();
+        run_failure(&e, &out)
+    })?;
     bar.finish_and_clear();
+    for lock in &report.locks_taken_over {
+        eprintln!("note: took over the lock of a writer that is gone: {lock}");
+    }
+    if !report.replaced.is_empty() {
+        eprintln!(
+            "replaced {} stale run(s) (--replace-stale)",
+            report.replaced.len()
+        );
+    }
     if !report.skipped.is_empty() && !args.quiet {
         eprintln!(
             "skipped {} run(s) already complete in {}",
@@ -251,16 +280,15 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         );
     }
     if !report.failed.is_empty() {
-        return Err(Failure {
-            code: 1,
-            message: format!(
-                "{} of {} run(s) failed; first: {}: {}",
-                report.failed.len(),
-                report.selected,
-                report.failed[0].0,
-                report.failed[0].1
-            ),
-        });
+        let mut message = format!(
+            "{} of {} run(s) failed:",
+            report.failed.len(),
+            report.selected
+        );
+        for (id, why) in &report.failed {
+            message.push_str(&format!("\n  {id}: {why}"));
+        }
+        return Err(Failure { code: 1, message });
     }
     eprintln!(
         "done: {} run(s) finished, {} skipped; results in {}",
@@ -284,6 +312,25 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         ),
     }
     Ok(())
+}
+
+/// The failure of `runner::run_all`: the caller's (exit 2, with what to do) or the run's.
+fn run_failure(e: &runner::RunError, out: &Path) -> Failure {
+    if !e.is_usage() {
+        return Failure {
+            code: 1,
+            message: e.to_string(),
+        };
+    }
+    let mut message = e.to_string();
+    if matches!(e, runner::RunError::Stale(_)) {
+        message.push_str(&format!(
+            "\nhint: write to a new directory (--out), or add --replace-stale to simulate \
+             these runs again with the new settings in {}",
+            out.display()
+        ));
+    }
+    usage(message)
 }
 
 /// What a report wrote, one line per kind of file.
@@ -356,12 +403,26 @@ fn report(args: &ReportArgs) -> Result<(), Failure> {
         }
     }
     let out = args.out.clone().unwrap_or_else(|| dirs[0].clone());
+    if out.exists() && !out.is_dir() {
+        return Err(usage(format!(
+            "--out {}: exists and is not a directory",
+            out.display()
+        )));
+    }
     // The run list of the scenario the runs came from (DIR/scenario.toml, written by `run`),
-    // when one of the directories has it: the report covers exactly its runs.
-    let scenario_file = dirs
-        .iter()
-        .map(|d| d.join(htsim::output::SCENARIO_FILE))
-        .find(|f| f.is_file());
+    // when one of the directories has it: the report covers exactly its runs. Directories of
+    // different scenarios, or runs with other settings, are not merged.
+    let _lock = htsim::lock::DirLock::acquire(&out, None).map_err(|e| usage(e.to_string()))?;
+    let mut scenarios = merge::scenario_files(dirs);
+    if !dirs.contains(&out) {
+        // A merged directory that already describes a scenario must describe this one.
+        scenarios.extend(merge::scenario_files(std::slice::from_ref(&out)));
+    }
+    merge::check_scenarios(&scenarios).map_err(|e| usage(e.to_string()))?;
+    let scenario_dir = scenarios.first().map(|(d, _)| d.clone());
+    let scenario_file = scenario_dir
+        .as_ref()
+        .map(|d| d.join(htsim::output::SCENARIO_FILE));
     let loaded = match &scenario_file {
         Some(f) => match scenario::load(f, &LoadOptions::default()) {
             Ok(l) => Some(l),
@@ -372,6 +433,16 @@ fn report(args: &ReportArgs) -> Result<(), Failure> {
         },
         None => None,
     };
+    let with_scenario = loaded.as_ref().zip(scenario_dir.as_deref());
+    let unverified = merge::check_runs(dirs, with_scenario).map_err(|e| usage(e.to_string()))?;
+    if !unverified.is_empty() {
+        eprintln!(
+            "warning: {} run(s) record no run.json (an older htsim): their settings are not \
+             checked, e.g. {}",
+            unverified.len(),
+            unverified[0]
+        );
+    }
     let mut options = ReportOptions {
         plots: args.plots,
         only: None,

@@ -51,7 +51,8 @@ const WALL_CLOCK: [&str; 3] = [
     "\"data_packets_per_second\"",
 ];
 
-/// Every file under `dir` by relative path; summary.json without its wall-clock lines.
+/// Every file under `dir` by relative path; summary.json without its wall-clock lines, run.json
+/// without the command line.
 fn files(dir: &Path) -> BTreeMap<PathBuf, String> {
     fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, String>) {
         for e in std::fs::read_dir(dir).unwrap() {
@@ -61,6 +62,13 @@ fn files(dir: &Path) -> BTreeMap<PathBuf, String> {
                 continue;
             }
             let mut text = std::fs::read_to_string(&p).unwrap();
+            if p.ends_with("run.json") {
+                text = text
+                    .lines()
+                    .filter(|l| !l.trim_start().starts_with("\"command_line\""))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+            }
             if p.ends_with("summary.json") {
                 text = text
                     .lines()
@@ -102,8 +110,8 @@ fn one_and_two_jobs_give_identical_results_and_rerunning_resumes() {
     );
     let (fa, fb) = (files(&dir.path().join("a")), files(&dir.path().join("b")));
     // scenario.toml, summary.csv, summary.json + 2 points x 2 seeds x (flows.csv, links.csv,
-    // timeseries.csv, summary.json).
-    assert_eq!(fa.len(), 3 + 2 * 2 * 4, "{:?}", fa.keys());
+    // timeseries.csv, run.json, summary.json).
+    assert_eq!(fa.len(), 3 + 2 * 2 * 5, "{:?}", fa.keys());
     let ts = &fa[Path::new("runs/transports.long.kind=dctcp/seed-1/timeseries.csv")];
     assert!(
         ts.starts_with("time_ns,series,id,value\n20000000,queue,core"),

@@ -1,0 +1,387 @@
+//! Trustworthy result directories through the `htsim` binary: resume skips only runs simulated
+//! with the same settings (run.json), `report` merges only runs of one scenario, names stay
+//! inside the output, CSV survives odd node names, and the output directory is locked.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn htsim(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_htsim"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .env_remove("JOB_COMPLETION_INDEX")
+        .output()
+        .expect("the binary runs")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Runs and expects exit `code`; returns stderr.
+fn expect(code: i32, args: &[&str], dir: &Path) -> String {
+    let out = htsim(args, dir);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(code), "htsim {args:?}: {err}");
+    err
+}
+
+/// Two hosts on a star, one long flow each way, 2 ms: a run takes milliseconds.
+const STAR: &str = r#"
+name = "star"
+[run]
+duration = "2ms"
+seeds = 2
+[topology]
+kind = "star"
+hosts = 2
+link_rate = "1Gbps"
+[[flows]]
+name = "long"
+size = "infinite"
+transport = { kind = "tcp" }
+"#;
+
+/// Every file under `dir` by relative path, with its bytes.
+fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                out.insert(
+                    p.strip_prefix(root).unwrap().to_path_buf(),
+                    std::fs::read(&p).unwrap(),
+                );
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+fn setup(text: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.toml"), text).unwrap();
+    dir
+}
+
+/// `rate_bps` of the first row of a links.csv.
+fn first_rate(links_csv: &Path) -> u64 {
+    let mut r = csv::Reader::from_path(links_csv).unwrap();
+    let rec = r.records().next().unwrap().unwrap();
+    rec[4].parse().unwrap()
+}
+
+#[test]
+fn resume_stops_on_changed_settings_and_replace_stale_reruns() {
+    let dir = setup(STAR);
+    let p = dir.path();
+    expect(0, &["run", "s.toml", "--out", "X", "-q"], p);
+    let x = p.join("X");
+    let before = files(&x);
+    let run1 = x.join("runs/base/seed-1");
+    let identity: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run1.join("run.json")).unwrap()).unwrap();
+    assert!(identity["digest"].as_str().unwrap().starts_with("sha256:"));
+    assert_eq!(identity["id"], "star/base/seed-1");
+    assert!(identity["command_line"]
+        .as_str()
+        .unwrap()
+        .ends_with("run s.toml --out X -q"));
+    assert_eq!(identity["htsim_version"], env!("CARGO_PKG_VERSION"));
+
+    // One key of the scenario file changed: exit 2, naming the key, nothing touched.
+    std::fs::write(p.join("s.toml"), STAR.replace("\"2ms\"", "\"3ms\"")).unwrap();
+    let err = expect(2, &["run", "s.toml", "--out", "X"], p);
+    assert!(err.contains("2 complete run(s) in X"), "{err}");
+    assert!(
+        err.contains("star/base/seed-1: run.duration: \"2ms\" -> \"3ms\""),
+        "{err}"
+    );
+    assert!(
+        err.contains("--replace-stale") && err.contains("--out"),
+        "{err}"
+    );
+    assert_eq!(files(&x), before);
+    std::fs::write(p.join("s.toml"), STAR).unwrap();
+
+    // One --set changed: the same.
+    let set = ["--set", "topology.link_rate=\"10Gbps\""];
+    let err = expect(2, &["run", "s.toml", "--out", "X", set[0], set[1]], p);
+    assert!(
+        err.contains("topology.link_rate: \"1Gbps\" -> \"10Gbps\""),
+        "{err}"
+    );
+    assert_eq!(files(&x), before);
+    assert_eq!(first_rate(&run1.join("links.csv")), 1_000_000_000);
+
+    // The unchanged command still resumes.
+    let err = expect(0, &["run", "s.toml", "--out", "X"], p);
+    assert!(err.contains("0 run(s) finished, 2 skipped"), "{err}");
+
+    // --replace-stale simulates both again; scenario.toml and the runs agree.
+    let args = [
+        "run",
+        "s.toml",
+        "--out",
+        "X",
+        "--replace-stale",
+        set[0],
+        set[1],
+    ];
+    let err = expect(0, &args, p);
+    assert!(err.contains("replaced 2 stale run(s)"), "{err}");
+    assert!(err.contains("2 run(s) finished, 0 skipped"), "{err}");
+    assert_eq!(first_rate(&run1.join("links.csv")), 10_000_000_000);
+    let scenario = std::fs::read_to_string(x.join("scenario.toml")).unwrap();
+    assert!(scenario.contains("link_rate = \"10Gbps\""), "{scenario}");
+    let identity: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run1.join("run.json")).unwrap()).unwrap();
+    assert!(identity["settings"]
+        .as_str()
+        .unwrap()
+        .contains("link_rate = \"10Gbps\""));
+    // And now the same command resumes.
+    let err = expect(0, &["run", "s.toml", "--out", "X", set[0], set[1]], p);
+    assert!(err.contains("0 run(s) finished, 2 skipped"), "{err}");
+}
+
+#[test]
+fn set_on_a_swept_key_is_an_error() {
+    let dir = setup(&format!(
+        "{STAR}[sweep]\n\"topology.link_rate\" = [\"1Gbps\", \"10Gbps\"]\n"
+    ));
+    for cmd in ["run", "validate"] {
+        let args = [cmd, "s.toml", "--set", "topology.link_rate=\"5Gbps\""];
+        let err = expect(2, &args, dir.path());
+        assert!(err.contains("`topology.link_rate`"), "{err}");
+        assert!(err.contains("[sweep]"), "{err}");
+    }
+    assert!(!dir.path().join("results").exists());
+}
+
+#[test]
+fn a_nameless_scenario_never_writes_outside_results() {
+    let dir = setup(&STAR.replace("name = \"star\"\n", ""));
+    std::fs::rename(dir.path().join("s.toml"), dir.path().join("...toml")).unwrap();
+    let err = expect(2, &["run", "...toml", "-q"], dir.path());
+    assert!(
+        err.contains("`name`") && err.contains("names no new directory"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn a_run_folder_name_over_255_bytes_stops_before_any_run() {
+    let long = "x".repeat(300);
+    let dir = setup(&format!(
+        "{STAR}[[flows]]\nname = \"other\"\nsize = \"infinite\"\n\
+         transport = {{ kind = \"tcp\" }}\n[sweep]\n\"flows.other.matrix\" = [\"{long}\"]\n"
+    ));
+    for args in [
+        &["validate", "s.toml"][..],
+        &["run", "s.toml", "--out", "o"][..],
+    ] {
+        let err = expect(2, args, dir.path());
+        assert!(err.contains("`sweep.flows.other.matrix`"), "{err}");
+        assert!(err.contains("over the limit of 255 bytes"), "{err}");
+    }
+    assert!(!dir.path().join("o").exists());
+}
+
+#[test]
+fn node_names_with_commas_keep_links_csv_well_formed() {
+    let dir = setup(
+        "name = \"comma\"\n[run]\nduration = \"1ms\"\nseeds = 1\n[topology]\nkind = \"file\"\n\
+         path = \"net.txt\"\n[[flows]]\nname = \"long\"\nsize = \"infinite\"\n\
+         transport = { kind = \"tcp\" }\n",
+    );
+    std::fs::write(
+        dir.path().join("net.txt"),
+        "host host0\nhost host1\nswitch sw,1 layer=tor\n\
+         link host0 sw,1 1Gbps 1us 100pkt\nlink host1 sw,1 1Gbps 1us 100pkt\n",
+    )
+    .unwrap();
+    expect(0, &["run", "s.toml", "--out", "o", "-q"], dir.path());
+    let mut r = csv::Reader::from_path(dir.path().join("o/runs/base/seed-1/links.csv")).unwrap();
+    assert_eq!(r.headers().unwrap().len(), 12);
+    let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+    assert_eq!(rows.len(), 4);
+    assert_eq!(
+        (&rows[0][0], &rows[0][1], &rows[0][2]),
+        ("host0->sw,1", "host0", "sw,1")
+    );
+    assert!(rows.iter().all(|row| row.len() == 12));
+    // The report checks the runs against o/scenario.toml, whose topology path is relative to
+    // where the scenario ran: the file's digest is not compared there.
+    expect(0, &["report", "o", "-q"], dir.path());
+}
+
+#[test]
+fn truncated_summaries_and_temp_files_of_a_killed_run_are_redone_and_cleaned() {
+    let dir = setup(STAR);
+    let p = dir.path();
+    expect(0, &["run", "s.toml", "--out", "X", "-q"], p);
+    let x = p.join("X");
+    let before = files(&x);
+    let run2 = x.join("runs/base/seed-2");
+    let summary = std::fs::read(run2.join("summary.json")).unwrap();
+    std::fs::write(run2.join("summary.json"), &summary[..summary.len() / 2]).unwrap();
+    std::fs::write(run2.join(".flows.csv.tmp-99999-3"), b"half a file").unwrap();
+    std::fs::write(x.join(".scenario.toml.tmp-99999-0"), b"half").unwrap();
+    let err = expect(0, &["run", "s.toml", "--out", "X", "--jobs", "100000"], p);
+    assert!(err.contains("1 run(s) finished, 1 skipped"), "{err}");
+    assert!(err.contains("2 at a time"), "{err}");
+    let after = files(&x);
+    assert_eq!(
+        after.keys().collect::<Vec<_>>(),
+        before.keys().collect::<Vec<_>>()
+    );
+    for (path, bytes) in &before {
+        // Results are byte-identical; run.json differs only in the recorded command line.
+        if !path.ends_with("run.json") && !path.ends_with("summary.json") {
+            assert_eq!(&after[path], bytes, "{}", path.display());
+        }
+    }
+}
+
+#[test]
+fn a_second_writer_is_locked_out_and_a_dead_ones_lock_taken_over() {
+    let dir = setup(STAR);
+    let p = dir.path();
+    std::fs::create_dir(p.join("X")).unwrap();
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let lock = p.join("X/.htsim-lock");
+    // This test's own process is alive: its lock holds.
+    std::fs::write(
+        &lock,
+        format!("pid={}\nhost={}\n", std::process::id(), host.trim()),
+    )
+    .unwrap();
+    let err = expect(2, &["run", "s.toml", "--out", "X"], p);
+    assert!(err.contains("X is being written by another htsim"), "{err}");
+    assert!(!p.join("X/scenario.toml").exists());
+    if Path::new("/proc/self").exists() {
+        // A process id above the kernel's limit never runs: its lock is stale.
+        std::fs::write(&lock, format!("pid=4194305\nhost={}\n", host.trim())).unwrap();
+        let err = expect(0, &["run", "s.toml", "--out", "X"], p);
+        assert!(err.contains("took over the lock"), "{err}");
+        assert!(!lock.exists(), "the lock is released at the end");
+    }
+}
+
+#[test]
+fn bad_outputs_and_limits_are_usage_errors() {
+    let dir = setup(STAR);
+    let p = dir.path();
+    std::fs::write(p.join("afile"), b"").unwrap();
+    let err = expect(2, &["run", "s.toml", "--out", "afile"], p);
+    assert!(
+        err.contains("afile: exists and is not a directory"),
+        "{err}"
+    );
+    let err = expect(2, &["run", "s.toml", "--seeds", "100000000"], p);
+    assert!(err.contains("at most 1000000 seeds"), "{err}");
+    let err = expect(2, &["run", "s.toml", "--shard", "0/0"], p);
+    assert!(
+        err.contains("the number of shards must be at least 1"),
+        "{err}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_htsim"))
+        .args(["run", "s.toml"])
+        .current_dir(p)
+        .env("SLURM_ARRAY_TASK_ID", "7")
+        .env("SLURM_ARRAY_TASK_COUNT", "4")
+        .env_remove("SLURM_ARRAY_TASK_MIN")
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("SLURM_ARRAY_TASK_ID=\"7\"") && err.contains("shard 8 of 4"),
+        "{err}"
+    );
+    assert!(!p.join("results").exists());
+}
+
+#[test]
+fn report_merges_only_runs_of_one_scenario() {
+    let dir = setup(STAR);
+    let p = dir.path();
+    expect(
+        0,
+        &["run", "s.toml", "--out", "A", "--shard", "1/2", "-q"],
+        p,
+    );
+    expect(
+        0,
+        &["run", "s.toml", "--out", "B", "--shard", "2/2", "-q"],
+        p,
+    );
+    // Shards of one scenario, and identical duplicates, merge.
+    expect(0, &["report", "A", "B", "--out", "M", "-q"], p);
+    expect(0, &["report", "A", "B", "A", "--out", "M", "-q"], p);
+
+    // Another scenario: an error naming both directories and the key.
+    let set = ["--set", "topology.link_rate=\"10Gbps\""];
+    expect(
+        0,
+        &[
+            "run", "s.toml", "--out", "C", "--seed", "2", "-q", set[0], set[1],
+        ],
+        p,
+    );
+    let err = expect(2, &["report", "A", "C", "--out", "N"], p);
+    assert!(err.contains("A and C hold different scenarios"), "{err}");
+    assert!(
+        err.contains("topology.link_rate: \"1Gbps\" -> \"10Gbps\""),
+        "{err}"
+    );
+    assert!(!p.join("N/summary.csv").exists());
+
+    // The same run with other settings in a directory without scenario.toml: a conflicting
+    // duplicate, naming both directories.
+    std::fs::remove_file(p.join("C/scenario.toml")).unwrap();
+    let err = expect(2, &["report", "B", "C", "--out", "N"], p);
+    assert!(
+        err.contains("run runs/base/seed-2 is in B and in C with different settings"),
+        "{err}"
+    );
+    assert!(err.contains("topology.link_rate"), "{err}");
+
+    // A run with other settings than its directory's scenario.toml gives it.
+    let b2 = p.join("B/runs/base/seed-2");
+    std::fs::remove_dir_all(&b2).unwrap();
+    std::fs::rename(p.join("C/runs/base/seed-2"), &b2).unwrap();
+    let err = expect(2, &["report", "A", "B", "--out", "N"], p);
+    assert!(
+        err.contains("run star/base/seed-2 in B was simulated with other settings"),
+        "{err}"
+    );
+}
+
+#[test]
+fn report_plots_fail_on_a_missing_or_binary_flows_csv() {
+    let dir = setup(STAR);
+    let p = dir.path();
+    expect(0, &["run", "s.toml", "--out", "X", "-q"], p);
+    let flows = p.join("X/runs/base/seed-1/flows.csv");
+    let good = std::fs::read(&flows).unwrap();
+    std::fs::remove_file(&flows).unwrap();
+    let err = expect(1, &["report", "X", "--plots", "-q"], p);
+    assert!(err.contains("flows.csv: missing"), "{err}");
+    std::fs::write(&flows, [0xff_u8, 0xfe, 0, 1, 2, 0x80, b'\n', 0x9f]).unwrap();
+    let err = expect(1, &["report", "X", "--plots", "-q"], p);
+    assert!(err.contains("flows.csv"), "{err}");
+    std::fs::write(&flows, b"not,a,flows,file\n1,2,3,4\n").unwrap();
+    let err = expect(1, &["report", "X", "--plots", "-q"], p);
+    assert!(err.contains("not a flows.csv"), "{err}");
+    std::fs::write(&flows, good).unwrap();
+    expect(0, &["report", "X", "--plots", "-q"], p);
+}

@@ -1,0 +1,190 @@
+//! Which runs of several result directories `htsim report DIR...` may merge: only runs of one
+//! scenario. Every `DIR/scenario.toml` must describe the same scenario (their seed lists aside),
+//! a run found in several directories must have the same settings in each (its run.json
+//! digest, [`crate::identity`]), and every run must have the settings its sweep point and seed
+//! give under that scenario (the digests of the files it read aside: they are relative to where
+//! it ran).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::identity::{differences, Difference, RunIdentity, Settings};
+use crate::output::{RUNS_DIR, RUN_FILE, SCENARIO_FILE};
+use crate::runner::run_list;
+use crate::scenario::Loaded;
+
+/// Why directories cannot be merged.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    /// Two directories hold different scenarios.
+    #[error(
+        "{first} and {second} hold different scenarios, which cannot be merged; their \
+         scenario.toml differ in: {}", list(.differences)
+    )]
+    Scenarios {
+        /// The first directory with a scenario.toml.
+        first: PathBuf,
+        /// The one that differs.
+        second: PathBuf,
+        /// What differs (first -> second).
+        differences: Vec<Difference>,
+    },
+    /// A run is in two directories with different settings.
+    #[error(
+        "run {run} is in {first} and in {second} with different settings: {}", list(.differences)
+    )]
+    Duplicate {
+        /// The run directory's path under `runs/`.
+        run: String,
+        /// One directory.
+        first: PathBuf,
+        /// The other.
+        second: PathBuf,
+        /// What differs (first -> second).
+        differences: Vec<Difference>,
+    },
+    /// A run was simulated with other settings than its directories' scenario gives it.
+    #[error(
+        "run {run} in {dir} was simulated with other settings than the scenario.toml of \
+         {scenario_dir} gives it: {}", list(.differences)
+    )]
+    Stale {
+        /// The run's id.
+        run: String,
+        /// The directory that holds it.
+        dir: PathBuf,
+        /// The directory whose scenario.toml it was compared with.
+        scenario_dir: PathBuf,
+        /// What differs (the run's -> the scenario's).
+        differences: Vec<Difference>,
+    },
+}
+
+fn list(differences: &[Difference]) -> String {
+    if differences.is_empty() {
+        return "the same keys written in another form (another htsim version)".into();
+    }
+    let shown: Vec<String> = differences.iter().take(8).map(|d| d.to_string()).collect();
+    match differences.len().saturating_sub(8) {
+        0 => shown.join("; "),
+        more => format!("{}; and {more} more key(s)", shown.join("; ")),
+    }
+}
+
+/// Checks that every `DIR/scenario.toml` among `scenarios` (directory, text) describes the same
+/// scenario as the first, `run.seeds` aside.
+pub fn check_scenarios(scenarios: &[(PathBuf, String)]) -> Result<(), MergeError> {
+    let Some((first, text)) = scenarios.first() else {
+        return Ok(());
+    };
+    for (dir, other) in &scenarios[1..] {
+        let diff: Vec<Difference> = differences(text, other)
+            .into_iter()
+            .filter(|d| d.key != "run.seeds")
+            .collect();
+        if !diff.is_empty() {
+            return Err(MergeError::Scenarios {
+                first: first.clone(),
+                second: dir.clone(),
+                differences: diff,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Checks the runs under `dirs`: the same run (`runs/<point>/seed-<n>`) in several directories
+/// must have the same digest; with `scenario` (loaded from the scenario.toml of
+/// `scenario_dir`), every run of its run list must have the settings it gives. Returns the
+/// runs that record no identity (written by an older htsim), which cannot be checked.
+pub fn check_runs(
+    dirs: &[PathBuf],
+    scenario: Option<(&Loaded, &Path)>,
+) -> Result<Vec<String>, MergeError> {
+    // run path -> (directory, identity) of the first directory holding it.
+    let mut seen: BTreeMap<PathBuf, (PathBuf, Option<RunIdentity>)> = BTreeMap::new();
+    let mut unverified = Vec::new();
+    for dir in dirs {
+        for run in run_dirs(&dir.join(RUNS_DIR)) {
+            let identity = RunIdentity::read(&run.join(RUN_FILE));
+            let rel = run.strip_prefix(dir).unwrap_or(&run).to_path_buf();
+            match seen.get(&rel) {
+                Some((first, Some(a))) => {
+                    if let Some(b) = &identity {
+                        if a.digest != b.digest {
+                            return Err(MergeError::Duplicate {
+                                run: rel.display().to_string(),
+                                first: first.clone(),
+                                second: dir.clone(),
+                                differences: differences(&a.settings, &b.settings),
+                            });
+                        }
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    if identity.is_none() && crate::output::is_complete(&run) {
+                        unverified.push(run.display().to_string());
+                    }
+                    seen.insert(rel, (dir.clone(), identity));
+                }
+            }
+        }
+    }
+    let Some((loaded, scenario_dir)) = scenario else {
+        return Ok(unverified);
+    };
+    for run in run_list(loaded) {
+        let rel = run.dir(Path::new(""));
+        let Some((dir, Some(recorded))) = seen.get(&rel) else {
+            continue;
+        };
+        let expected = Settings::of(&loaded.points[run.point].scenario, run.seed);
+        if recorded.digest == expected.digest {
+            continue;
+        }
+        // The files the scenario read are relative to where it was run, not to the result
+        // directory: only duplicates compare them (above).
+        let diff: Vec<Difference> = differences(&recorded.settings, &expected.text)
+            .into_iter()
+            .filter(|d| !d.key.starts_with("files."))
+            .collect();
+        if !diff.is_empty() {
+            return Err(MergeError::Stale {
+                run: run.id(&loaded.scenario.name),
+                dir: dir.clone(),
+                scenario_dir: scenario_dir.to_path_buf(),
+                differences: diff,
+            });
+        }
+    }
+    Ok(unverified)
+}
+
+/// The run directories `runs/<point>/seed-<n>` under `runs`, sorted (none when unreadable).
+fn run_dirs(runs: &Path) -> Vec<PathBuf> {
+    let subdirs = |dir: &Path| -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.is_dir())
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.sort();
+        v
+    };
+    subdirs(runs).iter().flat_map(|p| subdirs(p)).collect()
+}
+
+/// The scenario.toml of each of `dirs` that has one: (directory, text).
+pub fn scenario_files(dirs: &[PathBuf]) -> Vec<(PathBuf, String)> {
+    dirs.iter()
+        .filter_map(|d| {
+            std::fs::read_to_string(d.join(SCENARIO_FILE))
+                .ok()
+                .map(|t| (d.clone(), t))
+        })
+        .collect()
+}
