@@ -1,4 +1,4 @@
-//! The output directory (scenario-format.md "Outputs"): where each file goes, and writing files
+//! The output directory (docs/outputs.md): where each file goes, and writing files
 //! atomically so that no partial file ever looks complete.
 //!
 //! This module is the one home of the output's file names and of atomic writes: the runner,
@@ -44,7 +44,7 @@ pub const PLOTS_DIR: &str = "plots";
 /// The directory of the runs, `DIR/runs`.
 pub const RUNS_DIR: &str = "runs";
 
-/// The columns of flows.csv, in order (scenario-format.md).
+/// The columns of flows.csv, in order (docs/outputs.md).
 pub const FLOWS_COLUMNS: &[&str] = &[
     "class",
     "flow_id",
@@ -68,7 +68,7 @@ pub const FLOWS_COLUMNS: &[&str] = &[
     "subflows",
 ];
 
-/// The columns of links.csv, in order (scenario-format.md).
+/// The columns of links.csv, in order (docs/outputs.md).
 pub const LINKS_COLUMNS: &[&str] = &[
     "link",
     "from",

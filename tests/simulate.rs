@@ -1,5 +1,5 @@
 //! End-to-end runs of small scenarios through the library: flows complete, packets are
-//! conserved, the files have the columns of scenario-format.md, transports compared on one seed
+//! conserved, the files have the columns of docs/outputs.md, transports compared on one seed
 //! see the same workload, and every multipath transport kind runs.
 
 use std::path::Path;

@@ -1,6 +1,6 @@
 //! Aggregation across seeds: for every (sweep point, flow class or layer, metric) the statistics
 //! of the per-seed values, written to `DIR/summary.csv` and `DIR/summary.json`
-//! (scenario-format.md, "Outputs").
+//! (docs/outputs.md).
 //!
 //! Output is byte-identical for the same run files, whatever the number of jobs or shards:
 //! - rows are ordered by point (run-list order: `point_index`, then name), then class (flow
@@ -29,7 +29,7 @@ use crate::output::{
     csv_bytes, csv_writer, CSV_IN_MEMORY, SUMMARY_CSV_FILE as SUMMARY_CSV,
     SUMMARY_JSON_FILE as SUMMARY_JSON,
 };
-/// The columns of summary.csv (normative, scenario-format.md).
+/// The columns of summary.csv (normative, docs/outputs.md).
 pub const SUMMARY_COLUMNS: [&str; 12] = [
     "point", "class", "metric", "unit", "n", "mean", "std", "ci95", "p50", "p99", "min", "max",
 ];

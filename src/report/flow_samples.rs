@@ -1,4 +1,4 @@
-//! Per-flow values read back from the runs' flows.csv files (columns of scenario-format.md),
+//! Per-flow values read back from the runs' flows.csv files (columns of docs/outputs.md),
 //! pooled over seeds per (sweep point, flow class), for the distribution plots (FCT CDF, ranked
 //! throughput) that `htsim report` redraws from run files alone.
 

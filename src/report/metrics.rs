@@ -794,7 +794,7 @@ mod tests {
 
     #[test]
     fn ideal_fct_adds_serialisation_at_the_bottleneck() {
-        // One full data packet (1462 B on the wire) takes 116.96 us at 100 Mb/s (transports.md 1).
+        // One full data packet (1462 B on the wire) takes 116.96 us at 100 Mb/s (docs/model.md 1).
         let ideal = ideal_fct(SimTime::from_us(160), 1462, Rate::mbps(100));
         assert_eq!(ideal, SimTime::from_ns(160_000 + 116_960));
     }

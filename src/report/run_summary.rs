@@ -36,7 +36,7 @@ pub struct RunSummary {
     pub cost: RunCost,
 }
 
-/// Flow metrics of one flow class in one run (transports.md 9.6).
+/// Flow metrics of one flow class in one run (docs/model.md 9.6).
 ///
 /// Finite flows count when they arrived inside the measurement window; long flows over the part
 /// of their life inside it. Statistics are `None` when no flow contributes a value.
@@ -89,7 +89,7 @@ pub struct ClassSummary {
     pub jct_ms: Option<Summary>,
 }
 
-/// Utilisation and loss of one egress layer in one run (transports.md 9.6 and 10 #16-17).
+/// Utilisation and loss of one egress layer in one run (docs/model.md 9.6 and 10 #16-17).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LayerSummary {
     /// The layer's name (`host`, `tor`, `agg`, `core`, ...): links whose transmitting node is in

@@ -1,4 +1,4 @@
-//! Scenario files (scenario-format.md): loading with precise errors, key paths for `[sweep]` and
+//! Scenario files (docs/scenarios.md): loading with precise errors, key paths for `[sweep]` and
 //! `--set`, and the sweep points.
 //!
 //! ```

@@ -150,7 +150,7 @@ pub struct ParamSpec {
     /// Its default, as written in a scenario; `None` when the key is required.
     pub default: Option<&'static str>,
     /// Defaults that differ under a compatibility profile: `(profile, value)` pairs that replace
-    /// [`ParamSpec::default`] when the table's `profile` is that profile (transports.md 12).
+    /// [`ParamSpec::default`] when the table's `profile` is that profile (docs/model.md 12).
     pub profile_defaults: &'static [(&'static str, &'static str)],
     /// What it means.
     pub doc: &'static str,
@@ -216,7 +216,7 @@ const LINK_DELAY: ParamSpec = p(
 );
 const FAT_TREE_LAYERS: &[&str] = &["host", "tor", "agg", "core"];
 
-/// The topology kinds and their parameters (defaults from transports.md section 11).
+/// The topology kinds and their parameters (defaults from docs/model.md 11).
 pub const TOPOLOGIES: &[KindSpec] = &[
     KindSpec {
         name: "fattree",
@@ -383,7 +383,7 @@ const PROFILE: ParamSpec = p(
     "profile",
     ParamKind::Choice(&["rfc", "ns3-mmptcp"]),
     Some("rfc"),
-    "compatibility profile (transports.md section 12)",
+    "compatibility profile (docs/model.md 12)",
 );
 const MSS: ParamSpec = p(
     "mss",
@@ -450,7 +450,7 @@ const DUPTHRESH_AUTO: ParamSpec = p(
     "dupthresh",
     ParamKind::IntOrAuto { min: 1, max: 1000 },
     Some("auto"),
-    "duplicate ACKs that trigger fast retransmit; auto = topology-aware (transports.md 6.5)",
+    "duplicate ACKs that trigger fast retransmit; auto = topology-aware (docs/model.md 6.5)",
 );
 const SUBFLOWS: ParamSpec = p(
     "subflows",
@@ -462,13 +462,13 @@ const CC: ParamSpec = p(
     "cc",
     ParamKind::Choice(&["lia", "lia-uncapped", "fully-coupled", "uncoupled", "ewtcp"]),
     Some("lia"),
-    "coupled congestion control (transports.md 4.6)",
+    "coupled congestion control (docs/model.md 4.6)",
 );
 const LIMITED_TRANSMIT: ParamSpec = p(
     "limited_transmit",
     ParamKind::Bool,
     Some("false"),
-    "limited transmit in the scatter phase (transports.md 6.6)",
+    "limited transmit in the scatter phase (docs/model.md 6.6)",
 );
 
 const XMP_SUBFLOWS: ParamSpec = p(
@@ -477,12 +477,12 @@ const XMP_SUBFLOWS: ParamSpec = p(
     Some("2"),
     "number of subflows (1 = BOS, single-path XMP)",
 );
-/// XMP runs with "sufficiently large" buffers (transports.md 7.5): no cap under either profile.
+/// XMP runs with "sufficiently large" buffers (docs/model.md 7.5): no cap under either profile.
 const XMP_RWND: ParamSpec = p(
     "rwnd",
     ParamKind::SizeOrUnlimited,
     Some("unlimited"),
-    "receiver window cap (XMP's experiments use none, transports.md 7.5)",
+    "receiver window cap (XMP's experiments use none, docs/model.md 7.5)",
 );
 
 const REORDER_HOLD: ParamSpec = p(
@@ -504,11 +504,11 @@ const REORDER_SEGMENTS: ParamSpec = p(
      (at most the expected window in segments)",
 );
 
-/// The transport kinds and their parameters (defaults from transports.md section 11).
+/// The transport kinds and their parameters (defaults from docs/model.md 11).
 pub const TRANSPORTS: &[KindSpec] = &[
     KindSpec {
         name: "tcp",
-        doc: "TCP NewReno (transports.md 2)",
+        doc: "TCP NewReno (docs/model.md 2)",
         params: &[
             PROFILE,
             MSS,
@@ -527,7 +527,7 @@ pub const TRANSPORTS: &[KindSpec] = &[
     },
     KindSpec {
         name: "dctcp",
-        doc: "DCTCP (transports.md 8)",
+        doc: "DCTCP (docs/model.md 8)",
         params: &[
             PROFILE,
             MSS,
@@ -552,7 +552,7 @@ pub const TRANSPORTS: &[KindSpec] = &[
     },
     KindSpec {
         name: "ps",
-        doc: "packet scatter: one window, a random source port per packet (transports.md 5)",
+        doc: "packet scatter: one window, a random source port per packet (docs/model.md 5)",
         params: &[
             PROFILE,
             MSS,
@@ -572,7 +572,7 @@ pub const TRANSPORTS: &[KindSpec] = &[
     },
     KindSpec {
         name: "mptcp",
-        doc: "MPTCP with coupled congestion control (transports.md 4)",
+        doc: "MPTCP with coupled congestion control (docs/model.md 4)",
         params: &[
             PROFILE,
             MSS,
@@ -593,7 +593,7 @@ pub const TRANSPORTS: &[KindSpec] = &[
     },
     KindSpec {
         name: "mmptcp",
-        doc: "MMPTCP: packet scatter, then MPTCP after a switching threshold (transports.md 6)",
+        doc: "MMPTCP: packet scatter, then MPTCP after a switching threshold (docs/model.md 6)",
         params: &[
             PROFILE,
             MSS,
@@ -620,14 +620,14 @@ pub const TRANSPORTS: &[KindSpec] = &[
                 "auto_subflows",
                 ParamKind::Bool,
                 Some("false"),
-                "8/4/1 subflows by distance (transports.md 6.7)",
+                "8/4/1 subflows by distance (docs/model.md 6.7)",
             ),
         ],
         layers: &[],
     },
     KindSpec {
         name: "xmp",
-        doc: "XMP: MPTCP with the BOS marking response and TraSh coupling (transports.md 7); \
+        doc: "XMP: MPTCP with the BOS marking response and TraSh coupling (docs/model.md 7); \
               data is ECN-capable, queues of kind \"ecn\" with mark_threshold give K",
         params: &[
             PROFILE,
@@ -645,7 +645,7 @@ pub const TRANSPORTS: &[KindSpec] = &[
                 "beta",
                 ParamKind::Int { min: 2, max: 64 },
                 Some("4"),
-                "an echo cuts the window by cwnd / beta, once per round (transports.md 7.3)",
+                "an echo cuts the window by cwnd / beta, once per round (docs/model.md 7.3)",
             ),
             p(
                 "min_cwnd",
@@ -659,7 +659,7 @@ pub const TRANSPORTS: &[KindSpec] = &[
 ];
 
 /// The keys of a partition/aggregate flow class's `jobs` table (`[[flows]] jobs = { ... }`,
-/// transports.md 7.6; the defaults are the XMP paper's incast pattern). `htsim list workloads`
+/// docs/model.md 7.6; the defaults are the XMP paper's incast pattern). `htsim list workloads`
 /// prints them.
 pub const JOBS: KindSpec = KindSpec {
     name: "jobs",

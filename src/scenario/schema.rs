@@ -1,4 +1,4 @@
-//! The resolved scenario: every key of scenario-format.md as a typed value, every default
+//! The resolved scenario: every key of docs/scenarios.md as a typed value, every default
 //! filled in. Serialises back to TOML (DIR/scenario.toml) in a form [`super::load_str`] reads back
 //! to the same value.
 
@@ -460,7 +460,7 @@ impl Serialize for Arrivals {
     }
 }
 
-/// `jobs` of a flow class: partition/aggregate jobs (transports.md 7.6). Each job is 1 client
+/// `jobs` of a flow class: partition/aggregate jobs (docs/model.md 7.6). Each job is 1 client
 /// and `servers` distinct servers drawn at random; the client sends `request_bytes` to every
 /// server, each server answers with `response_bytes` once its request flow completed, and when
 /// every answer has completed a new job starts on new hosts (while the run's duration lasts), so

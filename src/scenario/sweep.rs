@@ -38,7 +38,7 @@ pub fn file_name_safe(text: &str) -> String {
 }
 
 /// The point's name: `base` without assignments, else `key=value` pairs joined by `,`, each part
-/// made file-name safe (scenario-format.md "Outputs").
+/// made file-name safe (docs/outputs.md).
 pub fn point_name(assignments: &[Assignment]) -> String {
     if assignments.is_empty() {
         return "base".to_string();

@@ -1,7 +1,7 @@
 //! The central flow generator: one endpoint that opens every flow of a run at its arrival time,
 //! through its [`Ctx`], with one [`Timer`] for the earliest pending arrival.
 //!
-//! Arrivals per class (transports.md 9.3, 9.5):
+//! Arrivals per class (docs/model.md 9.3, 9.5):
 //! - none: one flow per connection at the class's `start` (long flows at t = 0);
 //! - `poisson`: network-wide Poisson arrivals from `start`; at each one a pool connection is
 //!   chosen uniformly; a next arrival is drawn only while `now < duration - 0.2 s`;
@@ -9,7 +9,7 @@
 //! - `closed_loop`: each connection starts a flow at `start` and a new one when its previous
 //!   one completes (or fails), while `now < duration - 0.2 s`.
 //!
-//! Partition/aggregate jobs (a class with `jobs`, transports.md 7.6): at `start`, `concurrent`
+//! Partition/aggregate jobs (a class with `jobs`, docs/model.md 7.6): at `start`, `concurrent`
 //! jobs start. A job opens a request flow from its client to each server at once; when a request
 //! completes (or fails), that server's response flow opens at the same instant; when every
 //! response has completed (or failed), the job is over and, while `now < duration` (the jobs
@@ -141,7 +141,7 @@ pub struct Generator {
 pub type ReachFn = Box<dyn Fn(u32, u32) -> Reach + Send>;
 
 impl Generator {
-    /// Gives every flow its destination's [`Reach`], from `reach(src, dst)` (transports.md
+    /// Gives every flow its destination's [`Reach`], from `reach(src, dst)` (docs/model.md
     /// 6.5, 6.7: computed from the topology by the caller): once per pool connection now, and
     /// for each job flow as it opens.
     pub fn with_reach(mut self, reach: impl Fn(u32, u32) -> Reach + Send + 'static) -> Self {

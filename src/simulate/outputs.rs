@@ -1,4 +1,4 @@
-//! A finished run's files: flows.csv, links.csv (columns of scenario-format.md, in
+//! A finished run's files: flows.csv, links.csv (columns of docs/outputs.md, in
 //! [`crate::output::FLOWS_COLUMNS`] and [`crate::output::LINKS_COLUMNS`]) and the per-run
 //! summary.json ([`crate::report::run_summary::RunSummary`]).
 //!

@@ -18,7 +18,7 @@
 //! reported). Numbers are integers, so the file depends only on the scenario and the seed.
 //!
 //! Selection: `links` takes `"all"`, layer names and link names; `flows` takes `"all"`, class
-//! names and flow ids (scenario-format.md, `[output] timeseries`).
+//! names and flow ids (docs/scenarios.md, `[output] timeseries`).
 //!
 //! Cost: nothing when time series are off (the run loop has no extra slice and no check). When
 //! on, the world runs in slices of one interval ([`World::run_until`]) and each sample reads the

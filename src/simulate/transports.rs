@@ -147,13 +147,13 @@ pub fn configure(config: &TransportConfig) -> Result<Configured, SetupError> {
     })
 }
 
-/// `dupthresh = "auto"` (or absent): 3 + X from the destination (transports.md 6.5); a number
+/// `dupthresh = "auto"` (or absent): 3 + X from the destination (docs/model.md 6.5); a number
 /// is the whole dupthresh (set by [`tcp_config`]).
 fn auto_dupthresh(params: &Params) -> bool {
     !matches!(params.get("dupthresh"), Some(ParamValue::Int(_)))
 }
 
-/// `limited_transmit = true`: MMPTCP's variant (transports.md 6.6).
+/// `limited_transmit = true`: MMPTCP's variant (docs/model.md 6.6).
 fn limited_transmit(params: &Params) -> LimitedTransmit {
     match params.get("limited_transmit") {
         Some(ParamValue::Bool(true)) => LimitedTransmit::Mmptcp,
@@ -178,7 +178,7 @@ fn mptcp_config(params: &Params, profile: Profile) -> Result<MptcpConfig, SetupE
 }
 
 /// The [`Reach`] of `dst` from `src`: locality and equal-cost path count from the topology
-/// (transports.md 6.5; the ECMP fan-out cap is not applied: every path is hashed over).
+/// (docs/model.md 6.5; the ECMP fan-out cap is not applied: every path is hashed over).
 pub fn reach(topology: &Topology, src: u32, dst: u32) -> Reach {
     let (s, d) = (HostId(src), HostId(dst));
     let locality = match topology.locality(s, d) {

@@ -7,7 +7,7 @@
 //!   it (classes with the same recipe share one matrix);
 //! - `workload.senders`: which of a matrix's connections each class takes (`senders`), in file
 //!   order; a class takes its connections out of the matrix's pool, so `"rest"` is what earlier
-//!   classes on the same matrix left (transports.md 9.3: long flows take `floor(|CM| x 33%)`
+//!   classes on the same matrix left (docs/model.md 9.3: long flows take `floor(|CM| x 33%)`
 //!   connections, short flows the rest).
 //!
 //! The per-flow draws (sizes, arrival gaps, which pool connection) and the hosts of each

@@ -1,4 +1,4 @@
-//! `htsim`: run, validate, report and list scenarios (scenario-format.md "CLI").
+//! `htsim`: run, validate, report and list scenarios (docs/scenarios.md, "Command line").
 //!
 //! This binary parses arguments, shows progress and maps outcomes to exit codes: 0 success,
 //! 2 bad arguments or scenario, 1 failure while running. Everything else is in the `htsim`

@@ -4,7 +4,7 @@
 //! completes ([`Ctx::record_flow`](crate::endpoint::Ctx::record_flow)); flows still open at the
 //! end of a run are snapshotted through
 //! [`Endpoint::flow_record`](crate::endpoint::Endpoint::flow_record). Metric definitions are in
-//! transports.md 9.6 and 2.12.
+//! docs/model.md 9.6 and 2.12.
 
 use crate::ids::HostId;
 use crate::time::SimTime;
@@ -54,7 +54,7 @@ impl FlowRecord {
     }
 }
 
-/// A sender's state at an instant, for time series (transports.md has no such metric; it serves
+/// A sender's state at an instant, for time series (docs/model.md has no such metric; it serves
 /// plots of the window).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FlowSample {

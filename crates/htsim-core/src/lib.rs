@@ -14,7 +14,7 @@
 //! - [`flow`]: the per-flow result record; [`source`]: constant-rate and fixed-window sources
 //!   and a sink that exercise the engine without a transport.
 //!
-//! See `architecture.md` for the design and `README.md` for figures.
+//! See docs/model.md 15 for the design and `README.md` for figures.
 
 pub mod endpoint;
 pub mod event_queue;

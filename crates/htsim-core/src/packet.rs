@@ -5,7 +5,7 @@
 //! 4-byte [`PacketId`]s. Once the pool has grown to the peak number of packets in flight, the
 //! steady state allocates nothing per packet.
 //!
-//! The header fields are those every transport of transports.md needs (sections 1, 2, 4.2, 5, 7.2):
+//! The header fields are those every transport of docs/model.md needs (sections 1, 2, 4.2, 5, 7.2):
 //! subflow sequence and acknowledgement numbers, the data sequence number of MPTCP's DSN option,
 //! and ECN bits. Their meaning is up to the transport; the engine reads only the route, the hop,
 //! the size on the wire, the destination endpoint and the ECN bits.
@@ -46,9 +46,9 @@ pub mod flags {
     /// ECN echo (receiver to sender).
     pub const ECE: u8 = 1 << 2;
     /// Congestion window reduced; XMP uses ECE and CWR together as a 2-bit CE count
-    /// (transports.md 7.2).
+    /// (docs/model.md 7.2).
     pub const CWR: u8 = 1 << 3;
-    /// A sprayed packet of packet scatter / MMPTCP phase 1 (transports.md 5).
+    /// A sprayed packet of packet scatter / MMPTCP phase 1 (docs/model.md 5).
     pub const SCATTERED: u8 = 1 << 4;
     /// FIN flag on a data or ACK segment.
     pub const FIN: u8 = 1 << 5;

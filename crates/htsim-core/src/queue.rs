@@ -1,14 +1,14 @@
 //! Egress queues: FIFO admission by a discipline, with counters.
 //!
 //! A queue's length is the packets waiting for the link; the packet being serialised is *not*
-//! counted, as in htsim and ns-3 (transports.md 3, "The packet being serialised is not counted
+//! counted, as in htsim and ns-3 (docs/model.md 3, "The packet being serialised is not counted
 //! in the queue"). The packets themselves live on the [`Link`](crate::link::Link).
 //!
 //! Built-in disciplines are a closed enum so the hot path is a `match`:
 //! - [`Discipline::DropTail`]: drop an arriving packet that does not fit under the limit;
 //! - [`Discipline::Ecn`]: drop-tail plus instantaneous ECN marking: an arriving ECN-capable
 //!   packet is marked CE when the queue, not counting the packet in service nor the arriving
-//!   one, already holds more than K (packets or bytes) (transports.md 7.1, 8).
+//!   one, already holds more than K (packets or bytes) (docs/model.md 7.1, 8).
 //!
 //! Library users can plug their own admission policy through [`Discipline::Custom`].
 

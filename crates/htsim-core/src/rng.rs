@@ -4,7 +4,7 @@
 //! seed and a name (and optionally an index, e.g. a connection number). Streams are independent
 //! of one another, so adding draws to one (say, a transport's port choices) never changes what
 //! another (the workload's arrivals) draws: comparisons between transports on one seed are paired
-//! (architecture.md, "Random numbers").
+//! (docs/model.md 15.5).
 //!
 //! The generator is PCG-64 MCG (`rand_pcg::Pcg64Mcg`), whose output for a given seed is fixed by
 //! its specification, so results do not change with library versions or platforms.

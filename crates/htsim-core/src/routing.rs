@@ -1,17 +1,17 @@
 //! Source routing: interned routes, equal-cost path sets, and path choice (ECMP, spray, single).
 //!
 //! A route is a shared slice of links stored once in a [`RouteTable`]; packets carry its
-//! [`RouteId`] and a hop index (htsim's source routing, architecture.md). The topology supplies,
+//! [`RouteId`] and a hop index (htsim's source routing, docs/model.md 15.7). The topology supplies,
 //! per host pair, the equal-cost shortest paths through a [`PathSource`]; the table asks for a
 //! path only the first time a connection uses it, so the path sets of all host pairs are never
 //! materialised (a k=32 FatTree has 8192 hosts and up to 256 paths per pair).
 //!
-//! Path choice follows transports.md 3: with [`RoutingMode::Ecmp`] the path index is a well-mixed
+//! Path choice follows docs/model.md 3: with [`RoutingMode::Ecmp`] the path index is a well-mixed
 //! 64-bit hash of (source host, destination host, source port, destination port, protocol) and a
 //! per-run salt, modulo the number of paths, so every packet of a 4-tuple follows one path and a
 //! new source port gives an independent, uniformly random path; the two directions hash
 //! independently. [`RoutingMode::Spray`] draws a uniformly random path per packet (switch-level
-//! spraying, experiments.md \[P4\]); [`RoutingMode::Single`] keeps one fixed path per host pair
+//! spraying, \[P4\], docs/model.md 16.2); [`RoutingMode::Single`] keeps one fixed path per host pair
 //! whatever the ports.
 
 use crate::ids::{HostId, LinkId, PathSetId, RouteId};

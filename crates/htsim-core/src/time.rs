@@ -201,7 +201,7 @@ mod tests {
 
     #[test]
     fn serialisation_matches_spec_examples() {
-        // transports.md section 1: at 100 Mb/s a 1462 B data packet takes 116.96 us, an ACK 3.36 us.
+        // docs/model.md 1: at 100 Mb/s a 1462 B data packet takes 116.96 us, an ACK 3.36 us.
         let r = Rate::mbps(100);
         assert_eq!(r.serialisation_time(1462), SimTime::from_ns(116_960));
         assert_eq!(r.serialisation_time(42), SimTime::from_ns(3_360));

@@ -5,7 +5,7 @@
 //! restarted on every ACK) just moves the deadline, and when the earlier event fires it is
 //! re-scheduled to the deadline. Cancelling only clears the deadline. Each event carries the
 //! timer's generation, so an event made stale by re-arming earlier is recognised and ignored,
-//! never searched for in the event queue (architecture.md). With RTO-like use this costs about one
+//! never searched for in the event queue (docs/model.md 15.7). With RTO-like use this costs about one
 //! event per RTO period instead of one per ACK.
 
 use crate::endpoint::Ctx;

@@ -1,7 +1,7 @@
 //! Unit strings of scenario files: parsing and exact formatting.
 //!
 //! Scenario files write the unit in the value (`"20us"`, `"10Gbps"`, `"70KB"`, `"100pkt"`,
-//! `"33%"`; scenario-format.md, "Units"). Numbers may have a decimal part (`"1.5ms"`,
+//! `"33%"`; docs/scenarios.md, "Units"). Numbers may have a decimal part (`"1.5ms"`,
 //! `"2.5Gbps"`) and are converted exactly with integer arithmetic, never through `f64`, so
 //! `"1.5ms"` is exactly 1 500 000 000 ps. A bare number is an error that says which unit to add.
 //! Nothing here panics on any input.

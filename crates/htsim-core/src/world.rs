@@ -2,7 +2,7 @@
 //!
 //! Links live in a `Vec<Link>` indexed by [`LinkId`], endpoints in a slot arena indexed by
 //! [`EndpointId`], packets in the [`PacketPool`]. Events carry small ids and are dispatched with
-//! `match`; there is no `Rc<RefCell<_>>` graph and no back pointer (architecture.md).
+//! `match`; there is no `Rc<RefCell<_>>` graph and no back pointer (docs/model.md 15.7).
 //!
 //! The per-packet path is: [`World::send`] offers a packet to the first link of its route, which
 //! admits it (or drops it) and computes when it will land at the far end (see [`crate::link`]);

@@ -1,4 +1,4 @@
-//! BCube(n, k) (\[P2\], experiments.md p2-fig4): servers with `k + 1` NICs that relay, and the
+//! BCube(n, k) (\[P2\], docs/model.md 16.1): servers with `k + 1` NICs that relay, and the
 //! `k + 1` parallel paths of BCube's source routing that MPTCP uses in \[P2\].
 //!
 //! - `n^(k+1)` hosts `host<i>`; host `i` has address digits `a_l = (i / n^l) mod n`,

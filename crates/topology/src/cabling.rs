@@ -4,7 +4,7 @@
 //! A *cable* joins two nodes and is made of two directed links that get the same rate and delay.
 //! Its *cable layer* is named by its upper end: in a FatTree `tor` for host–ToR cables, `agg`
 //! for ToR–aggregation cables, `core` for aggregation–core cables (the XMP paper's 20/30/40 µs
-//! are tor/agg/core, transports.md 7.6). Each builder documents its cable layers.
+//! are tor/agg/core, docs/model.md 7.6). Each builder documents its cable layers.
 //!
 //! The queue of each directed link comes from a factory `FnMut(QueueSite) -> Queue`, told the
 //! egress layer (the layer of the transmitting node: `host`, `tor`, ...), the cable layer and

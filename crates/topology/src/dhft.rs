@@ -1,4 +1,4 @@
-//! The dual-homed FatTree (DHFT) of \[P2\] section 5 (experiments.md p2-fig15).
+//! The dual-homed FatTree (DHFT) of \[P2\] section 5 (docs/model.md 16.1).
 //!
 //! Start from a k-port FatTree and keep its aggregation and core switches (`agg<pod>.<j>`,
 //! `core<c>`, wired as in [`crate::fattree`]). Each ToR is replaced by a pair of ToRs that

@@ -7,7 +7,7 @@
 //! - [`LinkSelector::Ids`]: an explicit list of world link ids of the topology.
 //! - [`LinkSelector::Layer`]: all egress links of the layer's nodes, or of a random fraction of
 //!   its switches: `floor(count × fraction)` distinct switches drawn uniformly with the given
-//!   RNG (the hotspot experiment of transports.md 9.5 takes 30% of the 16 cores, i.e. 4, and
+//!   RNG (the hotspot experiment of docs/model.md 9.5 takes 30% of the 16 cores, i.e. 4, and
 //!   shrinks all their core-to-aggregation egress queues).
 //!
 //! The result is sorted by link id and has no duplicates. [`schedule`] applies a

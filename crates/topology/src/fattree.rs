@@ -1,4 +1,4 @@
-//! The k-ary FatTree with oversubscription (transports.md 9.1), and its arithmetic paths.
+//! The k-ary FatTree with oversubscription (docs/model.md 9.1), and its arithmetic paths.
 //!
 //! - `k` pods, each with `k/2` ToRs `tor<pod>.<i>` and `k/2` aggregation switches
 //!   `agg<pod>.<j>`; `(k/2)²` core switches `core<c>` in `k/2` groups of `k/2`: core
@@ -11,7 +11,7 @@
 //!   `core` (agg–core).
 //! - Counts: `k³r/4` hosts, `5k²/4` switches, `2·k³r/4 + k³` directed links.
 //!
-//! Equal-cost paths (transports.md 3): 1 to a host of the same ToR, `k/2` within a pod (path
+//! Equal-cost paths (docs/model.md 3): 1 to a host of the same ToR, `k/2` within a pod (path
 //! `j` crosses aggregation switch `j`), `(k/2)²` across pods (path `i` crosses aggregation
 //! switch `j = i / (k/2)` of both pods and core `j·k/2 + i mod k/2`). They are computed from the
 //! link-id layout (links are added in blocks, one block per kind of port), never stored, so a

@@ -1,5 +1,5 @@
-//! The star: one switch connecting every host, \[P2\]'s "perfect switch" (experiments.md
-//! p2-fig15).
+//! The star: one switch connecting every host, \[P2\]'s "perfect switch" (docs/model.md
+//! 16.1).
 //!
 //! - Hosts `host<i>`, one switch `switch` in layer `switch`; cable layer `switch`.
 //! - Counts: `N` hosts, 1 switch, `2N` directed links; one rack and one pod, so every pair is

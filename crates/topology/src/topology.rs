@@ -63,7 +63,7 @@ pub struct HostInfo {
     pub pod: u32,
 }
 
-/// How far apart two hosts are (transports.md 6.5 and 6.7: auto dupthresh, auto subflow).
+/// How far apart two hosts are (docs/model.md 6.5 and 6.7: auto dupthresh, auto subflow).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Locality {
     /// The same host.

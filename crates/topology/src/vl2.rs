@@ -1,4 +1,4 @@
-//! VL2 (Greenberg et al., used by \[P2\], experiments.md p2-fig4).
+//! VL2 (Greenberg et al., used by \[P2\], docs/model.md 16.1).
 //!
 //! - `D_I` aggregation switches `agg<i>` with `D_A` ports: `D_A/2` down to ToRs and `D_A/2` up,
 //!   one to each of the `D_A/2` intermediate switches `int<i>` (`D_I` ports each): the

@@ -1,4 +1,4 @@
-//! The small multi-bottleneck networks of the XMP paper (\[P1\], transports.md 7.5–7.6): the
+//! The small multi-bottleneck networks of the XMP paper (\[P1\], docs/model.md 7.5–7.6): the
 //! two-path testbed and the "torus" of bottlenecks.
 //!
 //! \[P1\] gives their link rates (the testbed runs at 300 Mb/s) but not every dimension; the

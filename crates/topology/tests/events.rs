@@ -68,7 +68,7 @@ fn layer_fraction_picks_whole_switches_by_seed() {
         layer: "core".into(),
         switches: Some(f),
     };
-    // transports.md 9.5: 16 cores give 0, 1, 3, 4, 6, 8, 9 hot cores for 0..60%.
+    // docs/model.md 9.5: 16 cores give 0, 1, 3, 4, 6, 8, 9 hot cores for 0..60%.
     for (pct, cores) in [(0, 0), (10, 1), (20, 3), (30, 4), (40, 6), (50, 8), (60, 9)] {
         let links = core(f64::from(pct) / 100.0)
             .resolve(&t, &mut rng(7))

@@ -1,6 +1,6 @@
 //! When flows start: a scenario's `arrivals` key (`{ poisson = 256 }`, `{ every = "500ms" }`,
 //! `{ closed_loop = true }`, or none for all at the start), with the exact scheduling rules of
-//! the MMPTCP driver (transports.md 9.3 and 9.5).
+//! the MMPTCP driver (docs/model.md 9.3 and 9.5).
 //!
 //! Both generators stop scheduling [`SCHEDULING_MARGIN`] (0.2 s) before the end of flow
 //! generation, as the driver does.
@@ -9,7 +9,7 @@ use htsim_core::{Rate, SimTime};
 use rand::Rng;
 
 /// How long before the end of flow generation (`run.duration`) no new arrival is scheduled:
-/// 0.2 s (transports.md 9.3 and 9.5).
+/// 0.2 s (docs/model.md 9.3 and 9.5).
 pub const SCHEDULING_MARGIN: SimTime = SimTime::from_ms(200);
 
 /// An arrival process.
@@ -85,7 +85,7 @@ pub fn rate_for_load(load: f64, capacity: Rate, mean_bytes: f64) -> Result<f64, 
     Ok(load * capacity.as_bps() as f64 / (8.0 * mean_bytes))
 }
 
-/// The central scheduler of Poisson arrivals (transports.md 9.3).
+/// The central scheduler of Poisson arrivals (docs/model.md 9.3).
 ///
 /// The first arrival is at `start`. After each arrival at `t`, if `t` is before the cut-off, the
 /// next is `t + gap` with `gap = -ln(U) / rate` seconds (U uniform in (0, 1], rounded to the
@@ -131,7 +131,7 @@ impl PoissonArrivals {
     }
 }
 
-/// Round times of synchronised arrivals (transports.md 9.5, incast), an iterator from
+/// Round times of synchronised arrivals (docs/model.md 9.5, incast), an iterator from
 /// [`round_times`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rounds {
@@ -156,7 +156,7 @@ impl Iterator for Rounds {
 }
 
 /// The times of synchronised rounds: the first at `start`, then one every `period` while
-/// `(end - 0.2 s) - now > period` (transports.md 9.5). With `start` 0, `period` 0.5 s and `end`
+/// `(end - 0.2 s) - now > period` (docs/model.md 9.5). With `start` 0, `period` 0.5 s and `end`
 /// 20 s that is 0, 0.5, ..., 19.5 s: 40 rounds.
 pub fn round_times(start: SimTime, period: SimTime, end: SimTime) -> Result<Rounds, ArrivalError> {
     if period == SimTime::ZERO {
@@ -193,7 +193,7 @@ mod tests {
     #[test]
     fn poisson_count_over_a_run() {
         // 256 flows/s over 20 s, cut off at 19.8 s: about 256 x 19.8 = 5069 arrivals
-        // (transports.md 9.4 counts about 101 k over 20 runs).
+        // (docs/model.md 9.4 counts about 101 k over 20 runs).
         let mut rng = Pcg64::seed_from_u64(22);
         let end = SimTime::from_secs(20);
         let mut p = PoissonArrivals::new(256.0, SimTime::ZERO, arrival_cutoff(end)).unwrap();

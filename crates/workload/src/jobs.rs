@@ -1,4 +1,4 @@
-//! Partition/aggregate jobs (transports.md 7.6, the XMP paper's incast pattern): a client sends a
+//! Partition/aggregate jobs (docs/model.md 7.6, the XMP paper's incast pattern): a client sends a
 //! request to each of M servers, each server answers, and when every answer has arrived the
 //! job is done and a new one starts.
 

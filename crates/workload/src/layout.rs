@@ -106,7 +106,7 @@ pub struct HostLayout {
 
 impl HostLayout {
     /// A FatTree-like layout: `pods` pods of `tors_per_pod` racks of `hosts_per_tor` hosts, hosts
-    /// numbered pod by pod, then rack by rack (transports.md 9.1:
+    /// numbered pod by pod, then rack by rack (docs/model.md 9.1:
     /// `idx = p * tors_per_pod * hosts_per_tor + t * hosts_per_tor + h`). Rack `p * tors_per_pod + t`
     /// is ToR `t` of pod `p`. A single switch (star) is `fat_tree(n, 1, 1)`.
     pub fn fat_tree(

@@ -1,20 +1,20 @@
 //! Workloads for htsim: who sends to whom, how much, and when.
 //!
-//! This crate turns the `[[flows]]` part of a scenario (scenario-format.md) into concrete,
+//! This crate turns the `[[flows]]` part of a scenario (docs/scenarios.md) into concrete,
 //! seeded choices; it simulates nothing itself. It holds:
 //!
 //! - [`layout`]: the rack (ToR) and pod of every host ([`HostLayout`]).
 //! - [`matrix`]: traffic matrices, permutation, stride, random, incast, many-to-one and
-//!   rack-locality (transports.md 9.2; experiments.md p2-fig8, p2-fig15).
+//!   rack-locality (docs/model.md 9.2; docs/model.md 16.1).
 //! - [`senders`]: which hosts or matrix connections a flow class takes (`"33%"`, `12`, `"all"`,
-//!   `"rest"`), and the long/short split of transports.md 9.3.
+//!   `"rest"`), and the long/short split of docs/model.md 9.3.
 //! - [`size`]: flow-size distributions (fixed, infinite, uniform, capped Pareto, empirical CDF)
 //!   with their means in bytes.
 //! - [`cdf`]: empirical CDF files in both dialects, and the built-in production workloads
 //!   (`websearch`, `datamining`, `fb_hadoop`, `benson_imc10`) embedded in the crate.
 //! - [`arrivals`]: Poisson arrivals from a central scheduler, synchronised rounds, closed loop
-//!   and once (transports.md 9.3, 9.5), in [`htsim_core::SimTime`].
-//! - [`jobs`]: partition/aggregate jobs (transports.md 7.6).
+//!   and once (docs/model.md 9.3, 9.5), in [`htsim_core::SimTime`].
+//! - [`jobs`]: partition/aggregate jobs (docs/model.md 7.6).
 //!
 //! Hosts are `usize` indices `0..N`, as `host<i>` in outputs. Every random choice takes a
 //! caller-supplied `&mut R` with `R: rand::Rng + ?Sized`, so the caller decides which named

@@ -1,4 +1,4 @@
-//! Traffic matrices: which host sends to which (transports.md 9.2; experiments.md).
+//! Traffic matrices: which host sends to which (docs/model.md 9.2; docs/model.md 16).
 //!
 //! A matrix is a list of [`Connection`]s built once per run from a seeded random stream. No
 //! constructor here returns a self pair (`src == dst`), and none loops without bound.
@@ -143,7 +143,7 @@ fn other_host<R: Rng + ?Sized>(rng: &mut R, n: usize, not: usize) -> usize {
 }
 
 /// A permutation of hosts `0..n`: every host sends to exactly one host and receives from exactly
-/// one, never itself (transports.md 9.2).
+/// one, never itself (docs/model.md 9.2).
 ///
 /// Pairs are drawn sequentially, as the MMPTCP driver does: host 0, 1, ... in turn takes a uniform
 /// destination among those not yet taken, other than itself. If only the last host is left with
@@ -190,7 +190,7 @@ pub fn permutation<R: Rng + ?Sized>(rng: &mut R, n: usize) -> Result<Vec<Connect
         .collect())
 }
 
-/// The stride matrix `dst = (src + offset) mod n` over hosts `0..n` (transports.md 9.2).
+/// The stride matrix `dst = (src + offset) mod n` over hosts `0..n` (docs/model.md 9.2).
 pub fn stride(n: usize, offset: usize) -> Result<Vec<Connection>, MatrixError> {
     need_hosts("stride", 2, n)?;
     let shift = offset % n;
@@ -206,7 +206,7 @@ pub fn stride(n: usize, offset: usize) -> Result<Vec<Connection>, MatrixError> {
 }
 
 /// Stride with the offset equal to the hosts per pod, so every host sends to the host at the
-/// same position in the next pod (the last pod sends to pod 0) (transports.md 9.2).
+/// same position in the next pod (the last pod sends to pod 0) (docs/model.md 9.2).
 ///
 /// Needs at least 2 pods of equal size, numbered pod by pod ([`HostLayout::uniform_pod_size`]).
 pub fn stride_next_pod(layout: &HostLayout) -> Result<Vec<Connection>, MatrixError> {
@@ -217,7 +217,7 @@ pub fn stride_next_pod(layout: &HostLayout) -> Result<Vec<Connection>, MatrixErr
 }
 
 /// The random matrix: `n` connections, each with a uniform source in `0..n` and a uniform
-/// destination other than the source; sources and destinations may repeat (transports.md 9.2).
+/// destination other than the source; sources and destinations may repeat (docs/model.md 9.2).
 pub fn random<R: Rng + ?Sized>(rng: &mut R, n: usize) -> Result<Vec<Connection>, MatrixError> {
     need_hosts("random", 2, n)?;
     Ok((0..n)
@@ -232,7 +232,7 @@ pub fn random<R: Rng + ?Sized>(rng: &mut R, n: usize) -> Result<Vec<Connection>,
 }
 
 /// An incast over hosts `0..n`: one uniform receiver and `senders` distinct uniform senders other
-/// than it, listed by increasing sender (transports.md 9.2, 9.5).
+/// than it, listed by increasing sender (docs/model.md 9.2, 9.5).
 pub fn incast<R: Rng + ?Sized>(
     rng: &mut R,
     n: usize,

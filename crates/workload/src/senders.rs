@@ -1,5 +1,5 @@
 //! Which hosts or connections a flow class uses: a scenario's `senders` key
-//! (`"33%"`, `12`, `"all"`, `"rest"`), and the long/short split of transports.md 9.3.
+//! (`"33%"`, `12`, `"all"`, `"rest"`), and the long/short split of docs/model.md 9.3.
 //!
 //! Classes are resolved in file order; each takes hosts (or connections) out of what earlier
 //! classes left, so `"rest"` means "what no earlier class uses".
@@ -124,7 +124,7 @@ pub fn pick_senders<R: Rng + ?Sized>(
 }
 
 /// Chooses a class's connections from a traffic matrix and removes them from `pool`
-/// (transports.md 9.3: the long flows are `floor(|CM| x share)` connections chosen uniformly
+/// (docs/model.md 9.3: the long flows are `floor(|CM| x share)` connections chosen uniformly
 /// without replacement; what stays in the pool is the short-flow pool).
 ///
 /// `matrix_len` is |CM|, the size of the whole matrix (what a share is a share of); `pool` holds

@@ -13,7 +13,7 @@ use crate::cdf::EmpiricalCdf;
 pub enum FlowSize {
     /// This many bytes of application data.
     Bytes(u64),
-    /// An unlimited bulk transfer, stopped by the run's end (transports.md 9.3 long flows).
+    /// An unlimited bulk transfer, stopped by the run's end (docs/model.md 9.3 long flows).
     Infinite,
 }
 
@@ -83,7 +83,7 @@ impl UniformSize {
 }
 
 /// A Pareto distribution given by its shape and the mean it would have uncapped, capped at a
-/// maximum (transports.md 7.6: shape 1.5, mean 192 MB, cap 768 MB).
+/// maximum (docs/model.md 7.6: shape 1.5, mean 192 MB, cap 768 MB).
 ///
 /// The scale (smallest value) is `mean (shape - 1) / shape`; a sample is
 /// `min(scale / U^(1 / shape), max)` for U uniform in (0, 1], rounded to the nearest byte.
@@ -226,7 +226,7 @@ mod tests {
     #[test]
     fn pareto_capped_mean_matches_samples() {
         let mut rng = Pcg64::seed_from_u64(12);
-        // The XMP paper's random pattern (transports.md 7.6).
+        // The XMP paper's random pattern (docs/model.md 7.6).
         let xmp = Pareto::new(1.5, 192_000_000, 768_000_000).unwrap();
         assert_eq!(xmp.scale(), 64_000_000.0);
         // 64 (1.5 - (64/768)^0.5) / 0.5 = 192 - 128 / sqrt(12) = 155.0497... MB.
@@ -284,7 +284,7 @@ mod tests {
     #[test]
     fn uniform_fixed_infinite() {
         let mut rng = Pcg64::seed_from_u64(14);
-        // MMPTCP uniform mode spans 1 KiB .. 1 MiB (transports.md 9.3).
+        // MMPTCP uniform mode spans 1 KiB .. 1 MiB (docs/model.md 9.3).
         let u = SizeDist::uniform(1_024, 1_048_576).unwrap();
         assert_eq!(u.mean(), Some(524_800.0));
         let m = sample_mean(&u, &mut rng, 100_000);
