@@ -563,3 +563,33 @@ fn a_dual_homed_fattree_has_k_cubed_over_3_hosts() {
         "ask for 73 senders, and the topology has 72 hosts",
     );
 }
+
+#[test]
+fn the_written_scenario_keeps_the_order_of_sweep_axes() {
+    // An axis of whole tables before a plain one: written as `[[sweep."..."]]`, TOML would put
+    // it last, and a scenario.toml read back (by `htsim report`) would name every point
+    // differently from the runs.
+    let loaded = ok(r#"
+name = "order"
+[run]
+duration = "1ms"
+[topology]
+kind = "fattree"
+k = 4
+[transports.long]
+kind = "tcp"
+[[flows]]
+name = "long"
+size = "infinite"
+transport = "long"
+[sweep]
+"transports.long" = [{ kind = "tcp" }, { kind = "dctcp" }]
+"topology.link_rate" = ["1Gbps", "10Gbps"]
+"#);
+    let again = ok(&loaded.scenario.to_toml_string());
+    let names = |l: &Loaded| l.points.iter().map(|p| p.name.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&loaded).len(), 4);
+    assert!(names(&loaded)[0].starts_with("transports.long="));
+    assert_eq!(names(&again), names(&loaded));
+    assert_eq!(again.scenario, loaded.scenario);
+}

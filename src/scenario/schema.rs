@@ -52,7 +52,24 @@ impl Scenario {
     pub fn to_toml_string(&self) -> String {
         // Serialising our own plain data to TOML cannot fail: every map key is a string and no
         // value is a bare `None` (options are skipped).
-        toml::to_string(self).unwrap_or_else(|e| format!("# could not serialise: {e}\n"))
+        let mut table = match toml::Table::try_from(self) {
+            Ok(t) => t,
+            Err(e) => return format!("# could not serialise: {e}\n"),
+        };
+        table.remove("sweep");
+        let mut text = table.to_string();
+        // The axes are written by hand, each on one line with inline values: TOML would put an
+        // axis of whole tables after the others (as `[[sweep."..."]]`), and the order of the
+        // axes is the order of the run list and of the point names.
+        if !self.sweep.is_empty() {
+            text.push_str("\n[sweep]\n");
+            for axis in &self.sweep {
+                let key = toml::Value::String(axis.path.clone());
+                let values = toml::Value::Array(axis.values.iter().map(Node::to_toml).collect());
+                text.push_str(&format!("{key} = {values}\n"));
+            }
+        }
+        text
     }
 
     /// The transport called `name`.
