@@ -412,7 +412,6 @@ fn report(args: &ReportArgs) -> Result<(), Failure> {
     // The run list of the scenario the runs came from (DIR/scenario.toml, written by `run`),
     // when one of the directories has it: the report covers exactly its runs. Directories of
     // different scenarios, or runs with other settings, are not merged.
-    let _lock = htsim::lock::DirLock::acquire(&out, None).map_err(|e| usage(e.to_string()))?;
     let mut scenarios = merge::scenario_files(dirs);
     if !dirs.contains(&out) {
         // A merged directory that already describes a scenario must describe this one.
@@ -435,6 +434,8 @@ fn report(args: &ReportArgs) -> Result<(), Failure> {
     };
     let with_scenario = loaded.as_ref().zip(scenario_dir.as_deref());
     let unverified = merge::check_runs(dirs, with_scenario).map_err(|e| usage(e.to_string()))?;
+    // Only a merge that passed its checks creates (and locks) the output directory.
+    let _lock = htsim::lock::DirLock::acquire(&out, None).map_err(|e| usage(e.to_string()))?;
     if !unverified.is_empty() {
         eprintln!(
             "warning: {} run(s) record no run.json (an older htsim): their settings are not \
