@@ -6,7 +6,8 @@
 //! - [`workload`]: flow classes resolved on the topology (matrices, senders, sizes);
 //! - [`generator`]: the central endpoint that opens flows at their arrival times;
 //! - [`outputs`]: flows.csv, links.csv and the per-run summary;
-//! - [`timeseries`]: timeseries.csv (`[output] timeseries`), sampled while the world runs.
+//! - [`timeseries`]: timeseries.csv (`[output] timeseries`), sampled while the world runs;
+//!   trace.csv (`[output] trace`) is the run's [`TraceLog`], filled by the traced connections.
 //!
 //! [`run`] does one run from Rust; [`Simulator`] is the [`Executor`] the runner and the CLI use.
 //!
@@ -61,10 +62,12 @@ use crate::report::metrics::{
 };
 use crate::report::run_summary::{RunCost, RunSummary};
 use crate::runner::{Executor, RunError};
-use crate::scenario::{Loaded, Scenario};
+use crate::scenario::{FlowSelector, Loaded, Scenario};
 
 use generator::{Generator, StartedFlow};
+use htsim_transport::trace::TraceLog;
 use outputs::{ClassInfo, PairPaths};
+use timeseries::FlowSelection;
 
 /// Simulated-time progress of one run: `(now, end)`.
 pub type ProgressFn = dyn Fn(SimTime, SimTime) + Send + Sync;
@@ -179,9 +182,13 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
         start: scenario.run.warmup.min(duration),
         end: duration,
     };
+    let trace = trace_setup(scenario, &plans)?;
     let reach_topology = Arc::clone(&topology);
-    let generator = Generator::new(plans, world.streams(), duration)
+    let mut generator = Generator::new(plans, world.streams(), duration)
         .with_reach(move |s, d| transports::reach(&reach_topology, s, d));
+    if let Some((selection, log)) = &trace {
+        generator = generator.with_trace(selection.clone(), log.clone());
+    }
     let gen_id = world.spawn(Box::new(generator), SimTime::ZERO);
 
     let links = &topology.links();
@@ -342,6 +349,7 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
             )
         }),
         timeseries_csv: sampler.map(timeseries::Sampler::into_csv),
+        trace_csv: trace.map(|(_, log)| log.to_csv().into_bytes()),
         summary_json: summary_json.into_bytes(),
     };
     Ok(RunOutput {
@@ -351,6 +359,39 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
         stats,
         conservation,
     })
+}
+
+/// The flows `[output] trace` selects and the run's trace log, or `None` when not asked for.
+/// When every class opens one flow per connection at its start, the number of flows is known
+/// now: an id beyond it is an error before the run starts.
+fn trace_setup(
+    scenario: &Scenario,
+    plans: &[workload::ClassPlan],
+) -> Result<Option<(FlowSelection, TraceLog)>, RunError> {
+    let Some(config) = &scenario.output.trace else {
+        return Ok(None);
+    };
+    let fixed = plans
+        .iter()
+        .all(|p| p.arrivals.is_none() && p.jobs.is_none());
+    if fixed {
+        let count: usize = plans.iter().map(|p| p.pool.len()).sum();
+        for sel in &config.flows {
+            if let FlowSelector::Id(id) = sel {
+                if *id >= count as u64 {
+                    return Err(RunError::Failed(format!(
+                        "output.trace.flows: no flow {id}: this run opens {count} flows, with \
+                         ids 0 to {} (as in flows.csv)",
+                        count.saturating_sub(1)
+                    )));
+                }
+            }
+        }
+    }
+    let names: Vec<String> = plans.iter().map(|p| p.name.clone()).collect();
+    let selection = FlowSelection::from_selectors(&config.flows, &names);
+    let limit = usize::try_from(config.max_events).unwrap_or(usize::MAX);
+    Ok(Some((selection, TraceLog::new(limit))))
 }
 
 /// The generator endpoint of the world.

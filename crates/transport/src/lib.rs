@@ -14,6 +14,7 @@
 //! - [`xmp`]: XMP's per-connection controller (BOS + TraSh, 7) and single-path BOS;
 //! - [`path`]: the per-packet path hook (ECMP ports, pinned path, per-packet scatter ports);
 //! - [`tcp`]: the sender endpoint, completion rule (9.6) and flow record;
+//! - [`trace`]: per-flow event traces of selected connections (off by default);
 //! - [`transport`]: [`Transport`], [`ConnectionSpec`], and the registry of transports;
 //! - [`ps`]: packet scatter (5); [`mptcp`]: MPTCP with its coupled controllers (4);
 //!   [`mmptcp`]: MMPTCP (6); [`reach`]: the destination's locality and path count (6.5, 6.7).
@@ -75,6 +76,7 @@ pub mod reorder;
 pub mod rtt;
 pub mod subflow;
 pub mod tcp;
+pub mod trace;
 pub mod transport;
 pub mod xmp;
 
