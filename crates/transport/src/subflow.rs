@@ -174,6 +174,8 @@ pub struct Subflow {
     dupthresh: u32,
     syn_timeout: SimTime,
     syn_max_transmissions: u32,
+    /// Whether the SYN is retransmitted on the SYN timer (MMPTCP's ns-3 joins: not).
+    syn_retransmit: bool,
     snd_una: u64,
     snd_nxt: u64,
     snd_max: u64,
@@ -213,6 +215,7 @@ impl Subflow {
             dupthresh: config.dupthresh,
             syn_timeout: config.syn_timeout,
             syn_max_transmissions: config.syn_max_transmissions,
+            syn_retransmit: true,
             snd_una: FIRST_SEQ,
             snd_nxt: FIRST_SEQ,
             snd_max: FIRST_SEQ,
@@ -333,6 +336,11 @@ impl Subflow {
     pub fn set_dupthresh(&mut self, dupthresh: u32) {
         self.dupthresh = dupthresh.max(1);
     }
+    /// Sends the SYN once, without the SYN timer: no retry and no give-up (the MP_JOIN SYNs of
+    /// the ns-3 code, [`crate::mptcp`]).
+    pub fn disable_syn_retransmit(&mut self) {
+        self.syn_retransmit = false;
+    }
     /// Changes the limited-transmit mode (transports.md 6.6).
     pub fn set_limited_transmit(&mut self, mode: LimitedTransmit) {
         self.limited_transmit = mode;
@@ -410,6 +418,9 @@ impl Subflow {
                 self.trace(ctx.now(), TraceKind::Path, u64::from(route.0));
             }
             self.trace(ctx.now(), TraceKind::Syn, sent);
+        }
+        if !self.syn_retransmit {
+            return;
         }
         // Timeout = syn_timeout x 2^(attempt - 1).
         let shift = (self.counters.syns_sent - 1).min(30);

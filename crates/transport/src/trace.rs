@@ -2,8 +2,8 @@
 //! path, window changes, losses, scheduler stalls), for debugging a transport or explaining a
 //! result.
 //!
-//! A run owns one [`TraceLog`]. A connection is traced when its [`ConnectionSpec`]
-//! (`crate::ConnectionSpec::trace`) carries the log; each of its subflows then holds a
+//! A run owns one [`TraceLog`]. A connection is traced when its
+//! [`ConnectionSpec::trace`](crate::ConnectionSpec::trace) carries the log; each of its subflows then holds a
 //! [`Tracer`]. An untraced connection holds `None`: its only cost is that branch at each event
 //! site (no allocation, no lock). A traced event takes the log's (uncontended) lock; a run's log
 //! keeps at most [`TraceLog::limit`] events, then counts what it drops.

@@ -341,6 +341,9 @@ impl MptcpSender {
             &self.config,
         );
         sf.set_tracer(self.trace.as_ref().map(|t| t.for_subflow(j as u16)));
+        if !self.mptcp.join_syn_retransmit {
+            sf.disable_syn_retransmit();
+        }
         sf.open(ctx);
         self.subs.push(sf);
         self.done.push(false);
