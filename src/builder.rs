@@ -76,7 +76,8 @@ use crate::scenario::tree::{self, Node, Table, Value};
 use crate::scenario::{
     load_tree, Arrivals, Event, FlowClass, JobsConfig, LinkOverride, LoadOptions, Loaded,
     MatrixKind, OutputConfig, QueueConfig, QueueKind, QueueSettings, RoutingMode, Scenario, Seeds,
-    Senders, SizeSpec, TimeseriesConfig, TopologyConfig, TransportConfig, TransportRef,
+    Senders, SizeSpec, TimeseriesConfig, TopologyConfig, TraceConfig, TransportConfig,
+    TransportRef,
 };
 
 /// A scenario assembled in code, checked and completed by the scenario loader on
@@ -184,6 +185,12 @@ impl ScenarioBuilder {
     /// `output.timeseries`: sample queues, windows and rates into timeseries.csv.
     pub fn timeseries(self, timeseries: TimeseriesConfig) -> Self {
         self.put(&["output", "timeseries"], &timeseries)
+    }
+
+    /// `output.trace`: the events of the selected flows (handshakes, path, window, losses,
+    /// scheduler stalls) into trace.csv.
+    pub fn trace(self, trace: TraceConfig) -> Self {
+        self.put(&["output", "trace"], &trace)
     }
 
     /// `output.plots`: draw plots with the cross-seed summary.

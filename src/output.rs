@@ -12,6 +12,7 @@
 //!     flows.csv, links.csv                   FLOWS_FILE, LINKS_FILE
 //!     timeseries.csv                         TIMESERIES_FILE
 //!     run.json                               RUN_FILE (what the run simulated: crate::identity)
+//!     trace.csv                              TRACE_FILE
 //!     summary.json                           RUN_SUMMARY_FILE (written last: the run is complete)
 //! ```
 //!
@@ -33,6 +34,8 @@ pub const LINKS_FILE: &str = "links.csv";
 pub const TIMESERIES_FILE: &str = "timeseries.csv";
 /// What a run simulated ([`crate::identity::RunIdentity`]); written before its summary.
 pub const RUN_FILE: &str = "run.json";
+/// Per-flow event traces of a run, when asked for.
+pub const TRACE_FILE: &str = "trace.csv";
 /// A run's summary; written last, so its presence marks the run complete.
 pub const RUN_SUMMARY_FILE: &str = "summary.json";
 /// The cross-seed summary table, `DIR/summary.csv`.
@@ -209,6 +212,8 @@ pub struct RunFiles {
     pub links_csv: Option<Vec<u8>>,
     /// timeseries.csv, when asked for.
     pub timeseries_csv: Option<Vec<u8>>,
+    /// trace.csv, when asked for.
+    pub trace_csv: Option<Vec<u8>>,
     /// summary.json.
     pub summary_json: Vec<u8>,
 }
@@ -225,6 +230,9 @@ pub fn write_run(dir: &Path, run_json: &[u8], files: &RunFiles) -> io::Result<()
     }
     if let Some(b) = &files.timeseries_csv {
         write_atomic(&dir.join(TIMESERIES_FILE), b)?;
+    }
+    if let Some(b) = &files.trace_csv {
+        write_atomic(&dir.join(TRACE_FILE), b)?;
     }
     write_atomic(&dir.join(RUN_SUMMARY_FILE), &files.summary_json)
 }
@@ -243,6 +251,7 @@ mod tests {
             flows_csv: Some(b"a\n".to_vec()),
             links_csv: None,
             timeseries_csv: None,
+            trace_csv: None,
             summary_json: b"{}".to_vec(),
         };
         write_run(&dir, b"{}", &files).unwrap();

@@ -262,6 +262,7 @@ flows = ["incast", 3]
             flows: true,
             links: false,
             timeseries: None,
+            trace: None,
             plots: false,
         })
         .plots(true)

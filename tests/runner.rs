@@ -54,6 +54,7 @@ fn fake(scenario: &Scenario, seed: u64) -> Result<RunFiles, RunError> {
         flows_csv: Some(format!("class,flow_id\nlong,{x}\n").into_bytes()),
         links_csv: Some(format!("link\n{subflows}\n").into_bytes()),
         timeseries_csv: None,
+        trace_csv: None,
         summary_json: format!("{{\"seed\":{seed},\"x\":{x}}}\n").into_bytes(),
     })
 }

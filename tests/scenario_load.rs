@@ -593,3 +593,56 @@ transport = "long"
     assert_eq!(names(&again), names(&loaded));
     assert_eq!(again.scenario, loaded.scenario);
 }
+
+/// BASE without its Poisson class: every class opens one flow per sender at its start.
+fn fixed_flows(output: &str) -> String {
+    let end = BASE.find("[[flows]]\nname = \"short\"").unwrap();
+    format!("{}[output]\n{output}\n", &BASE[..end])
+}
+
+#[test]
+fn trace_key_reads_ids_and_classes_and_is_written_back() {
+    let l = ok(&format!(
+        "{BASE}\n[output]\ntrace = {{ flows = [3, \"short\"], max_events = 500 }}\n"
+    ));
+    let t = l.scenario.output.trace.clone().expect("trace");
+    assert_eq!(
+        t.flows,
+        vec![
+            htsim::scenario::FlowSelector::Id(3),
+            htsim::scenario::FlowSelector::Class("short".into())
+        ]
+    );
+    assert_eq!(t.max_events, 500);
+    let back = ok(&l.scenario.to_toml_string());
+    assert_eq!(back.scenario.output.trace, Some(t));
+    // Without the key nothing is traced; max_events has a default.
+    assert_eq!(ok(BASE).scenario.output.trace, None);
+    let d = ok(&fixed_flows("trace = { flows = [0] }"));
+    assert_eq!(
+        d.scenario.output.trace.unwrap().max_events,
+        htsim::scenario::DEFAULT_TRACE_EVENTS
+    );
+}
+
+#[test]
+fn bad_trace_values() {
+    // k = 4: 16 hosts; "33%" of them send one long flow each, so ids stop below 16.
+    let e = bad(&fixed_flows("trace = { flows = [2, 16] }"));
+    check(&e, 21, "output.trace.flows", "no flow 16");
+    let e = bad(&fixed_flows("trace = { flows = [\"longg\"] }"));
+    check(&e, 21, "output.trace.flows", "neither");
+    assert_eq!(e.hint.as_deref(), Some("did you mean `long`?"));
+    let e = bad(&fixed_flows("trace = { flows = [] }"));
+    check(&e, 21, "output.trace.flows", "traces nothing");
+    let e = bad(&fixed_flows("trace = { flows = [-1] }"));
+    check(&e, 21, "output.trace.flows", "");
+    let e = bad(&fixed_flows("trace = { flow = [1] }"));
+    check(&e, 21, "output.trace.flow", "unknown key");
+    let e = bad(&fixed_flows("trace = { flows = [1], max_events = 0 }"));
+    check(&e, 21, "output.trace.max_events", "");
+    // With Poisson arrivals the number of flows is not known before the run: any id loads.
+    ok(&format!(
+        "{BASE}\n[output]\ntrace = {{ flows = [100000] }}\n"
+    ));
+}

@@ -670,6 +670,22 @@ impl Serialize for FlowSelector {
     }
 }
 
+/// `[output.trace]`: per-flow event traces (handshakes, path, window, losses, scheduler
+/// stalls) of the selected flows, written to trace.csv.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TraceConfig {
+    /// The flows traced: flow ids (as in flows.csv), flow class names, or `"all"`.
+    pub flows: Vec<FlowSelector>,
+    /// The most events a run keeps; a last `truncated` row counts those dropped beyond.
+    pub max_events: u64,
+}
+
+/// The default `[output.trace] max_events`.
+pub const DEFAULT_TRACE_EVENTS: u64 = htsim_transport::trace::DEFAULT_TRACE_LIMIT as u64;
+
+/// The largest `[output.trace] max_events` (about 0.6 GB of memory and of CSV).
+pub const MAX_TRACE_EVENTS: u64 = 10_000_000;
+
 /// The time series that can be asked for.
 pub const SERIES: &[&str] = &["queue", "cwnd", "rate"];
 
@@ -683,6 +699,9 @@ pub struct OutputConfig {
     /// Write timeseries.csv.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeseries: Option<TimeseriesConfig>,
+    /// Write trace.csv: the events of the selected flows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceConfig>,
     /// Draw plots.
     pub plots: bool,
 }

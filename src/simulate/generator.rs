@@ -37,11 +37,13 @@ use htsim_core::packet::Packet;
 use htsim_core::rng::{RngStreams, SimRng};
 use htsim_core::timer::{Timer, TimerFired};
 use htsim_core::SimTime;
+use htsim_transport::trace::TraceLog;
 use htsim_transport::{ConnectionSpec, Reach};
 use htsim_workload::arrivals::arrival_cutoff;
 use htsim_workload::{FlowSize, PoissonArrivals, Rounds};
 use rand::Rng;
 
+use super::timeseries::FlowSelection;
 use super::workload::ClassPlan;
 use crate::scenario::Arrivals;
 
@@ -135,6 +137,8 @@ pub struct Generator {
     /// The sending endpoint of each started flow, by flow id.
     senders: Vec<EndpointId>,
     error: Option<String>,
+    /// The flows to trace and the run's trace log.
+    trace: Option<(FlowSelection, TraceLog)>,
 }
 
 /// The [`Reach`] of a destination from a source host.
@@ -206,6 +210,7 @@ impl Generator {
             started: Vec::new(),
             senders: Vec::new(),
             error: None,
+            trace: None,
         }
     }
 
@@ -218,6 +223,12 @@ impl Generator {
     /// it is gone from the world once the flow has closed).
     pub fn senders(&self) -> &[EndpointId] {
         &self.senders
+    }
+
+    /// Traces the flows in `selection` into `log` ([`htsim_transport::trace`]).
+    pub fn with_trace(mut self, selection: FlowSelection, log: TraceLog) -> Self {
+        self.trace = Some((selection, log));
+        self
     }
 
     /// The first error met opening a flow (the run fails with it).
@@ -280,6 +291,11 @@ impl Generator {
         }
         spec.notify_on_complete = flow.token.map(|t| (ctx.me(), t));
         spec.reach = flow.reach;
+        if let Some((selection, log)) = &self.trace {
+            if selection.contains_flow(flow.class as u32, flow_id) {
+                spec.trace = Some(log.clone());
+            }
+        }
         match class.plan.transport.transport.open(ctx, spec) {
             Ok(connection) => {
                 self.started.push(StartedFlow {

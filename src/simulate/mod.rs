@@ -7,6 +7,7 @@
 //! - [`generator`]: the central endpoint that opens flows at their arrival times;
 //! - [`outputs`]: flows.csv, links.csv and the per-run summary;
 //! - [`timeseries`]: timeseries.csv (`[output] timeseries`), sampled while the world runs;
+//!   trace.csv (`[output] trace`) is the run's [`TraceLog`], filled by the traced connections;
 //! - [`resources`]: a run's memory estimate and the machine's budget;
 //! - [`setup_error`]: why a run cannot be set up, with the key (and file line) at fault;
 //! - [`preflight`]: [`setup`] for every sweep point before the first run (`htsim validate`).
@@ -69,12 +70,14 @@ use crate::report::metrics::{
 };
 use crate::report::run_summary::{RunCost, RunSummary};
 use crate::runner::{Executor, RunError};
-use crate::scenario::{Loaded, Scenario};
+use crate::scenario::{FlowSelector, Loaded, Scenario};
 
 use generator::{Generator, StartedFlow};
+use htsim_transport::trace::TraceLog;
 use outputs::{ClassInfo, PairPaths};
 use resources::Budget;
 use setup_error::SetupError;
+use timeseries::FlowSelection;
 
 /// Simulated-time progress of one run: `(now, end)`.
 pub type ProgressFn = dyn Fn(SimTime, SimTime) + Send + Sync;
@@ -179,11 +182,13 @@ pub struct Setup {
     pub plans: Vec<workload::ClassPlan>,
     /// The sampler of `[output] timeseries`, when asked for.
     pub sampler: Option<timeseries::Sampler>,
+    /// The flows `[output] trace` selects and the run's trace log, when asked for.
+    pub trace: Option<(FlowSelection, TraceLog)>,
 }
 
 /// Does everything a run does before simulating: builds the network (refused beyond the
 /// budget's links before allocating), reads every file the scenario names, resolves the link
-/// events, the flow classes and their transports, and the time series selection, and checks the
+/// events, the flow classes and their transports, the time series and trace selections, and checks the
 /// run's memory estimate against `budget` (none: no limit). The error holds every problem found
 /// (past a topology that cannot be built, nothing else is checked).
 pub fn setup(
@@ -215,6 +220,7 @@ pub fn setup(
         }
         None => None,
     };
+    let trace = trace_setup(scenario, &plans).map_err(|e| vec![e])?;
     if let Some(b) = budget {
         b.check_run(&topology, sampler.as_ref())
             .map_err(|e| vec![e])?;
@@ -224,6 +230,7 @@ pub fn setup(
         topology,
         plans,
         sampler,
+        trace,
     })
 }
 
@@ -237,6 +244,7 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
         topology,
         plans,
         mut sampler,
+        trace,
     } = setup(scenario, seed, budget.as_ref())?;
     // Shared with the generator, which needs the reach of the host pairs jobs draw.
     let topology = Arc::new(topology);
@@ -255,8 +263,11 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
         end: duration,
     };
     let reach_topology = Arc::clone(&topology);
-    let generator = Generator::new(plans, world.streams(), duration)
+    let mut generator = Generator::new(plans, world.streams(), duration)
         .with_reach(move |s, d| transports::reach(&reach_topology, s, d));
+    if let Some((selection, log)) = &trace {
+        generator = generator.with_trace(selection.clone(), log.clone());
+    }
     let gen_id = world.spawn(Box::new(generator), SimTime::ZERO);
 
     let links = &topology.links();
@@ -401,6 +412,7 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
             )
         }),
         timeseries_csv: sampler.map(timeseries::Sampler::into_csv),
+        trace_csv: trace.map(|(_, log)| log.to_csv().into_bytes()),
         summary_json: summary_json.into_bytes(),
     };
     Ok(RunOutput {
@@ -410,6 +422,42 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
         stats,
         conservation,
     })
+}
+
+/// The flows `[output] trace` selects and the run's trace log, or `None` when not asked for.
+/// When every class opens one flow per connection at its start, the number of flows is known
+/// now: an id beyond it is an error before the run starts.
+fn trace_setup(
+    scenario: &Scenario,
+    plans: &[workload::ClassPlan],
+) -> Result<Option<(FlowSelection, TraceLog)>, SetupError> {
+    let Some(config) = &scenario.output.trace else {
+        return Ok(None);
+    };
+    let fixed = plans
+        .iter()
+        .all(|p| p.arrivals.is_none() && p.jobs.is_none());
+    if fixed {
+        let count: usize = plans.iter().map(|p| p.pool.len()).sum();
+        for sel in &config.flows {
+            if let FlowSelector::Id(id) = sel {
+                if *id >= count as u64 {
+                    return Err(SetupError::new(
+                        "output.trace.flows",
+                        format!(
+                            "no flow {id}: this run opens {count} flows, with ids 0 to {} (as \
+                             in flows.csv)",
+                            count.saturating_sub(1)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    let names: Vec<String> = plans.iter().map(|p| p.name.clone()).collect();
+    let selection = FlowSelection::from_selectors(&config.flows, &names);
+    let limit = usize::try_from(config.max_events).unwrap_or(usize::MAX);
+    Ok(Some((selection, TraceLog::new(limit))))
 }
 
 /// The generator endpoint of the world.

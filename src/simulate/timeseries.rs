@@ -54,8 +54,32 @@ pub struct FlowSelection {
 }
 
 impl FlowSelection {
+    /// The flows `selectors` name, with flow classes named `classes` (in scenario order).
+    pub fn from_selectors(selectors: &[FlowSelector], classes: &[String]) -> Self {
+        let mut flows = FlowSelection::default();
+        for sel in selectors {
+            match sel {
+                FlowSelector::All => flows.all = true,
+                FlowSelector::Id(i) => {
+                    flows.ids.insert(*i);
+                }
+                FlowSelector::Class(c) => {
+                    if let Some(i) = classes.iter().position(|n| n == c) {
+                        flows.classes.insert(i as u32);
+                    }
+                }
+            }
+        }
+        flows
+    }
+
+    /// Whether flow `flow_id` of class `class` (its index) is selected.
+    pub fn contains_flow(&self, class: u32, flow_id: u64) -> bool {
+        self.all || self.classes.contains(&class) || self.ids.contains(&flow_id)
+    }
+
     fn contains(&self, f: &StartedFlow) -> bool {
-        self.all || self.classes.contains(&f.class) || self.ids.contains(&f.flow_id)
+        self.contains_flow(f.class, f.flow_id)
     }
 }
 
@@ -156,20 +180,7 @@ impl Sampler {
             .filter(|(_, w)| *w)
             .map(|(l, _)| (l.id, topology.link_name(l)))
             .collect();
-        let mut flows = FlowSelection::default();
-        for sel in &config.flows {
-            match sel {
-                FlowSelector::All => flows.all = true,
-                FlowSelector::Id(i) => {
-                    flows.ids.insert(*i);
-                }
-                FlowSelector::Class(c) => {
-                    if let Some(i) = classes.iter().position(|n| n == c) {
-                        flows.classes.insert(i as u32);
-                    }
-                }
-            }
-        }
+        let flows = FlowSelection::from_selectors(&config.flows, classes);
         Ok(Sampler::new(
             config.interval,
             end,

@@ -14,6 +14,7 @@
 //! - [`xmp`]: XMP's per-connection controller (BOS + TraSh, 7) and single-path BOS;
 //! - [`path`]: the per-packet path hook (ECMP ports, pinned path, per-packet scatter ports);
 //! - [`tcp`]: the sender endpoint, completion rule (9.6) and flow record;
+//! - [`trace`]: per-flow event traces of selected connections (off by default);
 //! - [`transport`]: [`Transport`], [`ConnectionSpec`], and the registry of transports;
 //! - [`ps`]: packet scatter (5); [`mptcp`]: MPTCP with its coupled controllers (4);
 //!   [`mmptcp`]: MMPTCP (6); [`reach`]: the destination's locality and path count (6.5, 6.7).
@@ -38,6 +39,11 @@
 //! - RFC 6298 estimator: clock granularity G = 0; no 60 s RTO ceiling in either profile, only the
 //!   x64 backoff cap. Both estimators run in `f64` picoseconds.
 //! - The rfc profile's SYN timer is 1 s and doubles, with 6 transmissions like ns-3.
+//! - A lost MP_JOIN SYN (issue 13, evidence in [`mptcp`]): under `rfc` the round robin skips the
+//!   join until it is established and the join SYN is retried on the SYN timer; under
+//!   `ns3-mmptcp` the join SYN is sent once with no timer and the round robin stalls on it, as
+//!   in the ns-3 code (transports.md 2.2 says join SYNs are retried; the code does not), so such
+//!   a connection never completes.
 //! - A FIN is given up after `syn_max_transmissions` RTO-timed transmissions; the receiver
 //!   resends its FIN+ACK in LAST_ACK on the SYN timer and closes after as many; a sender whose
 //!   SYN is given up sends a RST so the passive side closes too. TIME_WAIT lasts 0 s (2.11).
@@ -75,6 +81,7 @@ pub mod reorder;
 pub mod rtt;
 pub mod subflow;
 pub mod tcp;
+pub mod trace;
 pub mod transport;
 pub mod xmp;
 

@@ -16,6 +16,7 @@ use crate::cc::{AckSample, CcState, CongestionControl};
 use crate::config::{EcnMode, FrInflation, FullAckWindow, LimitedTransmit, PacketSizes, TcpConfig};
 use crate::path::PathChoice;
 use crate::rtt::RttEstimator;
+use crate::trace::{TraceKind, Tracer, WindowState};
 use htsim_core::endpoint::Ctx;
 use htsim_core::ids::EndpointId;
 use htsim_core::packet::{flags, Packet, PacketKind};
@@ -173,6 +174,8 @@ pub struct Subflow {
     dupthresh: u32,
     syn_timeout: SimTime,
     syn_max_transmissions: u32,
+    /// Whether the SYN is retransmitted on the SYN timer (MMPTCP's ns-3 joins: not).
+    syn_retransmit: bool,
     snd_una: u64,
     snd_nxt: u64,
     snd_max: u64,
@@ -188,6 +191,8 @@ pub struct Subflow {
     fin: Fin,
     established_at: Option<SimTime>,
     counters: SubflowCounters,
+    /// Set when the connection is traced ([`crate::trace`]); `None` costs one branch per site.
+    trace: Option<Box<Tracer>>,
 }
 
 impl Subflow {
@@ -210,6 +215,7 @@ impl Subflow {
             dupthresh: config.dupthresh,
             syn_timeout: config.syn_timeout,
             syn_max_transmissions: config.syn_max_transmissions,
+            syn_retransmit: true,
             snd_una: FIRST_SEQ,
             snd_nxt: FIRST_SEQ,
             snd_max: FIRST_SEQ,
@@ -223,6 +229,51 @@ impl Subflow {
             fin: Fin::NotSent,
             established_at: None,
             counters: SubflowCounters::default(),
+            trace: None,
+        }
+    }
+
+    /// Traces this subflow's events into `tracer` ([`crate::trace`]); `None` stops tracing.
+    pub fn set_tracer(&mut self, tracer: Option<Tracer>) {
+        self.trace = tracer.map(Box::new);
+    }
+
+    /// The window state recorded with trace events.
+    pub fn window_state(&self) -> WindowState {
+        WindowState {
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
+            snd_una: self.snd_una,
+            snd_max: self.snd_max,
+        }
+    }
+
+    /// Records `kind` with `value` if traced.
+    #[inline]
+    fn trace(&self, now: SimTime, kind: TraceKind, value: u64) {
+        if let Some(t) = &self.trace {
+            t.record(now, kind, self.window_state(), value);
+        }
+    }
+
+    /// Records the flow's completion (bytes acknowledged) if traced.
+    pub fn trace_completed(&self, now: SimTime) {
+        self.trace(now, TraceKind::Completed, self.snd_una - FIRST_SEQ);
+    }
+
+    /// The trace handle, if this subflow is traced.
+    pub fn tracer(&self) -> Option<&Tracer> {
+        self.trace.as_deref()
+    }
+
+    /// Records a `window` event if traced and cwnd crossed a whole MSS or ssthresh changed.
+    #[inline]
+    fn trace_window(&mut self, now: SimTime) {
+        if self.trace.is_some() {
+            let state = self.window_state();
+            if let Some(t) = self.trace.as_mut() {
+                t.window(now, state, self.mss);
+            }
         }
     }
 
@@ -253,8 +304,9 @@ impl Subflow {
         self.ssthresh
     }
     /// Sets cwnd (bytes), e.g. MMPTCP's phase-2 initial window (transports.md 6.3).
-    pub fn set_cwnd(&mut self, cwnd: u64) {
+    pub fn set_cwnd(&mut self, cwnd: u64, now: SimTime) {
         self.cwnd = cwnd;
+        self.trace_window(now);
     }
     /// First unacknowledged byte.
     pub fn snd_una(&self) -> u64 {
@@ -289,6 +341,11 @@ impl Subflow {
     /// Changes the dupthresh (e.g. PS / MMPTCP subflow 0: 3 + number of paths).
     pub fn set_dupthresh(&mut self, dupthresh: u32) {
         self.dupthresh = dupthresh.max(1);
+    }
+    /// Sends the SYN once, without the SYN timer: no retry and no give-up (the MP_JOIN SYNs of
+    /// the ns-3 code, [`crate::mptcp`]).
+    pub fn disable_syn_retransmit(&mut self) {
+        self.syn_retransmit = false;
     }
     /// Changes the limited-transmit mode (transports.md 6.6).
     pub fn set_limited_transmit(&mut self, mode: LimitedTransmit) {
@@ -361,6 +418,16 @@ impl Subflow {
         self.counters.syns_sent += 1;
         let route = self.addr.path.control_route(ctx);
         ctx.send(self.control(PacketKind::Syn, route, self.sizes.syn, 0, ctx.now()));
+        if self.trace.is_some() {
+            let sent = u64::from(self.counters.syns_sent);
+            if sent == 1 {
+                self.trace(ctx.now(), TraceKind::Path, u64::from(route.0));
+            }
+            self.trace(ctx.now(), TraceKind::Syn, sent);
+        }
+        if !self.syn_retransmit {
+            return;
+        }
         // Timeout = syn_timeout x 2^(attempt - 1).
         let shift = (self.counters.syns_sent - 1).min(30);
         let wait = SimTime::from_ps(self.syn_timeout.as_ps().saturating_mul(1u64 << shift));
@@ -377,6 +444,12 @@ impl Subflow {
             self.established_at = Some(ctx.now());
             self.syn_timer.cancel();
             self.rtt.reset();
+            self.trace(
+                ctx.now(),
+                TraceKind::Established,
+                self.counters.syns_sent.into(),
+            );
+            self.trace_window(ctx.now());
         }
         if self.state == SubflowState::Established {
             self.send_ack(ctx, FIRST_SEQ);
@@ -574,6 +647,7 @@ impl Subflow {
             Fin::Acked => return,
         };
         self.fin = Fin::Sent { transmissions };
+        self.trace(ctx.now(), TraceKind::Fin, transmissions.into());
         let route = self.addr.path.control_route(ctx);
         let mut p = self.control(
             PacketKind::Fin,
@@ -647,6 +721,7 @@ impl Subflow {
             AckKind::Duplicate => self.dup_ack(env),
             AckKind::Ignored => {}
         }
+        self.trace_window(now);
         kind
     }
 
@@ -737,6 +812,11 @@ impl Subflow {
             self.transmit(0, env.ctx, true); // the segment at snd_una (a dup ACK implies it exists)
             self.arm_rto_if_idle(env.ctx); // a running timer is not restarted
             self.counters.fast_retransmits += 1;
+            self.trace(
+                env.ctx.now(),
+                TraceKind::FastRetransmit,
+                self.dupacks.into(),
+            );
         } else if self.in_fr {
             self.cwnd += self.mss;
             self.counters.fr_dupacks += 1;
@@ -770,6 +850,11 @@ impl Subflow {
             if self.counters.syns_sent >= self.syn_max_transmissions {
                 self.state = SubflowState::Failed;
                 self.rto_timer.cancel();
+                self.trace(
+                    env.ctx.now(),
+                    TraceKind::SynFailed,
+                    self.counters.syns_sent.into(),
+                );
                 return TimerOutcome::SynFailed;
             }
             self.send_syn(env.ctx);
@@ -795,6 +880,7 @@ impl Subflow {
                 _ => TimerOutcome::Nothing, // stale timer
             };
         }
+        self.trace(env.ctx.now(), TraceKind::Rto, self.rtt.rto().as_ns());
         self.in_fr = false;
         self.dupacks = 0;
         if self.careful_recovery {
@@ -808,6 +894,7 @@ impl Subflow {
         self.resend_next(env.ctx);
         self.restart_rto(env.ctx);
         self.counters.timeouts += 1;
+        self.trace_window(env.ctx.now());
         TimerOutcome::Rto
     }
 }

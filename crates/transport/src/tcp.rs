@@ -229,6 +229,7 @@ impl TcpSender {
         {
             self.phase = Phase::Completed;
             self.end = Some(ctx.now());
+            self.sf.trace_completed(ctx.now());
             ctx.record_flow(self.record());
             if let Some((target, token)) = self.spec.notify_on_complete {
                 ctx.notify(target, token);

@@ -15,6 +15,7 @@ use crate::reach::Reach;
 use crate::receiver::TcpReceiver;
 use crate::subflow::{Subflow, SubflowAddr};
 use crate::tcp::{ReportSink, SenderSpec, TcpSender};
+use crate::trace::{TraceLog, Tracer};
 use htsim_core::endpoint::Spawn;
 use htsim_core::ids::{EndpointId, HostId, PathSetId};
 use htsim_core::rng::SimRng;
@@ -53,6 +54,8 @@ pub struct ConnectionSpec {
     /// The destination's locality and path count, for PS's and MMPTCP's automatic dupthresh
     /// and subflow count (transports.md 6.5, 6.7); `None` = unknown (X = 0, configured count).
     pub reach: Option<Reach>,
+    /// The run's trace log when this connection is traced ([`crate::trace`]; `None` = not).
+    pub trace: Option<TraceLog>,
 }
 
 impl ConnectionSpec {
@@ -93,6 +96,7 @@ impl ConnectionSpec {
             path: PathPolicy::Ecmp,
             report: None,
             reach: None,
+            trace: None,
         }
     }
 }
@@ -203,7 +207,7 @@ pub fn open_single_path(
     let sender = spawner.reserve();
     let receiver = spawner.reserve();
     let flow = conn.flow_id as u32;
-    let sf = Subflow::new(
+    let mut sf = Subflow::new(
         SubflowAddr {
             index: 0,
             peer: receiver,
@@ -214,6 +218,7 @@ pub fn open_single_path(
         },
         config,
     );
+    sf.set_tracer(conn.trace.map(|log| Tracer::new(log, conn.flow_id, 0)));
     let rx = TcpReceiver::new(
         conn.flow_id,
         sender,

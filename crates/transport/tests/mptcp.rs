@@ -18,6 +18,7 @@ use htsim_transport::config::SlowStartIncrease;
 use htsim_transport::mptcp::{CcKind, Coupling, RxSubflowAck, SubflowView, TotalCwndScope};
 use htsim_transport::path::PathPolicy;
 use htsim_transport::tcp::ConnectionReport;
+use htsim_transport::trace::{TraceEvent, TraceKind, TraceLog};
 use htsim_transport::{ConnectionSpec, MptcpTransport, Profile, TcpTransport, Transport};
 use proptest::prelude::*;
 use rand::Rng;
@@ -743,4 +744,104 @@ fn bytes_acked_is_the_connection_level_cumulative_ack() {
     w.run();
     let recs = check_end(&w, &report);
     assert_eq!(recs[0].bytes_acked, size);
+}
+
+/// What [`lost_join`] saw.
+struct LostJoin {
+    /// The record of a completed flow.
+    completed: Option<htsim_core::flow::FlowRecord>,
+    /// The record of a flow still open when the world ran out of events.
+    open: Option<htsim_core::flow::FlowRecord>,
+    /// The flow's trace.
+    trace: Vec<TraceEvent>,
+}
+
+/// One 1 MB MPTCP flow with 4 subflows on the dumbbell (1 Gb/s, 100 us RTT) whose bottleneck
+/// drops the 2nd SYN to arrive: the MP_JOIN SYN of subflow 1 (joins are numbered in creation
+/// order). Runs until nothing is left to happen; the flow is traced.
+fn lost_join(profile: Profile) -> LostJoin {
+    let mut w = World::new(5);
+    let net = Net::gig(1);
+    let (mut d, log) = TestQueue::new(Vec::new());
+    d.drop_syn_arrivals = vec![2];
+    let q = Queue::new(BufferSize::Packets(100), Discipline::Custom(Box::new(d)));
+    dumbbell(&mut w, net, q);
+    let report = sink();
+    let mut t = MptcpTransport::new(profile);
+    t.mptcp.max_subflows = 4;
+    let trace = TraceLog::new(100_000);
+    let mut spec = ConnectionSpec::new(
+        0,
+        HostId(0),
+        HostId(1),
+        Some(1_000_000),
+        SimTime::ZERO,
+        w.streams().substream("conn", 0),
+    );
+    spec.report = Some(report.clone());
+    spec.trace = Some(trace.clone());
+    t.open(&mut w, spec).expect("open");
+    w.run();
+    assert_eq!(log.lock().unwrap().syns_dropped, 1, "one join SYN dropped");
+    let completed = check_end(&w, &report).pop();
+    LostJoin {
+        completed,
+        open: w.open_flow_records().pop(),
+        trace: trace.events(),
+    }
+}
+
+/// The events of subflow `j` of kind `kind`.
+fn events(trace: &[TraceEvent], j: u16, kind: TraceKind) -> Vec<TraceEvent> {
+    trace
+        .iter()
+        .filter(|e| e.subflow == j && e.kind == kind)
+        .copied()
+        .collect()
+}
+
+#[test]
+fn rfc_sends_on_the_established_subflows_while_a_join_syn_is_lost() {
+    let r = lost_join(Profile::Rfc);
+    let rec = r.completed.expect("the flow completes");
+    // 1 MB at 1 Gb/s is 8 ms; waiting for the join's SYN retry would take over 1 s (issue 13:
+    // the connection stalled until then).
+    let fct = rec.fct().unwrap();
+    assert!(fct < SimTime::from_ms(30), "fct {fct}");
+    assert!(events(&r.trace, 1, TraceKind::Stall).is_empty());
+    for j in [0, 2, 3] {
+        assert_eq!(events(&r.trace, j, TraceKind::Established).len(), 1);
+        // Its FIN goes at snd_max: one past the bytes it carried.
+        let fin = events(&r.trace, j, TraceKind::Fin);
+        let carried = fin.first().map_or(0, |e| e.state.snd_max - 1);
+        assert!(carried > 100_000, "subflow {j} carried {carried} B");
+    }
+    // The lost join is retried on the SYN timer (1 s, doubling). The receiver closed with the
+    // data, so the retries go unanswered and the join gives up after its 6 transmissions.
+    let syns = events(&r.trace, 1, TraceKind::Syn);
+    assert_eq!(syns.len(), 6, "{syns:?}");
+    assert!(syns[1].at >= SimTime::from_secs(1) && syns[1].at < SimTime::from_ms(1010));
+    assert!(events(&r.trace, 1, TraceKind::Established).is_empty());
+    assert_eq!(events(&r.trace, 1, TraceKind::SynFailed).len(), 1);
+}
+
+#[test]
+fn ns3_profile_stalls_for_good_on_a_lost_join_syn_as_the_ns3_code_does() {
+    let r = lost_join(Profile::Ns3Mmptcp);
+    // mp-tcp-socket-base.cc InitiateSingleSubflows sends the MP_JOIN SYN once, with no timer;
+    // round robin waits on the subflow in SYN_SENT for ever, so the flow never completes (and
+    // the ns-3 FatTree driver writes no result line for it).
+    assert!(r.completed.is_none(), "the flow must not complete");
+    let open = r.open.expect("the sender is still open");
+    assert!(open.bytes_acked < 100_000, "{} B acked", open.bytes_acked);
+    assert_eq!(events(&r.trace, 1, TraceKind::Syn).len(), 1, "no SYN retry");
+    assert!(events(&r.trace, 1, TraceKind::Established).is_empty());
+    let stalls = events(&r.trace, 1, TraceKind::Stall);
+    assert_eq!(stalls.len(), 1, "{stalls:?}");
+    // Idle, not losing: everything sent before the stall was acknowledged.
+    assert_eq!(open.bytes_sent, open.bytes_acked);
+    // The other joins did establish: the stall is the scheduler's, not the path's.
+    for j in [0, 2, 3] {
+        assert_eq!(events(&r.trace, j, TraceKind::Established).len(), 1);
+    }
 }

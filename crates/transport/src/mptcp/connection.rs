@@ -17,6 +17,7 @@ use crate::subflow::{
     FIRST_SEQ,
 };
 use crate::tcp::{BulkSend, ConnectionReport, SenderSpec};
+use crate::trace::{TraceKind, Tracer, WindowState};
 use crate::transport::{Connection, ConnectionSpec, CLIENT_PORT_MIN, SERVER_PORT};
 use htsim_core::endpoint::{Ctx, Endpoint, Spawn};
 use htsim_core::flow::{FlowRecord, FlowSample};
@@ -114,6 +115,10 @@ pub struct MptcpSender {
     phase: Phase,
     arrival: SimTime,
     end: Option<SimTime>,
+    /// The subflow the scheduler last stalled on (a trace shows each new stall once).
+    stalled_on: Option<usize>,
+    /// Connection-level trace events (joins, stalls, completion), when traced.
+    trace: Option<Box<Tracer>>,
 }
 
 impl MptcpSender {
@@ -266,7 +271,15 @@ impl MptcpSender {
                 cc: &mut self.sf0_cc, // sending never consults the controller
                 source: &mut self.app,
             };
-            self.scheduler.run(&mut self.subs, eligible, &mut env);
+            let stall = self.scheduler.run(&mut self.subs, eligible, &mut env);
+            if stall != self.stalled_on {
+                self.stalled_on = stall;
+                if let (Some(t), Some(j)) = (&self.trace, stall) {
+                    let up = self.subs.iter().filter(|s| s.is_established()).count();
+                    let state = self.subs[j].window_state();
+                    t.record_on(j as u16, ctx.now(), TraceKind::Stall, state, up as u64);
+                }
+            }
         }
         if let Some(i) = named {
             if self.app.unsent_bytes() == 0 || !eligible(i) {
@@ -298,7 +311,18 @@ impl MptcpSender {
     fn schedule_joins(&mut self, ctx: &mut Ctx<'_>, count: u32) {
         let gaps = distinct_gaps(&mut self.rng, self.mptcp.random_gap_us, count as usize);
         for gap in gaps {
-            let key = (self.join_timers.len() as u32 + 1) * KEYS_PER_SUBFLOW + 2;
+            let index = self.join_timers.len() as u32 + 1;
+            if let Some(t) = &self.trace {
+                let (now, state) = (ctx.now(), WindowState::default());
+                t.record_on(
+                    index as u16,
+                    now,
+                    TraceKind::JoinScheduled,
+                    state,
+                    gap.as_ns(),
+                );
+            }
+            let key = index * KEYS_PER_SUBFLOW + 2;
             let mut t = Timer::new(key);
             t.set(ctx, ctx.now().saturating_add(gap));
             self.join_timers.push(t);
@@ -328,6 +352,10 @@ impl MptcpSender {
             },
             &self.config,
         );
+        sf.set_tracer(self.trace.as_ref().map(|t| t.for_subflow(j as u16)));
+        if !self.mptcp.join_syn_retransmit {
+            sf.disable_syn_retransmit();
+        }
         sf.open(ctx);
         self.subs.push(sf);
         self.done.push(false);
@@ -360,7 +388,12 @@ impl MptcpSender {
         {
             self.phase = Phase::Completed;
             self.end = Some(ctx.now());
-            ctx.record_flow(self.record());
+            let record = self.record();
+            if let Some(t) = &self.trace {
+                let state = WindowState::default();
+                t.record(ctx.now(), TraceKind::Completed, state, record.bytes_acked);
+            }
+            ctx.record_flow(record);
             if let Some((target, token)) = self.spec.notify_on_complete {
                 ctx.notify(target, token);
             }
@@ -407,7 +440,7 @@ impl MptcpSender {
             if !m.phase2 {
                 self.mmptcp = Some(Mmptcp { phase2: true, ..m });
                 let iw = self.config.initial_cwnd_segments as u64 * self.config.mss_bytes();
-                self.subs[j].set_cwnd(iw);
+                self.subs[j].set_cwnd(iw, ctx.now());
             }
         }
         if self.fin_started {
@@ -564,6 +597,8 @@ pub fn open_multipath(
         },
         config,
     );
+    let trace = conn.trace.map(|log| Tracer::new(log, conn.flow_id, 0));
+    sf0.set_tracer(trace.clone());
     if let Some(m) = &mmptcp {
         sf0.set_dupthresh(m.sf0_dupthresh);
         sf0.set_limited_transmit(m.sf0_limited_transmit);
@@ -612,6 +647,8 @@ pub fn open_multipath(
         phase: Phase::Connecting,
         arrival: SimTime::ZERO,
         end: None,
+        stalled_on: None,
+        trace: trace.map(Box::new),
     };
     spawner.install(receiver, Box::new(rx), conn.start);
     spawner.install(sender, Box::new(tx), conn.start);

@@ -30,16 +30,16 @@ impl RoundRobin {
     /// switch and subflow 0 after it. If the subflow at the pointer is not established, the
     /// whole connection stalls with the pointer staying put, unless `skip_unestablished`. A
     /// subflow in go-back-N resends its stored segment instead of new data
-    /// ([`Subflow::send_one`]).
+    /// ([`Subflow::send_one`]). Returns the subflow it stalled on, if it did.
     pub fn run(
         &mut self,
         subs: &mut [Subflow],
         eligible: impl Fn(usize) -> bool,
         env: &mut SubflowEnv<'_, '_>,
-    ) {
+    ) -> Option<usize> {
         let n = subs.len();
         if n == 0 {
-            return;
+            return None;
         }
         while env.source.unsent_bytes() > 0 {
             let mut sent = false;
@@ -48,7 +48,7 @@ impl RoundRobin {
                 let sf = &mut subs[i];
                 let usable = eligible(i) && sf.state() != SubflowState::Failed;
                 if usable && !sf.is_established() && !self.skip_unestablished {
-                    return; // the stall of 4.3: rr is not advanced
+                    return Some(i); // the stall of 4.3: rr is not advanced
                 }
                 self.rr = (i + 1) % n;
                 if usable && sf.is_established() && sf.send_one(env) {
@@ -57,8 +57,9 @@ impl RoundRobin {
                 }
             }
             if !sent {
-                return;
+                return None;
             }
         }
+        None
     }
 }

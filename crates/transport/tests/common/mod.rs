@@ -35,14 +35,17 @@ pub struct QueueLog {
 
 /// Drop-tail (optionally with ECN marking above K) that also drops chosen data packets (the
 /// n-th data arrival, 1-based), the first `drop_retransmits` retransmitted data packets and
-/// the first `drop_syns` SYNs, and logs every data arrival.
+/// the first `drop_syns` SYNs and the listed SYN arrivals (the n-th, 1-based), and logs every
+/// data arrival.
 pub struct TestQueue {
     pub drop_data: Vec<u64>,
     pub drop_retransmits: u64,
     pub drop_syns: u64,
+    pub drop_syn_arrivals: Vec<u64>,
     pub ecn_k: Option<u64>,
     pub log: Arc<Mutex<QueueLog>>,
     data_count: u64,
+    syn_count: u64,
 }
 
 impl TestQueue {
@@ -53,9 +56,11 @@ impl TestQueue {
                 drop_data,
                 drop_retransmits: 0,
                 drop_syns: 0,
+                drop_syn_arrivals: Vec::new(),
                 ecn_k: None,
                 log: log.clone(),
                 data_count: 0,
+                syn_count: 0,
             },
             log,
         )
@@ -65,10 +70,13 @@ impl TestQueue {
 impl QueueDiscipline for TestQueue {
     fn admit(&mut self, occ: &Occupancy, packet: &mut Packet, now: SimTime) -> Admission {
         let mut log = self.log.lock().unwrap();
-        if packet.kind == PacketKind::Syn && self.drop_syns > 0 {
-            self.drop_syns -= 1;
-            log.syns_dropped += 1;
-            return Admission::Drop;
+        if packet.kind == PacketKind::Syn {
+            self.syn_count += 1;
+            if self.drop_syns > 0 || self.drop_syn_arrivals.contains(&self.syn_count) {
+                self.drop_syns = self.drop_syns.saturating_sub(1);
+                log.syns_dropped += 1;
+                return Admission::Drop;
+            }
         }
         let fits = occ.fits(packet.size_bytes as u64);
         if packet.kind != PacketKind::Data {
