@@ -1,4 +1,4 @@
-//! The congestion-control hook of the subflow engine (transports.md 2, "Later sections only
+//! The congestion-control hook of the subflow engine (docs/model.md 2, "Later sections only
 //! define the hooks").
 //!
 //! The engine (`subflow.rs`) owns the loss-recovery machinery (duplicate ACKs, NewReno fast
@@ -35,20 +35,20 @@ pub struct CcState {
 }
 
 impl CcState {
-    /// `snd_max - snd_una`, what the code calls the flight (transports.md 0).
+    /// `snd_max - snd_una`, what the code calls the flight (docs/model.md 0).
     #[inline]
     pub fn flight(&self) -> u64 {
         self.snd_max - self.snd_una
     }
 
-    /// The standard loss response, ssthresh = max(2 MSS, flight / 2) (transports.md 2.8, 2.10).
+    /// The standard loss response, ssthresh = max(2 MSS, flight / 2) (docs/model.md 2.8, 2.10).
     #[inline]
     pub fn half_flight(&self) -> u64 {
         (self.flight() / 2).max(2 * self.mss)
     }
 }
 
-/// What an arriving ACK says, for the controller (transports.md 2.6, 7.2, 8).
+/// What an arriving ACK says, for the controller (docs/model.md 2.6, 7.2, 8).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AckSample {
     /// The cumulative acknowledgement number.
@@ -61,33 +61,33 @@ pub struct AckSample {
     pub duplicate: bool,
     /// The ACK carries ECN echo.
     pub ece: bool,
-    /// The ACK carries CWR (XMP uses ECE and CWR as a 2-bit count, transports.md 7.2).
+    /// The ACK carries CWR (XMP uses ECE and CWR as a 2-bit count, docs/model.md 7.2).
     pub cwr: bool,
 }
 
-/// A congestion controller for one subflow (transports.md 2.7, 2.8, 2.10, 4.6, 8).
+/// A congestion controller for one subflow (docs/model.md 2.7, 2.8, 2.10, 4.6, 8).
 pub trait CongestionControl: Send {
     /// A short name for outputs (`newreno`, `dctcp`).
     fn name(&self) -> &'static str;
 
     /// Called on every ACK after the RTT sample and before the engine's classification, with
     /// `state.snd_una` already advanced past `ack.newly_acked`. The ECN reaction lives here.
-    /// Returns `true` to suppress this ACK's window increase (DCTCP's cut, transports.md 8).
+    /// Returns `true` to suppress this ACK's window increase (DCTCP's cut, docs/model.md 8).
     fn on_ack(&mut self, _state: &mut CcState, _ack: &AckSample) -> bool {
         false
     }
 
     /// The window increase for a new ACK that is not a partial ACK in fast recovery
-    /// (transports.md 2.7; applied even right after a full ACK, 2.8).
+    /// (docs/model.md 2.7; applied even right after a full ACK, 2.8).
     fn increase(&mut self, state: &mut CcState, ack: &AckSample);
 
-    /// The ssthresh on entering fast recovery (the DECREASE of transports.md 2.8); the engine
+    /// The ssthresh on entering fast recovery (the DECREASE of docs/model.md 2.8); the engine
     /// then inflates cwnd. Default: max(2 MSS, flight / 2).
     fn fast_retransmit_ssthresh(&mut self, state: &CcState) -> u64 {
         state.half_flight()
     }
 
-    /// The response to an RTO (transports.md 2.10, 4.5): by default ssthresh = max(2 MSS,
+    /// The response to an RTO (docs/model.md 2.10, 4.5): by default ssthresh = max(2 MSS,
     /// flight / 2) and cwnd = 1 MSS.
     fn on_rto(&mut self, state: &mut CcState) {
         state.ssthresh = state.half_flight();

@@ -1,4 +1,4 @@
-//! TCP parameters (transports.md 11) and the two compatibility profiles (transports.md 12).
+//! TCP parameters (docs/model.md 11) and the two compatibility profiles (docs/model.md 12).
 //!
 //! [`TcpConfig`] holds every parameter of section 11 that applies to a single-path TCP
 //! connection (and to each subflow of the multipath transports built on the same engine). Its
@@ -10,14 +10,14 @@ use crate::error::TransportError;
 use crate::reorder::ReorderHold;
 use htsim_core::SimTime;
 
-/// Maximum segment size of the MMPTCP paper, in payload bytes (transports.md 0, 2.1).
+/// Maximum segment size of the MMPTCP paper, in payload bytes (docs/model.md 0, 2.1).
 pub const DEFAULT_MSS: u32 = 1400;
-/// Initial slow-start threshold in bytes (transports.md 2.1: 65 535 B).
+/// Initial slow-start threshold in bytes (docs/model.md 2.1: 65 535 B).
 pub const DEFAULT_INITIAL_SSTHRESH: u64 = 65_535;
-/// The ns-3 fixed receive window in bytes (transports.md 2.1, 10 #6).
+/// The ns-3 fixed receive window in bytes (docs/model.md 2.1, 10 #6).
 pub const NS3_RWND: u64 = 65_535;
 
-/// A set of compatibility switches (transports.md 12).
+/// A set of compatibility switches (docs/model.md 12).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Profile {
     /// RFC-like ("clean") behaviour, the default: RFC 6298 estimator with a 1 s initial RTO,
@@ -27,11 +27,11 @@ pub enum Profile {
     /// outstanding ([`FullAckWindow::Outstanding`]).
     #[default]
     Rfc,
-    /// The faithful quirks of the authors' ns-3 model (transports.md 2 and 12): 1.5 s RTO before
+    /// The faithful quirks of the authors' ns-3 model (docs/model.md 2 and 12): 1.5 s RTO before
     /// the first sample, ns-3 mean-deviation estimator (gain 0.1, rttvar0 = sample, ms
     /// truncation), 65 535 B receive-window cap, SYN timeout 3 s doubling with 6 tries, +1 MSS per
     /// ACK in slow start, +3 MSS fast-recovery inflation whatever the dupthresh, `recover` not
-    /// updated on an RTO and full-ACK deflation with the pre-ACK flight (transports.md 2.8).
+    /// updated on an RTO and full-ACK deflation with the pre-ACK flight (docs/model.md 2.8).
     Ns3Mmptcp,
 }
 
@@ -55,7 +55,7 @@ impl Profile {
 }
 
 /// Sizes on the wire of every packet type, in bytes, headers and the 2-byte PPP header
-/// included (transports.md 1). All transports take their packet sizes from here.
+/// included (docs/model.md 1). All transports take their packet sizes from here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PacketSizes {
     /// Bytes added to a data segment's payload: 40 TCP (20 + 20 DSN option) + 20 IP + 2 PPP = 62.
@@ -69,7 +69,7 @@ pub struct PacketSizes {
 }
 
 impl PacketSizes {
-    /// The ns-3 MPTCP wire model of transports.md 1 (a full 1400 B segment is 1462 B).
+    /// The ns-3 MPTCP wire model of docs/model.md 1 (a full 1400 B segment is 1462 B).
     pub const MPTCP_DSN: PacketSizes = PacketSizes {
         data_overhead: 62,
         ack: 42,
@@ -103,7 +103,7 @@ impl Default for PacketSizes {
     }
 }
 
-/// Which RTT estimator computes the RTO (transports.md 2.9, 12 `rtt_estimator`).
+/// Which RTT estimator computes the RTO (docs/model.md 2.9, 12 `rtt_estimator`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RttEstimatorKind {
     /// RFC 6298: rttvar0 = m/2, RTO = srtt + 4 rttvar (the profile sets gains 1/8 and 1/4).
@@ -113,7 +113,7 @@ pub enum RttEstimatorKind {
     Ns3MeanDeviation,
 }
 
-/// The slow-start increase per new ACK (transports.md 2.7, 12 `ss_increase`).
+/// The slow-start increase per new ACK (docs/model.md 2.7, 12 `ss_increase`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SlowStartIncrease {
     /// +1 MSS per new ACK whatever it covers (ns-3, no ABC).
@@ -125,7 +125,7 @@ pub enum SlowStartIncrease {
     },
 }
 
-/// Window inflation on entering fast recovery (transports.md 2.8, 12 `fr_inflation`).
+/// Window inflation on entering fast recovery (docs/model.md 2.8, 12 `fr_inflation`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FrInflation {
     /// cwnd = ssthresh + 3 MSS whatever the dupthresh (ns-3).
@@ -134,7 +134,7 @@ pub enum FrInflation {
     Dupthresh,
 }
 
-/// The congestion window set by the full ACK that ends fast recovery (transports.md 2.8;
+/// The congestion window set by the full ACK that ends fast recovery (docs/model.md 2.8;
 /// RFC 6582 3.2 step 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FullAckWindow {
@@ -151,7 +151,7 @@ pub enum FullAckWindow {
     Outstanding,
 }
 
-/// Limited transmit on duplicate ACKs below dupthresh (transports.md 6.6, 12 `lt_mode`).
+/// Limited transmit on duplicate ACKs below dupthresh (docs/model.md 6.6, 12 `lt_mode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LimitedTransmit {
     /// None (TCP, MPTCP, MMPTCP phase 2).
@@ -162,7 +162,7 @@ pub enum LimitedTransmit {
     Rfc3042,
 }
 
-/// Delayed acknowledgements (transports.md 2.5, 8, 12 `delayed_ack`).
+/// Delayed acknowledgements (docs/model.md 2.5, 8, 12 `delayed_ack`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DelayedAck {
     /// m: ACK every m in-order segments (m >= 1).
@@ -171,7 +171,7 @@ pub struct DelayedAck {
     pub timeout: SimTime,
 }
 
-/// ECN marking of a sender's data segments (transports.md 7.4, 8).
+/// ECN marking of a sender's data segments (docs/model.md 7.4, 8).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct EcnMode {
     /// Data segments are ECN-capable (ECT(0)).
@@ -180,20 +180,20 @@ pub struct EcnMode {
     pub ect_retransmits: bool,
 }
 
-/// How a receiver echoes the CE marks of arriving data in its ACKs (transports.md 7.2, 8).
+/// How a receiver echoes the CE marks of arriving data in its ACKs (docs/model.md 7.2, 8).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum CeEcho {
-    /// DCTCP's one-bit state machine: every ACK carries ECE = the CE state (transports.md 8;
+    /// DCTCP's one-bit state machine: every ACK carries ECE = the CE state (docs/model.md 8;
     /// without delayed ACK, the CE bit of the segment answered). The default.
     #[default]
     Dctcp,
-    /// XMP's 2-bit count (BOS rule 2, transports.md 7.2): the receiver counts CE segments in
+    /// XMP's 2-bit count (BOS rule 2, docs/model.md 7.2): the receiver counts CE segments in
     /// `cnt_ce`; every ACK carries `e = min(cnt_ce, 3)` as ECE (bit 0) and CWR (bit 1), then
     /// `cnt_ce -= e`.
     XmpCount,
 }
 
-/// Every parameter of one TCP connection or subflow (transports.md 2.1, 11).
+/// Every parameter of one TCP connection or subflow (docs/model.md 2.1, 11).
 ///
 /// Defaults are [`Profile::Rfc`]'s; units are in the field names or docs.
 #[derive(Clone, Debug, PartialEq)]
@@ -202,17 +202,17 @@ pub struct TcpConfig {
     pub profile: Profile,
     /// Maximum segment size in payload bytes (1400).
     pub mss: u32,
-    /// Sizes on the wire (transports.md 1).
+    /// Sizes on the wire (docs/model.md 1).
     pub sizes: PacketSizes,
     /// Initial congestion window in segments (1; `--iw`).
     pub initial_cwnd_segments: u32,
     /// Initial slow-start threshold in bytes (65 535).
     pub initial_ssthresh: u64,
     /// Receive-window cap in bytes: the sender's usable window is min(cwnd, rwnd). `None` =
-    /// unlimited (rfc); `Some(65_535)` in ns3-mmptcp (transports.md 2.1, 10 #6).
+    /// unlimited (rfc); `Some(65_535)` in ns3-mmptcp (docs/model.md 2.1, 10 #6).
     pub rwnd_cap: Option<u64>,
     /// Data the application has written but not yet sent when it stops a long flow; it still
-    /// drains before the FIN (ns-3 `SndBufSize`, 131 072 B; transports.md 2.1, 2.11). The
+    /// drains before the FIN (ns-3 `SndBufSize`, 131 072 B; docs/model.md 2.1, 2.11). The
     /// application's 140 000 B write chunks are not modelled: data is always available.
     pub send_buffer_bytes: u64,
     /// Duplicate ACKs that trigger fast retransmit (3).
@@ -229,7 +229,7 @@ pub struct TcpConfig {
     /// loss of exactly the first segment sent after a recovery began (its duplicate ACKs carry
     /// `ack == recover`, not more) and a retransmission lost after an RTO are repaired by an
     /// RTO. No section 4.1 / 4.2 heuristic (they are MAY; 4.2 needs timestamps). `true` in
-    /// `rfc`; `false` in `ns3-mmptcp`, whose code has neither rule (transports.md 2.8:
+    /// `rfc`; `false` in `ns3-mmptcp`, whose code has neither rule (docs/model.md 2.8:
     /// "`recover` is not updated on RTO ... three dupacks for old data can therefore start a
     /// new fast recovery"). Section 12 has no row for it: 2.8 states the ns-3 behaviour and
     /// RFC 6582 the clean one, so it is a profile setting like the rows of 12.
@@ -259,14 +259,14 @@ pub struct TcpConfig {
     /// SYN / SYN-ACK transmissions before the connection fails (6; ns-3 `ConnCount`). FIN and
     /// the receiver's FIN+ACK are also given up after this many transmissions (**\[PROPOSED\]**).
     pub syn_max_transmissions: u32,
-    /// Delayed ACK at the receiver; `None` = ACK every segment at once (transports.md 2.5).
+    /// Delayed ACK at the receiver; `None` = ACK every segment at once (docs/model.md 2.5).
     pub delayed_ack: Option<DelayedAck>,
     /// ECN capability of data segments (off for TCP, on for DCTCP).
     pub ecn: EcnMode,
     /// How the receiver echoes CE marks (DCTCP's one bit by default; XMP's 2-bit count).
     pub ce_echo: CeEcho,
     /// The reorder-resilient receiver option ([`crate::reorder`]); `None` (the default) = a
-    /// plain receiver that answers every out-of-order segment at once (transports.md 2.5).
+    /// plain receiver that answers every out-of-order segment at once (docs/model.md 2.5).
     pub reorder_hold: Option<ReorderHold>,
 }
 
@@ -308,7 +308,7 @@ impl TcpConfig {
         }
     }
 
-    /// The [`Profile::Ns3Mmptcp`] configuration (transports.md 2, 12 faithful column).
+    /// The [`Profile::Ns3Mmptcp`] configuration (docs/model.md 2, 12 faithful column).
     pub fn ns3_mmptcp() -> Self {
         TcpConfig {
             profile: Profile::Ns3Mmptcp,

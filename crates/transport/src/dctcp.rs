@@ -1,4 +1,4 @@
-//! DCTCP (transports.md 8; Alizadeh et al. 2010, RFC 8257, Linux `tcp_dctcp.c`).
+//! DCTCP (docs/model.md 8; Alizadeh et al. 2010, RFC 8257, Linux `tcp_dctcp.c`).
 //!
 //! The sender keeps alpha, an EWMA (gain g) of the fraction of acknowledged bytes that carried
 //! an ECN echo over one observation window (about one RTT), and cuts cwnd by alpha / 2 at most
@@ -10,7 +10,7 @@ use crate::config::SlowStartIncrease;
 use crate::error::TransportError;
 use crate::newreno::NewReno;
 
-/// DCTCP parameters (transports.md 8, 11).
+/// DCTCP parameters (docs/model.md 8, 11).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DctcpConfig {
     /// EWMA gain g (1/16).
@@ -99,7 +99,7 @@ impl CongestionControl for Dctcp {
     }
 
     fn on_ack(&mut self, state: &mut CcState, ack: &AckSample) -> bool {
-        // The observation window starts at the first ACK, at snd_nxt (transports.md 8: "window_end
+        // The observation window starts at the first ACK, at snd_nxt (docs/model.md 8: "window_end
         // (initial snd_nxt)").
         let window_end = *self.window_end.get_or_insert(state.snd_nxt);
         let newly = if ack.newly_acked == 0 && ack.duplicate {

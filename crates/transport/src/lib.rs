@@ -1,7 +1,7 @@
 //! Transports of htsim: TCP NewReno and DCTCP on a per-subflow engine that the multipath
 //! transports (packet scatter, MPTCP, MMPTCP, XMP) reuse.
 //!
-//! The algorithms are those of `transports.md` (cited by section in the item docs):
+//! The algorithms are those of docs/model.md (cited by section in the item docs):
 //! - [`config`]: every TCP parameter of section 11 with its default, the packet sizes of
 //!   section 1, and the `rfc` / `ns3-mmptcp` profiles of section 12;
 //! - [`subflow`]: the sender engine of one subflow (section 2): handshake, sending with
@@ -19,8 +19,8 @@
 //! - [`ps`]: packet scatter (5); [`mptcp`]: MPTCP with its coupled controllers (4);
 //!   [`mmptcp`]: MMPTCP (6); [`reach`]: the destination's locality and path count (6.5, 6.7).
 //!
-//! Choices where transports.md is silent or where this crate departs from it (each also noted
-//! at the code it concerns):
+//! Choices the papers, RFCs and reference code leave open, and departures from them (each
+//! also noted at the code it concerns, and in docs/model.md):
 //! - The bulk-send application is not chunked (2.4): a finite flow's bytes are all available at
 //!   once and a long flow is unlimited, so segmentation is exactly 2.4's rule with `unsent` = the
 //!   remaining bytes. When a long flow's application stops, `send_buffer_bytes` (131 072 B) still
@@ -42,7 +42,7 @@
 //! - A lost MP_JOIN SYN (issue 13, evidence in [`mptcp`]): under `rfc` the round robin skips the
 //!   join until it is established and the join SYN is retried on the SYN timer; under
 //!   `ns3-mmptcp` the join SYN is sent once with no timer and the round robin stalls on it, as
-//!   in the ns-3 code (transports.md 2.2 says join SYNs are retried; the code does not), so such
+//!   in the ns-3 code (docs/model.md 2.2 says join SYNs are retried; the code does not), so such
 //!   a connection never completes.
 //! - A FIN is given up after `syn_max_transmissions` RTO-timed transmissions; the receiver
 //!   resends its FIN+ACK in LAST_ACK on the SYN timer and closes after as many; a sender whose

@@ -1,4 +1,4 @@
-//! MMPTCP (transports.md 6): packet scatter on subflow 0 until more than `switch_threshold`
+//! MMPTCP (docs/model.md 6): packet scatter on subflow 0 until more than `switch_threshold`
 //! bytes were sent, then MPTCP on new subflows (6.3, 6.4). The machinery is the multipath
 //! sender ([`crate::mptcp::connection`]); this module holds the parameters and turns them into
 //! one connection's [`MmptcpSetup`].

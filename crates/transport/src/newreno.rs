@@ -1,17 +1,17 @@
-//! NewReno window growth (transports.md 2.7), the "Uncoupled" increase of 4.6.
+//! NewReno window growth (docs/model.md 2.7), the "Uncoupled" increase of 4.6.
 
 use crate::cc::{AckSample, CcState, CongestionControl};
 use crate::config::SlowStartIncrease;
 
 /// TCP NewReno: slow start below ssthresh, then + max(1, MSS^2 / cwnd) bytes per new ACK
-/// (integer-truncated, transports.md 2.7; never more than one MSS per ACK). The decreases are the engine's defaults.
+/// (integer-truncated, docs/model.md 2.7; never more than one MSS per ACK). The decreases are the engine's defaults.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NewReno {
     slow_start: SlowStartIncrease,
 }
 
 impl NewReno {
-    /// A NewReno controller with the given slow-start rule (transports.md 12 `ss_increase`).
+    /// A NewReno controller with the given slow-start rule (docs/model.md 12 `ss_increase`).
     pub fn new(slow_start: SlowStartIncrease) -> Self {
         NewReno { slow_start }
     }

@@ -1,4 +1,4 @@
-//! The per-packet path hook (transports.md 3, 5).
+//! The per-packet path hook (docs/model.md 3, 5).
 //!
 //! A connection reaches its peer through a path set (the equal-cost paths between two hosts).
 //! [`PathPolicy`] decides, for every data packet, which path it takes: through the network's
@@ -16,7 +16,7 @@ use rand::Rng;
 /// The IP protocol number of TCP, hashed by ECMP.
 pub const PROTO_TCP: u8 = 6;
 
-/// The smallest and largest random source port of packet scatter (transports.md 5: U{1..65530}).
+/// The smallest and largest random source port of packet scatter (docs/model.md 5: U{1..65530}).
 pub const SCATTER_PORTS: (u16, u16) = (1, 65_530);
 
 /// How a subflow's data packets choose their path.
@@ -27,7 +27,7 @@ pub enum PathPolicy {
     /// Always path `index` (modulo the number of paths) of the path set.
     Pinned(u32),
     /// A fresh source port drawn uniformly from [`SCATTER_PORTS`] for every data packet, retransmissions
-    /// included (packet scatter and MMPTCP phase 1, transports.md 5); such packets carry
+    /// included (packet scatter and MMPTCP phase 1, docs/model.md 5); such packets carry
     /// [`flags::SCATTERED`](htsim_core::packet::flags::SCATTERED).
     Scatter(SimRng),
 }

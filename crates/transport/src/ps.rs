@@ -1,4 +1,4 @@
-//! Packet scatter (transports.md 5): TCP NewReno on one subflow whose data packets each get a
+//! Packet scatter (docs/model.md 5): TCP NewReno on one subflow whose data packets each get a
 //! fresh random source port, so ECMP sends every packet on an independent uniform path; ACKs,
 //! SYN and FIN keep the real ports. The only reordering defence is dupthresh = 3 + X (6.5).
 //!

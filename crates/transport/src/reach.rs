@@ -1,6 +1,6 @@
-//! Where a connection's destination is, as plain values (transports.md 6.5, 6.7).
+//! Where a connection's destination is, as plain values (docs/model.md 6.5, 6.7).
 //!
-//! The transport crate does not know topologies (architecture.md); whoever wires a scenario
+//! The transport crate does not know topologies (docs/model.md 15.7); whoever wires a scenario
 //! computes a [`Reach`] from its topology and puts it in the
 //! [`ConnectionSpec`](crate::ConnectionSpec). Packet scatter and MMPTCP derive their automatic
 //! dupthresh and MMPTCP its automatic subflow count from it.

@@ -1,4 +1,4 @@
-//! The receiver: cumulative ACKs per subflow (transports.md 2.5), optional delayed ACKs, ECN
+//! The receiver: cumulative ACKs per subflow (docs/model.md 2.5), optional delayed ACKs, ECN
 //! echo (DCTCP's one bit, 8; XMP's 2-bit count, 7.2), the optional reorder hold of duplicate
 //! ACKs ([`crate::reorder`]), FIN handling (2.11), and the passive side of the handshake (2.2
 //! step 3).
@@ -43,7 +43,7 @@ pub struct ReceiverStats {
 }
 
 /// The receive side of one subflow: `rcv_nxt`, the out-of-order store, delayed-ACK state and
-/// the DCTCP one-bit CE state (transports.md 2.5, 8).
+/// the DCTCP one-bit CE state (docs/model.md 2.5, 8).
 #[derive(Debug)]
 pub struct ReceiverSubflow {
     index: u16,
@@ -62,7 +62,7 @@ pub struct ReceiverSubflow {
     dack_due: Option<SimTime>,
     ce_state: bool,
     ce_echo: CeEcho,
-    /// XMP's count of CE segments not yet echoed (transports.md 7.2).
+    /// XMP's count of CE segments not yet echoed (docs/model.md 7.2).
     cnt_ce: u32,
     hold: Option<ReorderHold>,
     hold_state: HoldState,
@@ -128,7 +128,7 @@ impl ReceiverSubflow {
     }
 
     /// Sends the cumulative ACK now (a FIN+ACK once the FIN is in sequence). With
-    /// [`CeEcho::Dctcp`] ECE carries the CE state (transports.md 8: every ACK carries ECE =
+    /// [`CeEcho::Dctcp`] ECE carries the CE state (docs/model.md 8: every ACK carries ECE =
     /// `ce_state`); with [`CeEcho::XmpCount`], `e = min(cnt_ce, 3)` goes into ECE (bit 0) and CWR
     /// (bit 1) and `cnt_ce -= e` (7.2).
     pub fn send_ack(&mut self, ctx: &mut Ctx<'_>, stats: &mut ReceiverStats) {
@@ -309,7 +309,7 @@ impl ReceiverSubflow {
     }
 }
 
-/// Handshake and close state of one passive subflow (transports.md 2.2 step 3, 2.11).
+/// Handshake and close state of one passive subflow (docs/model.md 2.2 step 3, 2.11).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum RxState {
     Listen,

@@ -1,5 +1,5 @@
 //! The reorder-resilient receiver option (issue 5; in the spirit of Juggler, Geng et al.,
-//! CoNEXT 2016, and of the reorder-resilient hosts of \[P4\], experiments.md).
+//! CoNEXT 2016, and of the reorder-resilient hosts of \[P4\], docs/model.md 16.2).
 //!
 //! Packet spraying (routing mode spray, [`PathPolicy::Scatter`](crate::path::PathPolicy)) sends
 //! consecutive segments over paths of different delays, so segments overtake each other and a

@@ -1,4 +1,4 @@
-//! RTT estimation and the retransmission timeout (transports.md 2.9).
+//! RTT estimation and the retransmission timeout (docs/model.md 2.9).
 //!
 //! Sampling follows Karn's rule and is done by the subflow engine (only a never-retransmitted
 //! oldest segment fully covered by an ACK gives a sample, at most one per ACK); this module keeps
@@ -45,7 +45,7 @@ impl RttEstimator {
         }
     }
 
-    /// Forgets every sample and the backoff (transports.md 2.2: the estimator is reset at
+    /// Forgets every sample and the backoff (docs/model.md 2.2: the estimator is reset at
     /// establishment; the handshake RTT is not sampled).
     pub fn reset(&mut self) {
         self.srtt_ps = None;
@@ -81,7 +81,7 @@ impl RttEstimator {
     }
 
     /// The smoothed RTT, or the initial RTO before the first sample (what ns-3 reports, and what
-    /// LIA's alpha uses: transports.md 4.6 "1.5 s before its first sample").
+    /// LIA's alpha uses: docs/model.md 4.6 "1.5 s before its first sample").
     pub fn srtt(&self) -> SimTime {
         self.srtt_ps
             .map_or(self.initial_rto, |s| SimTime::from_ps(s.round() as u64))
@@ -97,12 +97,12 @@ impl RttEstimator {
         self.backoff
     }
 
-    /// Doubles the backoff multiplier, up to the cap (transports.md 2.10).
+    /// Doubles the backoff multiplier, up to the cap (docs/model.md 2.10).
     pub fn back_off(&mut self) {
         self.backoff = (self.backoff.saturating_mul(2)).min(self.max_backoff);
     }
 
-    /// The retransmission timeout, backoff included (transports.md 2.9).
+    /// The retransmission timeout, backoff included (docs/model.md 2.9).
     pub fn rto(&self) -> SimTime {
         let base_ps = match self.srtt_ps {
             None => self.initial_rto.as_ps(),

@@ -1,4 +1,4 @@
-//! The per-subflow sender engine (transports.md 2): handshake initiation with SYN timers,
+//! The per-subflow sender engine (docs/model.md 2): handshake initiation with SYN timers,
 //! sending with go-back-N resends, ACK classification, NewReno fast retransmit and fast
 //! recovery, RTT sampling and the RTO, FIN.
 //!
@@ -33,7 +33,7 @@ pub trait DataSource {
     /// application).
     fn unsent_bytes(&self) -> u64;
     /// Packetises the next `len` (<= `unsent_bytes()`) bytes and returns the data sequence number
-    /// of the first (transports.md 4.2).
+    /// of the first (docs/model.md 4.2).
     fn take(&mut self, len: u32) -> u64;
 }
 
@@ -47,7 +47,7 @@ pub struct SubflowEnv<'e, 'c> {
     pub source: &'e mut dyn DataSource,
 }
 
-/// A sent, unacknowledged segment of the retransmission queue (transports.md 2.3 `rtxq`).
+/// A sent, unacknowledged segment of the retransmission queue (docs/model.md 2.3 `rtxq`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Segment {
     /// Subflow sequence number of the first byte.
@@ -75,7 +75,7 @@ pub enum SubflowState {
     Failed,
 }
 
-/// Per-subflow counters (transports.md 2.12 plus packet counts).
+/// Per-subflow counters (docs/model.md 2.12 plus packet counts).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SubflowCounters {
     /// Data packets sent, retransmissions included.
@@ -105,7 +105,7 @@ pub struct SubflowCounters {
     pub syns_sent: u32,
 }
 
-/// How an ACK was classified (transports.md 2.6).
+/// How an ACK was classified (docs/model.md 2.6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AckKind {
     /// It acknowledged new data.
@@ -150,7 +150,7 @@ pub struct SubflowAddr {
     pub syn_timer_key: u32,
 }
 
-/// State of the FIN on this subflow (transports.md 2.11).
+/// State of the FIN on this subflow (docs/model.md 2.11).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Fin {
     NotSent,
@@ -196,7 +196,7 @@ pub struct Subflow {
 }
 
 impl Subflow {
-    /// A subflow with `config`'s initial window, thresholds and timers (transports.md 2.1).
+    /// A subflow with `config`'s initial window, thresholds and timers (docs/model.md 2.1).
     pub fn new(addr: SubflowAddr, config: &TcpConfig) -> Self {
         let mss = config.mss_bytes();
         Subflow {
@@ -303,7 +303,7 @@ impl Subflow {
     pub fn ssthresh(&self) -> u64 {
         self.ssthresh
     }
-    /// Sets cwnd (bytes), e.g. MMPTCP's phase-2 initial window (transports.md 6.3).
+    /// Sets cwnd (bytes), e.g. MMPTCP's phase-2 initial window (docs/model.md 6.3).
     pub fn set_cwnd(&mut self, cwnd: u64, now: SimTime) {
         self.cwnd = cwnd;
         self.trace_window(now);
@@ -334,7 +334,7 @@ impl Subflow {
     pub fn in_recovery(&self) -> bool {
         self.in_fr || self.snd_nxt < self.snd_max
     }
-    /// The dupthresh (transports.md 2.8, 6.5).
+    /// The dupthresh (docs/model.md 2.8, 6.5).
     pub fn dupthresh(&self) -> u32 {
         self.dupthresh
     }
@@ -347,7 +347,7 @@ impl Subflow {
     pub fn disable_syn_retransmit(&mut self) {
         self.syn_retransmit = false;
     }
-    /// Changes the limited-transmit mode (transports.md 6.6).
+    /// Changes the limited-transmit mode (docs/model.md 6.6).
     pub fn set_limited_transmit(&mut self, mode: LimitedTransmit) {
         self.limited_transmit = mode;
     }
@@ -400,7 +400,7 @@ impl Subflow {
         self.ssthresh = st.ssthresh;
     }
 
-    /// The usable window: min(rwnd, cwnd) - (snd_nxt - snd_una), clamped at 0 (transports.md 2.4).
+    /// The usable window: min(rwnd, cwnd) - (snd_nxt - snd_una), clamped at 0 (docs/model.md 2.4).
     pub fn usable_window(&self) -> u64 {
         let wnd = self.rwnd_cap.map_or(self.cwnd, |r| r.min(self.cwnd));
         wnd.saturating_sub(self.snd_nxt - self.snd_una)
@@ -408,7 +408,7 @@ impl Subflow {
 
     // ----- handshake ----------------------------------------------------------------------
 
-    /// Sends the SYN and arms the SYN timer (transports.md 2.2 step 1-2).
+    /// Sends the SYN and arms the SYN timer (docs/model.md 2.2 step 1-2).
     pub fn open(&mut self, ctx: &mut Ctx<'_>) {
         self.state = SubflowState::SynSent;
         self.send_syn(ctx);
@@ -436,7 +436,7 @@ impl Subflow {
 
     /// Handles a SYN-ACK: the first establishes the subflow (the estimator is reset, the
     /// handshake RTT is not sampled) and returns `true`; each is answered with a pure ACK
-    /// (transports.md 2.2 step 4).
+    /// (docs/model.md 2.2 step 4).
     pub fn on_syn_ack(&mut self, ctx: &mut Ctx<'_>) -> bool {
         let first = self.state == SubflowState::SynSent;
         if first {
@@ -591,7 +591,7 @@ impl Subflow {
     }
 
     /// Sends one segment if the window allows: the go-back-N resend at `snd_nxt` first, else
-    /// new data, with no runt segment mid-stream (transports.md 2.4). Returns whether it sent.
+    /// new data, with no runt segment mid-stream (docs/model.md 2.4). Returns whether it sent.
     pub fn send_one(&mut self, env: &mut SubflowEnv<'_, '_>) -> bool {
         if self.state != SubflowState::Established
             || (self.fin_sent() && self.snd_nxt == self.snd_max)
@@ -621,7 +621,7 @@ impl Subflow {
         while self.send_one(env) {}
     }
 
-    /// Sends one segment regardless of cwnd (limited transmit, transports.md 6.6).
+    /// Sends one segment regardless of cwnd (limited transmit, docs/model.md 6.6).
     fn send_limited(&mut self, env: &mut SubflowEnv<'_, '_>) {
         if self.snd_nxt < self.snd_max {
             if self.resend_next(env.ctx) {
@@ -639,7 +639,7 @@ impl Subflow {
         self.counters.limited_transmit_bytes += len as u64;
     }
 
-    /// Sends the FIN (`seq = snd_max`) once all data has been transmitted (transports.md 2.11).
+    /// Sends the FIN (`seq = snd_max`) once all data has been transmitted (docs/model.md 2.11).
     pub fn send_fin(&mut self, ctx: &mut Ctx<'_>) {
         let transmissions = match self.fin {
             Fin::NotSent => 1,
@@ -669,7 +669,7 @@ impl Subflow {
 
     // ----- ACK processing -----------------------------------------------------------------
 
-    /// Processes an ACK (transports.md 2.6-2.9 and the controller's ECN hook). It does not send
+    /// Processes an ACK (docs/model.md 2.6-2.9 and the controller's ECN hook). It does not send
     /// new data: the caller runs its scheduler afterwards ([`Subflow::try_send`] for TCP).
     /// Fast retransmissions, partial-ACK retransmissions and limited transmit are sent here.
     pub fn on_ack(&mut self, packet: &Packet, env: &mut SubflowEnv<'_, '_>) -> AckKind {
@@ -731,12 +731,12 @@ impl Subflow {
         }
     }
 
-    /// new_ack of transports.md 2.8.
+    /// new_ack of docs/model.md 2.8.
     fn new_ack(&mut self, ack: &AckSample, suppress_increase: bool, env: &mut SubflowEnv<'_, '_>) {
         let a = ack.ack;
         let old_una = self.snd_una;
         if self.in_fr && a < self.recover {
-            // Partial ACK: deflate (saturating, transports.md 10 #8), resend the next hole.
+            // Partial ACK: deflate (saturating, docs/model.md 10 #8), resend the next hole.
             self.cwnd = self.cwnd.saturating_sub(ack.newly_acked) + self.mss;
             self.drop_acked(a);
             self.snd_una = a;
@@ -785,7 +785,7 @@ impl Subflow {
         }
     }
 
-    /// dup_ack of transports.md 2.8, with limited transmit (6.6) and, with `careful_recovery`,
+    /// dup_ack of docs/model.md 2.8, with limited transmit (6.6) and, with `careful_recovery`,
     /// RFC 6582 3.2 step 1: no fast retransmit unless the cumulative ACK covers more than
     /// `recover` (such duplicate ACKs are not a new instance of congestion: they answer resends
     /// of data the receiver holds, RFC 6582 4). `recover` holds `snd_max` (one past the highest
@@ -841,7 +841,7 @@ impl Subflow {
 
     // ----- timers -------------------------------------------------------------------------
 
-    /// Handles one of this subflow's timer events (RTO: transports.md 2.10; SYN: 2.2).
+    /// Handles one of this subflow's timer events (RTO: docs/model.md 2.10; SYN: 2.2).
     pub fn on_timer(&mut self, fired: TimerFired, env: &mut SubflowEnv<'_, '_>) -> TimerOutcome {
         if fired.key == self.syn_timer.key() {
             if !self.syn_timer.fire(env.ctx, fired) || self.state != SubflowState::SynSent {

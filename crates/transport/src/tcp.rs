@@ -1,4 +1,4 @@
-//! The TCP sender endpoint: a connection with one [`Subflow`] (transports.md 2), the bulk-send
+//! The TCP sender endpoint: a connection with one [`Subflow`] (docs/model.md 2), the bulk-send
 //! application, the FIN exchange (2.11), the completion rule (9.6) and the flow record.
 //!
 //! DCTCP is the same endpoint with the [`Dctcp`](crate::dctcp::Dctcp) controller (section 8).
@@ -23,7 +23,7 @@ pub enum ConnectionReport {
     Sender {
         /// The flow record at close (also pushed to the world on completion).
         record: FlowRecord,
-        /// All subflow counters (transports.md 2.12).
+        /// All subflow counters (docs/model.md 2.12).
         counters: SubflowCounters,
         /// The last RTT sample.
         last_rtt: Option<SimTime>,
@@ -43,7 +43,7 @@ pub type ReportSink = Arc<Mutex<Vec<ConnectionReport>>>;
 /// Unsent bytes of an effectively unlimited application (a long flow before it stops).
 const UNLIMITED: u64 = u64::MAX / 4;
 
-/// The bulk-send application (transports.md 2.4, 2.11): a fixed number of bytes, or unlimited
+/// The bulk-send application (docs/model.md 2.4, 2.11): a fixed number of bytes, or unlimited
 /// until the application stops. It is the [`DataSource`] of a connection's subflows and hands
 /// out data sequence numbers from 1 (4.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -178,7 +178,7 @@ impl TcpSender {
         self.cc.as_ref()
     }
 
-    /// The flow record as of `now` (transports.md 9.6, 2.12).
+    /// The flow record as of `now` (docs/model.md 9.6, 2.12).
     ///
     /// For a long flow stopped by its application, `bytes_sent` is frozen at the stop: it is
     /// the paper's goodput numerator, while the data buffered at the stop still drains.
@@ -282,7 +282,7 @@ impl Endpoint for TcpSender {
             }
             PacketKind::Fin => {
                 // FIN+ACK: it acknowledges all data and the FIN; answer and close (TIME_WAIT is
-                // 0 s, transports.md 2.11 [PROPOSED]).
+                // 0 s, docs/model.md 2.11 [PROPOSED]).
                 let mut env = Self::env(&mut self.cc, &mut self.app, ctx);
                 self.sf.on_ack(packet, &mut env);
                 self.check_complete(ctx);

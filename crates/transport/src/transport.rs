@@ -52,7 +52,7 @@ pub struct ConnectionSpec {
     /// Where both endpoints report their final state when they close (tests, debugging).
     pub report: Option<ReportSink>,
     /// The destination's locality and path count, for PS's and MMPTCP's automatic dupthresh
-    /// and subflow count (transports.md 6.5, 6.7); `None` = unknown (X = 0, configured count).
+    /// and subflow count (docs/model.md 6.5, 6.7); `None` = unknown (X = 0, configured count).
     pub reach: Option<Reach>,
     /// The run's trace log when this connection is traced ([`crate::trace`]; `None` = not).
     pub trace: Option<TraceLog>,
@@ -123,7 +123,7 @@ pub trait Transport: Send + Sync {
     ) -> Result<Connection, TransportError>;
 }
 
-/// TCP NewReno (transports.md 2).
+/// TCP NewReno (docs/model.md 2).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpTransport {
     /// Parameters of every connection.
@@ -153,7 +153,7 @@ impl Transport for TcpTransport {
     }
 }
 
-/// DCTCP (transports.md 8): TCP whose data is ECN-capable (retransmissions included, Linux
+/// DCTCP (docs/model.md 8): TCP whose data is ECN-capable (retransmissions included, Linux
 /// practice) with the DCTCP controller. Delayed ACKs stay as configured (off by default, the
 /// MMPTCP model's setting; 8 proposes m = 2 with 40 ms for DCTCP/XMP reproductions).
 #[derive(Clone, Debug, PartialEq)]

@@ -1,4 +1,4 @@
-//! XMP: BOS + TraSh (transports.md 7; Cao et al., CoNEXT 2013, Algorithm 1).
+//! XMP: BOS + TraSh (docs/model.md 7; Cao et al., CoNEXT 2013, Algorithm 1).
 //!
 //! XMP is an MPTCP congestion controller. Switches mark CE above K packets (7.1, the ECN queue
 //! of htsim-core); the receiver echoes a 2-bit count of CE segments in ECE/CWR
@@ -38,7 +38,7 @@ use crate::transport::{open_single_path, Connection, ConnectionSpec, Transport};
 use htsim_core::endpoint::Spawn;
 use std::sync::Arc;
 
-/// XMP's parameters (transports.md 7.5).
+/// XMP's parameters (docs/model.md 7.5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct XmpConfig {
     /// β (`mptcp_xmp_reducer`): an echo cuts `max(floor(cwnd / β), 1)` packets (4; >= 2).
@@ -92,7 +92,7 @@ impl XmpConfig {
     }
 }
 
-/// The round state of one subflow (transports.md 7.3, "Initial state").
+/// The round state of one subflow (docs/model.md 7.3, "Initial state").
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct XmpSubflow {
     /// REDUCED (true) or NORMAL (false).
@@ -132,7 +132,7 @@ impl Default for XmpSubflow {
     }
 }
 
-/// The XMP controller of one connection (all its subflows; transports.md 7.3).
+/// The XMP controller of one connection (all its subflows; docs/model.md 7.3).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Xmp {
     config: XmpConfig,
@@ -290,7 +290,7 @@ impl CongestionControl for Xmp {
     }
 }
 
-/// XMP as the coupled controller of an MPTCP connection (transports.md 7: "XMP is an MPTCP
+/// XMP as the coupled controller of an MPTCP connection (docs/model.md 7: "XMP is an MPTCP
 /// congestion controller"): TraSh's sums count the subflows the connection puts in scope
 /// ([`SubflowView::in_scope`](crate::mptcp::SubflowView)).
 impl CoupledCc for Xmp {
@@ -310,7 +310,7 @@ impl CoupledCc for Xmp {
 }
 
 impl XmpConfig {
-    /// The `xmp` transport: MPTCP (transports.md 4: subflow setup, scheduler, per-subflow loss
+    /// The `xmp` transport: MPTCP (docs/model.md 4: subflow setup, scheduler, per-subflow loss
     /// recovery) whose subflows are driven by one [`Xmp`] per connection with these parameters,
     /// and [`XmpConfig::tcp_config`] per subflow. Subflows: 2 (**\[PROPOSED\]**: one per path of
     /// \[P1\]'s two-path testbed; set `mptcp.max_subflows` for more). The MPTCP receiver ACKs every
@@ -336,7 +336,7 @@ impl XmpConfig {
     }
 }
 
-/// Single-path XMP, i.e. BOS (transports.md 7: "with one subflow δ = 1, so XMP with one subflow
+/// Single-path XMP, i.e. BOS (docs/model.md 7: "with one subflow δ = 1, so XMP with one subflow
 /// is BOS"): the TCP endpoint with the [`Xmp`] controller and [`XmpConfig::tcp_config`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct BosTransport {

@@ -1,4 +1,4 @@
-//! MMPTCP's switching rule and phases (transports.md 6.3, 6.4), limited transmit (6.6) and
+//! MMPTCP's switching rule and phases (docs/model.md 6.3, 6.4), limited transmit (6.6) and
 //! auto subflow (6.7) on the gigabit dumbbell, with conservation and in-order delivery checked
 //! at the end of every run. Run in release.
 

@@ -208,7 +208,7 @@ fn against_tcp(cc: CcKind, seed: u64) -> (f64, f64) {
     (o.goodput[0], o.goodput[1])
 }
 
-/// RFC 6356 goal 2 (transports.md 4.6): LIA with 2 subflows takes one TCP share at a shared
+/// RFC 6356 goal 2 (docs/model.md 4.6): LIA with 2 subflows takes one TCP share at a shared
 /// bottleneck, checked on 4 seeds with TCP against TCP in the identical setup as the control.
 /// Measured (seeds 21-28, the control in brackets): LIA / TCP 1.04-1.14 (0.95-1.05).
 ///
@@ -360,7 +360,7 @@ fn uncoupled_takes_two_shares_and_ewtcp_one() {
     }
 }
 
-/// RFC 6356 3 by hand (transports.md 4.6), MSS 1400: subflow 1 has cwnd 14000 B and srtt 100 us,
+/// RFC 6356 3 by hand (docs/model.md 4.6), MSS 1400: subflow 1 has cwnd 14000 B and srtt 100 us,
 /// subflow 2 28000 B and 200 us. W = 42000; max cwnd/rtt^2 = 14000 / 1e-8 = 1.4e12; sum cwnd/rtt =
 /// 1.4e8 + 1.4e8 = 2.8e8; alpha = 42000 x 1.4e12 / 7.84e16 = 0.75. Increase per ACK: alpha MSS^2 /
 /// W = 0.75 x 1.96e6 / 42000 = 35 B on either subflow; the cap MSS^2 / cwnd_i is 140 B and 70 B, so

@@ -1,7 +1,7 @@
 //! The reorder-resilient receiver option on the sprayed transports: packet scatter (the TCP
 //! receiver) and MMPTCP's phase 1 (the multipath receiver's subflow 0) over four paths of
 //! different delays, and MMPTCP through both phases under the `ns3-mmptcp` profile, whose
-//! multipath receiver reassembles with the code's `drain` semantics (transports.md 4.4).
+//! multipath receiver reassembles with the code's `drain` semantics (docs/model.md 4.4).
 //! Spurious fast retransmits drop sharply with the hold on, and the byte stream is delivered
 //! whole and in order. Run in release.
 

@@ -1,4 +1,4 @@
-//! The per-packet path hook (transports.md 3, 5): ECMP keeps a flow on one path, a pinned
+//! The per-packet path hook (docs/model.md 3, 5): ECMP keeps a flow on one path, a pinned
 //! index forces one, and per-packet random source ports (packet scatter) spread the data over
 //! every path while control packets stay on the connection's ECMP path. Also: determinism.
 

@@ -1,4 +1,4 @@
-//! Packet scatter on a FatTree k = 4 under load (issue 5; transports.md 5, 6.5): per-packet
+//! Packet scatter on a FatTree k = 4 under load (issue 5; docs/model.md 5, 6.5): per-packet
 //! paths are uniform over the (k/2)^2 = 4 inter-pod paths, and auto dupthresh (3 + 4 = 7)
 //! makes spurious fast retransmits at least 5 times rarer than dupthresh 3. Release.
 

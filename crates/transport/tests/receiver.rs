@@ -1,5 +1,5 @@
 //! The receiver's ACK policy, driven packet by packet by a scripted peer over a loopback path:
-//! the DCTCP one-bit CE state machine with delayed ACKs (transports.md 8), immediate ACKs for
+//! the DCTCP one-bit CE state machine with delayed ACKs (docs/model.md 8), immediate ACKs for
 //! out-of-order data and filled holes (2.5), the delayed-ACK timer, and the FIN exchange (2.11).
 
 use htsim_core::endpoint::{Ctx, Endpoint};

@@ -560,7 +560,7 @@ fn fast_recovery_inflation_follows_the_profile() {
     }
 }
 
-/// RFC 6582 3.2 steps 1 and 4 (transports.md 2.8, `TcpConfig::careful_recovery`): after an
+/// RFC 6582 3.2 steps 1 and 4 (docs/model.md 2.8, `TcpConfig::careful_recovery`): after an
 /// RTO, duplicate ACKs drawn by go-back-N resends of data the receiver already holds must not
 /// start a fast retransmit. Holes every fourth segment (data arrivals 30, 34, ..., 50) start a
 /// fast recovery whose retransmission is lost too, so the RTO fires with the receiver holding

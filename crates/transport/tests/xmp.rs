@@ -1,4 +1,4 @@
-//! XMP (transports.md 7): the receiver's 2-bit CE echo (7.2) driven by a scripted peer, and on
+//! XMP (docs/model.md 7): the receiver's 2-bit CE echo (7.2) driven by a scripted peer, and on
 //! small networks single-subflow XMP (BOS) with beta 4 and K 10 holding a 1 Gb/s bottleneck's
 //! queue low at high utilisation; conservation and in-order delivery are checked at the end of
 //! every run. Run in release.

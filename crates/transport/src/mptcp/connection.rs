@@ -1,4 +1,4 @@
-//! The multipath sender endpoint (transports.md 4; MMPTCP's two phases, 6): subflow setup with
+//! The multipath sender endpoint (docs/model.md 4; MMPTCP's two phases, 6): subflow setup with
 //! NdiffPorts and MP_JOIN SYNs (4.1), the scheduler (4.3), per-subflow loss recovery through
 //! the [`Subflow`] engine with the coupled controller (4.5, 4.6), the staggered FINs (2.11),
 //! completion (4.7, 9.6) and the flow record with counters summed over subflows (2.12).
@@ -33,7 +33,7 @@ use rand::{Rng, SeedableRng};
 /// sends subflow j's staggered FIN.
 const KEYS_PER_SUBFLOW: u32 = 4;
 
-/// MMPTCP's settings for one connection (transports.md 6), given by
+/// MMPTCP's settings for one connection (docs/model.md 6), given by
 /// [`MmptcpTransport`](crate::mmptcp::MmptcpTransport).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MmptcpSetup {
@@ -78,7 +78,7 @@ impl DataSource for NoNewData {
 }
 
 /// Draws `count` integer delays in [0, `span`) microseconds, distinct while `count <= span`
-/// (transports.md 4.1, 10 #12).
+/// (docs/model.md 4.1, 10 #12).
 fn distinct_gaps(rng: &mut SimRng, span: u32, count: usize) -> Vec<SimTime> {
     let span = span.max(1) as usize;
     let mut gaps: Vec<u64> = sample(rng, span, count.min(span))

@@ -1,4 +1,4 @@
-//! The coupled congestion-control interface of a multipath connection (transports.md 4.6).
+//! The coupled congestion-control interface of a multipath connection (docs/model.md 4.6).
 //!
 //! The subflow engine asks a [`CongestionControl`] for one subflow's window changes. A coupled
 //! algorithm (LIA, Fully Coupled, EWTCP, XMP) also needs every other subflow's state, so a
@@ -18,7 +18,7 @@ use htsim_core::SimTime;
 /// The smallest RTT (seconds) used in alpha, so a zero estimate cannot divide by zero.
 pub const RTT_FLOOR_S: f64 = 1e-9;
 
-/// What a coupled controller sees of one subflow (bytes; transports.md 2.3, 4.6).
+/// What a coupled controller sees of one subflow (bytes; docs/model.md 2.3, 4.6).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SubflowView {
     /// The subflow's index in its connection.
@@ -105,7 +105,7 @@ impl Coupling<'_> {
 }
 
 /// Truncates a per-ACK congestion-avoidance increase computed in `f64` to whole bytes, at least
-/// 1 and at most one `mss` (transports.md 4.6: "bytes, truncated", "max(1, ..)"; the cap is RFC
+/// 1 and at most one `mss` (docs/model.md 4.6: "bytes, truncated", "max(1, ..)"; the cap is RFC
 /// 5681's at most one segment per ACK, and binds only for a window below one MSS, which the
 /// engine never produces); NaN and infinities give 1.
 #[inline]
@@ -118,7 +118,7 @@ pub fn to_bytes(x: f64, mss: u64) -> u64 {
     }
 }
 
-/// A multipath congestion controller (transports.md 4.6; XMP in 7.3 plugs in here too).
+/// A multipath congestion controller (docs/model.md 4.6; XMP in 7.3 plugs in here too).
 ///
 /// Each method gets the calling subflow's [`CcState`] (its `subflow` field is the index) and
 /// the [`Coupling`] of all subflows, the caller's view already refreshed. Per-subflow state of

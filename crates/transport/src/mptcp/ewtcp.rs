@@ -1,4 +1,4 @@
-//! EWTCP (transports.md 4.6 **\[PROPOSED\]**: a = 1/n^2; Honda et al. 2009, Wischik et al. 2011).
+//! EWTCP (docs/model.md 4.6 **\[PROPOSED\]**: a = 1/n^2; Honda et al. 2009, Wischik et al. 2011).
 
 use super::coupled::{slow_start, to_bytes, CoupledCc, Coupling};
 use crate::cc::{AckSample, CcState};

@@ -1,4 +1,4 @@
-//! Fully Coupled (Han et al.; transports.md 4.6, the code's `Fully_Coupled`).
+//! Fully Coupled (Han et al.; docs/model.md 4.6, the code's `Fully_Coupled`).
 
 use super::coupled::{slow_start, to_bytes, CoupledCc, Coupling};
 use crate::cc::{AckSample, CcState};

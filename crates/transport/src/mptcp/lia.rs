@@ -1,4 +1,4 @@
-//! Linked Increases (RFC 6356), with and without its cap (transports.md 4.6, 12 `lia_variant`).
+//! Linked Increases (RFC 6356), with and without its cap (docs/model.md 4.6, 12 `lia_variant`).
 
 use super::coupled::{slow_start, to_bytes, CoupledCc, Coupling};
 use crate::cc::{AckSample, CcState};
@@ -14,7 +14,7 @@ pub struct Lia {
 }
 
 impl Lia {
-    /// RFC 6356 LIA (the default MPTCP controller, transports.md 4.6).
+    /// RFC 6356 LIA (the default MPTCP controller, docs/model.md 4.6).
     pub fn new(slow_start: SlowStartIncrease) -> Self {
         Lia {
             slow_start,

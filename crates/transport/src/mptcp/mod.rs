@@ -1,4 +1,4 @@
-//! MPTCP (transports.md 4): subflow setup with NdiffPorts (4.1), data-sequence mapping (4.2),
+//! MPTCP (docs/model.md 4): subflow setup with NdiffPorts (4.1), data-sequence mapping (4.2),
 //! the round-robin scheduler (4.3), reassembly at the receiver (4.4), per-subflow loss recovery
 //! (4.5), the coupled congestion controls (4.6) and completion (4.7).
 //!
@@ -6,10 +6,10 @@
 //!   [`lia`], [`fully_coupled`], [`uncoupled`], [`ewtcp`] implement it (XMP plugs in through
 //!   [`MptcpTransport::with_cc_factory`]);
 //! - [`scheduler`]: round robin with the stall on non-established subflows;
-//! - [`connection`]: the sender endpoint (also MMPTCP's, transports.md 6);
+//! - [`connection`]: the sender endpoint (also MMPTCP's, docs/model.md 6);
 //! - [`receiver`]: the receiver endpoint with both 4.4 semantics.
 //!
-//! Choices where transports.md is silent (also noted at the code):
+//! Choices the papers and reference code leave open (also noted at the code):
 //! - The base port `P` of the joins is drawn when the connection is opened, not at the
 //!   SYN-ACK, so the receiver knows the joins' ports (packets carry no ports); the draw is the
 //!   same uniform{0..64999}, P + 1 if it equals subflow 0's port.
@@ -25,11 +25,11 @@
 //! nothing had one join with a single `syn` and no `established`, and a `stall` on that join
 //! from 0.08-0.47 ms until the end of the run; the join's SYN retry was due at 1 s. The profiles
 //! differ here:
-//! - `rfc`: `rr_skip_unestablished` (transports.md 12's clean setting): the scheduler passes
+//! - `rfc`: `rr_skip_unestablished` (docs/model.md 12's clean setting): the scheduler passes
 //!   over a join that is not established, so the connection sends on its established
 //!   subflows; the lost join SYN is retried on the SYN timer (1 s, doubling).
 //! - `ns3-mmptcp` keeps the stall and matches the MMPTCP authors' ns-3 code
-//!   (mkheirkhah/mmptcp, `src/internet/model/mp-tcp-socket-base.cc`), which transports.md 2.2
+//!   (mkheirkhah/mmptcp, `src/internet/model/mp-tcp-socket-base.cc`), which docs/model.md 2.2
 //!   describes otherwise ("the same rule applies to MP_JOIN SYNs"):
 //!   `InitiateSingleSubflows` (the `RAND_GAP` build of `InitiateMultipleSubflows`) hands the
 //!   MP_JOIN SYN to `m_tcp->SendPacket` directly, so no `retxEvent` is scheduled; only
@@ -74,7 +74,7 @@ use std::sync::Arc;
 /// Largest number of subflows of one connection (ports are `P + index` within a u16).
 pub const MAX_SUBFLOWS: u32 = 256;
 
-/// The coupled congestion controls of transports.md 4.6.
+/// The coupled congestion controls of docs/model.md 4.6.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum CcKind {
     /// RFC 6356 LIA (`RTT_Compensator`), the default.
@@ -120,7 +120,7 @@ impl CcKind {
     }
 }
 
-/// Which subflows `W` and alpha sum over (transports.md 4.6, 12 `total_cwnd_scope`).
+/// Which subflows `W` and alpha sum over (docs/model.md 4.6, 12 `total_cwnd_scope`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TotalCwndScope {
     /// Every subflow that has not failed, whatever its state (the code; faithful).
@@ -129,7 +129,7 @@ pub enum TotalCwndScope {
     Established,
 }
 
-/// How a subflow's `rcv_nxt` advances at the receiver (transports.md 4.4, 12 `rx_subflow_ack`).
+/// How a subflow's `rcv_nxt` advances at the receiver (docs/model.md 4.4, 12 `rx_subflow_ack`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RxSubflowAck {
     /// The code's `drain` semantics, with its artefacts (a) and (b) (faithful).
@@ -138,7 +138,7 @@ pub enum RxSubflowAck {
     PerSubflow,
 }
 
-/// MPTCP's parameters (transports.md 4, 11, 12).
+/// MPTCP's parameters (docs/model.md 4, 11, 12).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MptcpConfig {
     /// MaxSubflows: subflows of a connection, subflow 0 included (8).
@@ -161,7 +161,7 @@ pub struct MptcpConfig {
 }
 
 impl MptcpConfig {
-    /// The parameters of `profile` (transports.md 12).
+    /// The parameters of `profile` (docs/model.md 12).
     pub fn for_profile(profile: Profile) -> Self {
         let faithful = profile == Profile::Ns3Mmptcp;
         MptcpConfig {
@@ -202,7 +202,7 @@ impl MptcpConfig {
 /// Builds a connection's coupled controller (a custom one such as XMP).
 pub type CcFactory = Arc<dyn Fn(&TcpConfig) -> Box<dyn CoupledCc> + Send + Sync>;
 
-/// The MPTCP transport (transports.md 4).
+/// The MPTCP transport (docs/model.md 4).
 #[derive(Clone)]
 pub struct MptcpTransport {
     /// Per-subflow TCP parameters (dupthresh 3, no limited transmit: 4.5).
@@ -238,7 +238,7 @@ impl MptcpTransport {
     }
 
     /// MPTCP whose subflows are driven by the controllers `factory` builds (one per
-    /// connection), registered as `name` (XMP, transports.md 7).
+    /// connection), registered as `name` (XMP, docs/model.md 7).
     pub fn with_cc_factory(profile: Profile, name: &'static str, factory: CcFactory) -> Self {
         MptcpTransport {
             cc_factory: Some(factory),

@@ -1,4 +1,4 @@
-//! The multipath receiver endpoint (transports.md 4.4): the passive side of every subflow's
+//! The multipath receiver endpoint (docs/model.md 4.4): the passive side of every subflow's
 //! handshake (2.2 step 3, MP_JOIN SYNs by subflow index, 4.1 step 4), a cumulative ACK per
 //! segment in each subflow's own sequence space (2.5; there is no DATA_ACK), data-level
 //! reassembly with both `rcv_nxt` semantics of 4.4, and the close (2.11).

@@ -1,4 +1,4 @@
-//! The MPTCP scheduler: round robin with a stall on non-established subflows (transports.md
+//! The MPTCP scheduler: round robin with a stall on non-established subflows (docs/model.md
 //! 4.3; MMPTCP phase 2 in 6.4).
 
 use crate::subflow::{Subflow, SubflowEnv, SubflowState};

@@ -1,4 +1,4 @@
-//! Uncoupled subflows (transports.md 4.6, the code's `Uncoupled_TCPs`): each subflow is TCP.
+//! Uncoupled subflows (docs/model.md 4.6, the code's `Uncoupled_TCPs`): each subflow is TCP.
 
 use super::coupled::{CoupledCc, Coupling};
 use crate::cc::{AckSample, CcState};
