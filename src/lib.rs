@@ -1,14 +1,41 @@
 //! htsim in Rust: a high-speed, packet-level, discrete-event simulator of datacenter networks.
 //!
+//! Build a scenario in code (or load a TOML file), run it, and read its results:
+//!
+//! ```
+//! use htsim::builder::ScenarioBuilder;
+//! use htsim::core::{Rate, SimTime};
+//! use htsim::scenario::{FlowClass, Senders, TopologyConfig, TransportConfig};
+//! use htsim::simulate::{run, RunContext};
+//!
+//! let scenario = ScenarioBuilder::new("demo")
+//!     .duration(SimTime::from_ms(20))
+//!     .topology(TopologyConfig::fattree(4).link_rate(Rate::gbps(1)))
+//!     .transport("long", TransportConfig::mptcp(4))
+//!     .flows(FlowClass::long("long", "long").senders(Senders::Count(4)))
+//!     .build()?;
+//! let out = run(&scenario, 1, &RunContext::default())?;
+//! assert!(out.conservation.holds());
+//! assert_eq!(out.summary.classes[0].long_flows, 4);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The user guides live in the repository's `docs/` folder: the scenario reference
+//! (`docs/scenarios.md`), the outputs and metric definitions (`docs/outputs.md`), the model
+//! reference that code comments cite by section (`docs/model.md`), running on a cluster
+//! (`docs/cluster.md`) and embedding (`docs/embedding.md`).
+//!
 //! This root crate is the library users depend on. It re-exports the workspace's crates:
 //!
 //! - [`core`] (`htsim-core`): the engine — time, event queue, packets, queues, links, routes,
 //!   endpoints, timers, random streams.
 //! - [`topology`] (`htsim-topology`): FatTree, VL2, BCube, dual-homed FatTree, star, dumbbell,
 //!   the XMP testbeds and file-defined topologies; equal-cost path sets; link events.
-//! - [`transport`] (`htsim-transport`): TCP NewReno, DCTCP and, as they land, packet scatter,
-//!   MPTCP, MMPTCP and XMP.
-//! - [`workload`] (`htsim-workload`): traffic matrices, flow-size distributions, arrivals.
+//! - [`transport`] (`htsim-transport`): TCP NewReno, DCTCP, packet scatter, MPTCP (LIA,
+//!   fully coupled, uncoupled, EWTCP), MMPTCP and XMP, with the `rfc` and `ns3-mmptcp`
+//!   profiles, and per-flow event traces.
+//! - [`workload`] (`htsim-workload`): traffic matrices, flow-size distributions, arrivals,
+//!   partition/aggregate jobs.
 //!
 //! And its own modules:
 //!
@@ -20,23 +47,10 @@
 //!   seeds, stable ids), shards, parallel runs with atomic per-run files, each run's record of
 //!   what it simulated, resuming interrupted sweeps (only runs with the same settings), and the
 //!   output directory's lock against a second writer.
-//! - [`simulate`]: one run of a scenario: building the world (topology, queues, transports, flow
-//!   classes, events), the central flow generator, and flows.csv / links.csv / summary.json.
+//! - [`simulate`]: one run of a scenario: the pre-flight check of every sweep point, building
+//!   the world (topology, queues, transports, flow classes, events), the central flow
+//!   generator, and flows.csv / links.csv / summary.json.
 //! - [`report`]: metrics, cross-seed summaries (summary.csv / summary.json) and plots.
-//!
-//! ```
-//! use htsim::core::{world::World, Rate, SimTime};
-//! use htsim::core::queue::{Discipline, Queue};
-//! use htsim::core::units::BufferSize;
-//!
-//! let mut world = World::new(42);
-//! let link = world.add_link(
-//!     Rate::gbps(10),
-//!     SimTime::from_us(1),
-//!     Queue::new(BufferSize::Packets(100), Discipline::DropTail),
-//! );
-//! assert_eq!(world.link(link).rate(), Rate::gbps(10));
-//! ```
 
 pub use htsim_core as core;
 pub use htsim_topology as topology;
