@@ -343,7 +343,10 @@ fn report_merges_only_runs_of_one_scenario() {
         err.contains("topology.link_rate: \"1Gbps\" -> \"10Gbps\""),
         "{err}"
     );
-    assert!(!p.join("N").exists(), "a refused merge creates no directory");
+    assert!(
+        !p.join("N").exists(),
+        "a refused merge creates no directory"
+    );
 
     // The same run with other settings in a directory without scenario.toml: a conflicting
     // duplicate, naming both directories.

@@ -192,3 +192,70 @@ fn a_tiny_quickstart_runs() {
         assert!(run.join(f).is_file(), "{f} missing");
     }
 }
+
+/// The `progress:` lines of a run's stderr.
+fn progress_lines(stderr: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(stderr)
+        .lines()
+        .filter(|l| l.starts_with("progress: "))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_log_gets_progress_lines_with_an_eta() {
+    // Tests run with stderr piped, as in a Slurm log: no bar, plain lines.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tiny.toml"), TINY).unwrap();
+    let sweep = htsim(
+        &["run", "tiny.toml", "--out", "a", "--jobs", "1"],
+        dir.path(),
+    );
+    assert_eq!(sweep.status.code(), Some(0));
+    let lines = progress_lines(&sweep.stderr);
+    // Each run is another quarter, so each end of a run prints a line; heartbeats may come
+    // between them.
+    for (n, pct) in [(1, 25), (2, 50), (3, 75), (4, 100)] {
+        let prefix = format!("progress: {n}/4 runs ({pct}%), elapsed ");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(&prefix) && l.contains(", ETA ")),
+            "no `{prefix}` in {lines:?}"
+        );
+    }
+    assert!(lines.last().unwrap().ends_with("ETA 0:00:00"), "{lines:?}");
+
+    // A single run reports its simulated time, every tenth of it.
+    let single = htsim(
+        &[
+            "run",
+            "tiny.toml",
+            "--out",
+            "b",
+            "--seeds",
+            "1",
+            "--set",
+            "sweep={}",
+        ],
+        dir.path(),
+    );
+    let err = String::from_utf8_lossy(&single.stderr);
+    assert_eq!(single.status.code(), Some(0), "{err}");
+    let lines = progress_lines(&single.stderr);
+    assert!(lines.len() >= 10, "{lines:?}");
+    assert!(
+        lines[0].starts_with("progress: simulated 0.0") && lines[0].contains("(10%)"),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .last()
+            .unwrap()
+            .starts_with("progress: simulated 0.400 s of 0.400 s (100%)"),
+        "{lines:?}"
+    );
+    // Quiet means quiet.
+    let quiet = htsim(&["run", "tiny.toml", "--out", "c", "-q"], dir.path());
+    assert!(progress_lines(&quiet.stderr).is_empty());
+}
