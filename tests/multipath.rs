@@ -86,7 +86,7 @@ fn xmp_long_flows_progress_over_ecn_queues_with_conservation() {
     assert_eq!(short.completed, short.finite_flows, "{short:?}");
     // The flows are XMP's, with its 2 subflows by default.
     let flows = text(&out.files.flows_csv);
-    assert!(flows.starts_with(&FLOWS_COLUMNS.join(",")));
+    assert!(flows.starts_with(&format!("point,seed,{}", FLOWS_COLUMNS.join(","))));
     let kinds = column(&flows, "long", "transport");
     assert!(kinds.iter().all(|k| k == "xmp"), "{kinds:?}");
     let subflows = column(&flows, "long", "subflows");

@@ -62,14 +62,14 @@ use htsim_core::world::{Conservation, World, WorldStats};
 use htsim_core::SimTime;
 use htsim_topology::topology::Topology;
 
-use crate::output::RunFiles;
+use crate::output::{RunColumns, RunFiles};
 use crate::report::metrics::{
     summarize_run, CounterSnapshot, FlowBytes, FlowInput, LinkInput, PaperUsage, RunId, RunInput,
     Window,
 };
 use crate::report::run_summary::{RunCost, RunSummary};
 use crate::runner::{Executor, RunError};
-use crate::scenario::{Loaded, Scenario};
+use crate::scenario::{Loaded, Point, Scenario};
 
 use generator::{Generator, StartedFlow};
 use outputs::{ClassInfo, PairPaths};
@@ -86,6 +86,9 @@ pub struct RunContext {
     pub point: String,
     /// The point's index in the sweep.
     pub point_index: u64,
+    /// The point's sweep assignments (key path, value), in `[sweep]` order: the axis columns
+    /// of the run's CSV files ([`RunColumns`]).
+    pub assignments: Vec<(String, toml::Value)>,
     /// Called after each slice of simulated time.
     pub progress: Option<Arc<ProgressFn>>,
 }
@@ -111,7 +114,7 @@ pub struct RunOutput {
 /// optional progress callback hears every run's simulated time.
 #[derive(Clone, Default)]
 pub struct Simulator {
-    points: Vec<(String, Scenario)>,
+    points: Vec<Point>,
     progress: Option<Arc<ProgressFn>>,
 }
 
@@ -128,11 +131,7 @@ impl Simulator {
     /// A simulator for the points of `loaded` (so summaries carry the point's name and index).
     pub fn for_loaded(loaded: &Loaded) -> Self {
         Simulator {
-            points: loaded
-                .points
-                .iter()
-                .map(|p| (p.name.clone(), p.scenario.clone()))
-                .collect(),
+            points: loaded.points.clone(),
             progress: None,
         }
     }
@@ -144,16 +143,11 @@ impl Simulator {
     }
 
     fn context(&self, scenario: &Scenario) -> RunContext {
-        let (point, point_index) = self
-            .points
-            .iter()
-            .position(|(_, s)| s == scenario)
-            .map_or(("base".to_string(), 0), |i| {
-                (self.points[i].0.clone(), i as u64)
-            });
+        let index = self.points.iter().position(|p| &p.scenario == scenario);
         RunContext {
-            point,
-            point_index,
+            point: index.map_or_else(|| "base".to_string(), |i| self.points[i].name.clone()),
+            point_index: index.unwrap_or(0) as u64,
+            assignments: index.map_or_else(Vec::new, |i| self.points[i].assignments.clone()),
             progress: self.progress.clone(),
         }
     }
@@ -363,13 +357,15 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
         wall.elapsed().as_secs_f64(),
     );
     let class_names: Vec<String> = classes.iter().map(|c| c.name.clone()).collect();
+    let point = if cx.point.is_empty() {
+        "base"
+    } else {
+        &cx.point
+    };
+    let run_columns = RunColumns::new(point, &cx.assignments, seed);
     let summary = summarize_run(
         RunId {
-            point: if cx.point.is_empty() {
-                "base".into()
-            } else {
-                cx.point.clone()
-            },
+            point: point.to_string(),
             point_index: cx.point_index,
             seed,
         },
@@ -390,9 +386,10 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
         flows_csv: scenario
             .output
             .flows
-            .then(|| outputs::flows_csv(&flows, &classes, window)),
+            .then(|| outputs::flows_csv(&run_columns, &flows, &classes, window)),
         links_csv: scenario.output.links.then(|| {
             outputs::links_csv(
+                &run_columns,
                 &topology,
                 &link_inputs,
                 &counters_start,
@@ -400,7 +397,7 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
                 window,
             )
         }),
-        timeseries_csv: sampler.map(timeseries::Sampler::into_csv),
+        timeseries_csv: sampler.map(|s| s.into_csv(&run_columns)),
         summary_json: summary_json.into_bytes(),
     };
     Ok(RunOutput {

@@ -114,14 +114,23 @@ fn one_and_two_jobs_give_identical_results_and_rerunning_resumes() {
     assert_eq!(fa.len(), 3 + 2 * 2 * 5, "{:?}", fa.keys());
     let ts = &fa[Path::new("runs/transports.long.kind=dctcp/seed-1/timeseries.csv")];
     assert!(
-        ts.starts_with("time_ns,series,id,value\n20000000,queue,core"),
+        ts.starts_with(
+            "point,seed,transports.long.kind,time_ns,series,id,value,unit\n\
+             transports.long.kind=dctcp,1,dctcp,20000000,queue,core"
+        ),
         "{ts}"
     );
     assert!(fa[Path::new("summary.csv")].starts_with("point,class,metric,unit,n,"));
     assert_eq!(fa, fb);
     let flows = &fa[Path::new("runs/transports.long.kind=dctcp/seed-2/flows.csv")];
-    assert!(flows.starts_with("class,flow_id,transport,src,dst,size_bytes,"));
-    assert!(flows.contains("\nlong,0,dctcp,host"), "{flows}");
+    // Every row says which run it belongs to: its point, seed and swept value.
+    assert!(flows.starts_with(
+        "point,seed,transports.long.kind,class,flow_id,transport,src,dst,size_bytes,"
+    ));
+    assert!(
+        flows.contains("\ntransports.long.kind=dctcp,2,dctcp,long,0,dctcp,host"),
+        "{flows}"
+    );
 
     // Resume: everything is complete, so nothing runs again and nothing changes.
     let again = htsim(
