@@ -268,3 +268,58 @@ fn a_log_gets_progress_lines_with_an_eta() {
     let quiet = htsim(&["run", "tiny.toml", "--out", "c", "-q"], dir.path());
     assert!(progress_lines(&quiet.stderr).is_empty());
 }
+
+#[test]
+fn runs_of_a_sweep_concatenate_into_one_table_read_with_a_csv_reader() {
+    // A table-valued axis: the folder name is made file-name safe, the column keeps the value
+    // as written in TOML.
+    let dir = tempfile::tempdir().unwrap();
+    let text = TINY
+        .replace("seeds = 2", "seeds = 1")
+        .replace("[output]\ntimeseries", "[output]\n# timeseries")
+        .replace(
+            "\"transports.long.kind\" = [\"tcp\", \"dctcp\"]",
+            "\"flows.short.size\" = [\"20KB\", { uniform = [\"10KB\", \"100KB\"] }]",
+        );
+    std::fs::write(dir.path().join("t.toml"), text).unwrap();
+    let out = htsim(&["run", "t.toml", "--out", "o", "-q"], dir.path());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for file in ["flows.csv", "links.csv"] {
+        let mut header = None;
+        let mut rows = Vec::new();
+        for run in std::fs::read_dir(dir.path().join("o/runs")).unwrap() {
+            let path = run.unwrap().path().join("seed-1").join(file);
+            let mut r = csv::Reader::from_path(&path).unwrap();
+            let h = r.headers().unwrap().clone();
+            assert_eq!(header.get_or_insert(h.clone()), &h, "{path:?}");
+            rows.extend(r.records().map(|x| x.unwrap()));
+        }
+        let header = header.unwrap();
+        assert_eq!(
+            header.iter().take(3).collect::<Vec<_>>(),
+            ["point", "seed", "flows.short.size"]
+        );
+        let mut values: Vec<(String, String)> = rows
+            .iter()
+            .map(|r| (r[0].to_string(), r[2].to_string()))
+            .collect();
+        values.sort();
+        values.dedup();
+        assert_eq!(
+            values,
+            [
+                ("flows.short.size=20KB".to_string(), "20KB".to_string()),
+                (
+                    "flows.short.size=_uniform=_10KB_100KB__".to_string(),
+                    r#"{ uniform = ["10KB", "100KB"] }"#.to_string()
+                ),
+            ],
+            "{file}"
+        );
+    }
+}
