@@ -81,7 +81,8 @@ pub struct SummaryRow {
 pub fn metric_values(run: &RunSummary) -> Vec<MetricValue> {
     let mut out = Vec::new();
     for c in &run.classes {
-        let mut push_if = |applies: bool, metric, unit, values: Vec<f64>| {
+        // `applies`: whether the run has what the metric counts (finite flows, long flows, jobs).
+        let mut push = |applies: bool, metric, unit, values: Vec<f64>| {
             out.push(MetricValue {
                 class: c.class.clone(),
                 metric,
@@ -90,6 +91,7 @@ pub fn metric_values(run: &RunSummary) -> Vec<MetricValue> {
                 applies,
             })
         };
+        let always = true;
         let (finite, long, jobs) = (
             c.finite_flows > 0,
             c.long_flows > 0,
@@ -97,78 +99,83 @@ pub fn metric_values(run: &RunSummary) -> Vec<MetricValue> {
         );
         let count = |n: u64| vec![n as f64];
         let one = |v: Option<f64>| v.into_iter().collect::<Vec<f64>>();
-        push_if(finite, "finite_flows", "flows", count(c.finite_flows));
-        push_if(finite, "completed", "flows", count(c.completed));
-        push_if(finite, "unfinished", "flows", count(c.unfinished));
+        push(finite, "finite_flows", "flows", count(c.finite_flows));
+        push(finite, "completed", "flows", count(c.completed));
+        push(finite, "unfinished", "flows", count(c.unfinished));
         let fct = c.fct_ms;
-        push_if(true, "fct_mean", "ms", one(fct.map(|s| s.mean)));
-        push_if(true, "fct_std", "ms", one(fct.map(|s| s.std)));
-        push_if(true, "fct_p50", "ms", one(fct.map(|s| s.p50)));
-        push_if(true, "fct_p90", "ms", one(fct.map(|s| s.p90)));
-        push_if(true, "fct_p99", "ms", one(fct.map(|s| s.p99)));
-        push_if(true, "fct_p999", "ms", one(fct.map(|s| s.p999)));
+        push(always, "fct_mean", "ms", one(fct.map(|s| s.mean)));
+        push(always, "fct_std", "ms", one(fct.map(|s| s.std)));
+        push(always, "fct_p50", "ms", one(fct.map(|s| s.p50)));
+        push(always, "fct_p90", "ms", one(fct.map(|s| s.p90)));
+        push(always, "fct_p99", "ms", one(fct.map(|s| s.p99)));
+        push(always, "fct_p999", "ms", one(fct.map(|s| s.p999)));
         let sd = c.slowdown;
-        push_if(true, "slowdown_mean", "1", one(sd.map(|s| s.mean)));
-        push_if(true, "slowdown_p50", "1", one(sd.map(|s| s.p50)));
-        push_if(true, "slowdown_p99", "1", one(sd.map(|s| s.p99)));
-        push_if(long, "long_flows", "flows", count(c.long_flows));
+        push(always, "slowdown_mean", "1", one(sd.map(|s| s.mean)));
+        push(always, "slowdown_p50", "1", one(sd.map(|s| s.p50)));
+        push(always, "slowdown_p99", "1", one(sd.map(|s| s.p99)));
+        push(long, "long_flows", "flows", count(c.long_flows));
         let goodput = c.goodput_mbps;
-        push_if(true, "goodput_mean", "Mbps", one(goodput.map(|s| s.mean)));
-        push_if(true, "goodput_std", "Mbps", one(goodput.map(|s| s.std)));
-        push_if(
-            true,
+        push(always, "goodput_mean", "Mbps", one(goodput.map(|s| s.mean)));
+        push(always, "goodput_std", "Mbps", one(goodput.map(|s| s.std)));
+        push(
+            always,
             "goodput_pooled",
             "Mbps",
             c.goodput_values_mbps.clone(),
         );
         let paper = c.goodput_paper_mbps;
-        push_if(
-            true,
+        push(
+            always,
             "goodput_paper_mean",
             "Mbps",
             one(paper.map(|s| s.mean)),
         );
-        push_if(true, "goodput_paper_std", "Mbps", one(paper.map(|s| s.std)));
-        push_if(
-            true,
+        push(
+            always,
+            "goodput_paper_std",
+            "Mbps",
+            one(paper.map(|s| s.std)),
+        );
+        push(
+            always,
             "goodput_paper_pooled",
             "Mbps",
             c.goodput_paper_values_mbps.clone(),
         );
-        push_if(true, "jain", "1", one(c.jain));
-        push_if(
-            true,
+        push(always, "jain", "1", one(c.jain));
+        push(
+            always,
             "retransmits_mean",
             "packets",
             one(c.retransmits.map(|s| s.mean)),
         );
-        push_if(
-            true,
+        push(
+            always,
             "fast_retransmits_mean",
             "recoveries",
             one(c.fast_retransmits.map(|s| s.mean)),
         );
-        push_if(
-            true,
+        push(
+            always,
             "timeouts_mean",
             "timeouts",
             one(c.timeouts.map(|s| s.mean)),
         );
-        push_if(
-            true,
+        push(
+            always,
             "timeouts_p99",
             "timeouts",
             one(c.timeouts.map(|s| s.p99)),
         );
-        push_if(jobs, "jobs_completed", "jobs", count(c.jobs_completed));
-        push_if(jobs, "jobs_unfinished", "jobs", count(c.jobs_unfinished));
+        push(jobs, "jobs_completed", "jobs", count(c.jobs_completed));
+        push(jobs, "jobs_unfinished", "jobs", count(c.jobs_unfinished));
         let jct = c.jct_ms;
-        push_if(true, "jct_mean", "ms", one(jct.map(|s| s.mean)));
-        push_if(true, "jct_std", "ms", one(jct.map(|s| s.std)));
-        push_if(true, "jct_p50", "ms", one(jct.map(|s| s.p50)));
-        push_if(true, "jct_p90", "ms", one(jct.map(|s| s.p90)));
-        push_if(true, "jct_p99", "ms", one(jct.map(|s| s.p99)));
-        push_if(true, "jct_p999", "ms", one(jct.map(|s| s.p999)));
+        push(always, "jct_mean", "ms", one(jct.map(|s| s.mean)));
+        push(always, "jct_std", "ms", one(jct.map(|s| s.std)));
+        push(always, "jct_p50", "ms", one(jct.map(|s| s.p50)));
+        push(always, "jct_p90", "ms", one(jct.map(|s| s.p90)));
+        push(always, "jct_p99", "ms", one(jct.map(|s| s.p99)));
+        push(always, "jct_p999", "ms", one(jct.map(|s| s.p999)));
     }
     for l in &run.layers {
         let class = format!("{LAYER_PREFIX}{}", l.layer);
