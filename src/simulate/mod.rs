@@ -142,20 +142,33 @@ impl Simulator {
         self
     }
 
-    fn context(&self, scenario: &Scenario) -> RunContext {
-        let index = self.points.iter().position(|p| &p.scenario == scenario);
+    /// The context of sweep point `point` at `index`.
+    fn context(&self, index: usize, point: &Point) -> RunContext {
         RunContext {
-            point: index.map_or_else(|| "base".to_string(), |i| self.points[i].name.clone()),
-            point_index: index.unwrap_or(0) as u64,
-            assignments: index.map_or_else(Vec::new, |i| self.points[i].assignments.clone()),
+            point: point.name.clone(),
+            point_index: index as u64,
+            assignments: point.assignments.clone(),
             progress: self.progress.clone(),
         }
     }
 }
 
 impl Executor for Simulator {
+    /// Runs `scenario` as the first point of [`Simulator::for_loaded`] whose scenario it is
+    /// (`base` when none is).
     fn execute(&self, scenario: &Scenario, seed: u64) -> Result<RunFiles, RunError> {
-        run(scenario, seed, &self.context(scenario)).map(|o| o.files)
+        let cx = match self.points.iter().position(|p| &p.scenario == scenario) {
+            Some(i) => self.context(i, &self.points[i]),
+            None => RunContext {
+                progress: self.progress.clone(),
+                ..RunContext::default()
+            },
+        };
+        run(scenario, seed, &cx).map(|o| o.files)
+    }
+
+    fn execute_point(&self, index: usize, point: &Point, seed: u64) -> Result<RunFiles, RunError> {
+        run(&point.scenario, seed, &self.context(index, point)).map(|o| o.files)
     }
 }
 

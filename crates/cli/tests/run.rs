@@ -323,3 +323,43 @@ fn runs_of_a_sweep_concatenate_into_one_table_read_with_a_csv_reader() {
         );
     }
 }
+
+#[test]
+fn points_that_resolve_to_the_same_scenario_keep_their_own_labels() {
+    // 1 Gb/s written two ways: the same resolved scenario, two points, two labels.
+    let dir = tempfile::tempdir().unwrap();
+    let text = TINY
+        .replace("seeds = 2", "seeds = 1")
+        .replace("[output]\ntimeseries", "[output]\n# timeseries")
+        .replace(
+            "\"transports.long.kind\" = [\"tcp\", \"dctcp\"]",
+            "\"topology.link_rate\" = [\"1Gbps\", \"1000Mbps\"]",
+        );
+    std::fs::write(dir.path().join("t.toml"), text).unwrap();
+    let out = htsim(&["run", "t.toml", "--out", "o", "-q"], dir.path());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (point, value) in [
+        ("topology.link_rate=1Gbps", "1Gbps"),
+        ("topology.link_rate=1000Mbps", "1000Mbps"),
+    ] {
+        let path = dir
+            .path()
+            .join("o/runs")
+            .join(point)
+            .join("seed-1/links.csv");
+        let mut r = csv::Reader::from_path(&path).unwrap();
+        for row in r.records() {
+            let row = row.unwrap();
+            assert_eq!((&row[0], &row[2]), (point, value), "{path:?}");
+        }
+        let summary: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(path.with_file_name("summary.json")).unwrap())
+                .unwrap();
+        assert_eq!(summary["point"], point);
+    }
+}
