@@ -54,6 +54,7 @@ fn bench(name: &str) -> Result<(), Box<dyn std::error::Error>> {
             let cx = RunContext {
                 point: r.point_name.clone(),
                 point_index: r.point as u64,
+                assignments: loaded.points[r.point].assignments.clone(),
                 progress: None,
             };
             run(&loaded.points[r.point].scenario, r.seed, &cx).map(|out| out.summary.cost)

@@ -83,9 +83,63 @@ pub const LINKS_COLUMNS: &[&str] = &[
     "packets_dropped",
     "bytes_dropped",
     "packets_marked",
-    "utilization",
-    "loss_rate",
+    "utilisation_pct",
+    "loss_rate_pct",
 ];
+
+/// The columns that say which run a row of a per-run CSV (flows.csv, links.csv,
+/// timeseries.csv) belongs to, written first in each: `point` (the run folder's point name),
+/// `seed`, then one column per sweep axis, named by its key path and holding the point's value
+/// as written in TOML (a string without quotes: `tcp`; a table inline:
+/// `{ uniform = ["10KB", "100KB"] }`). Files of every run of a sweep concatenate into one table
+/// without parsing directory names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunColumns {
+    /// The sweep point's name (`base` without a sweep).
+    pub point: String,
+    /// The run's seed.
+    pub seed: u64,
+    /// Per sweep axis, in `[sweep]` order: its key path and the point's value.
+    pub axes: Vec<(String, String)>,
+}
+
+impl RunColumns {
+    /// For the run of `point` (its name and assignments) with `seed`.
+    pub fn new(point: &str, assignments: &[(String, toml::Value)], seed: u64) -> Self {
+        RunColumns {
+            point: point.to_string(),
+            seed,
+            axes: assignments
+                .iter()
+                .map(|(key, value)| (key.clone(), axis_value(value)))
+                .collect(),
+        }
+    }
+
+    /// The header of a per-run CSV whose own columns are `columns`.
+    pub fn header<'a>(&'a self, columns: &[&'a str]) -> Vec<&'a str> {
+        let mut header = vec!["point", "seed"];
+        header.extend(self.axes.iter().map(|(key, _)| key.as_str()));
+        header.extend(columns);
+        header
+    }
+
+    /// The leading fields of every row: the point, the seed and the axes' values.
+    pub fn fields(&self) -> Vec<String> {
+        let mut fields = vec![self.point.clone(), self.seed.to_string()];
+        fields.extend(self.axes.iter().map(|(_, v)| v.clone()));
+        fields
+    }
+}
+
+/// A sweep value as written in TOML: strings without their quotes, anything else as TOML
+/// writes it inline.
+fn axis_value(value: &toml::Value) -> String {
+    match value {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
 
 /// Writing CSV into memory cannot fail: the message of the `expect` that says so.
 pub const CSV_IN_MEMORY: &str = "writing CSV into memory cannot fail";
@@ -240,6 +294,49 @@ pub fn write_run(dir: &Path, run_json: &[u8], files: &RunFiles) -> io::Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn run_columns_name_the_axes_and_keep_values_as_written() {
+        let size: toml::Value =
+            toml::from_str::<toml::Table>(r#"v = { uniform = ["10KB", "100KB"] }"#).unwrap()["v"]
+                .clone();
+        let run = RunColumns::new(
+            "x",
+            &[
+                (
+                    "transports.long.kind".into(),
+                    toml::Value::String("tcp".into()),
+                ),
+                ("flows.short.size".into(), size),
+                ("run.seeds".into(), toml::Value::Integer(3)),
+            ],
+            7,
+        );
+        assert_eq!(
+            run.header(&["class"]),
+            [
+                "point",
+                "seed",
+                "transports.long.kind",
+                "flows.short.size",
+                "run.seeds",
+                "class"
+            ]
+        );
+        let mut w = csv_writer();
+        w.write_record(run.fields()).unwrap();
+        let text = String::from_utf8(csv_bytes(w)).unwrap();
+        assert_eq!(
+            text,
+            "x,7,tcp,\"{ uniform = [\"\"10KB\"\", \"\"100KB\"\"] }\",3\n"
+        );
+        // The csv reader gives the value back as written.
+        let mut r = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(text.as_bytes());
+        let record = r.records().next().unwrap().unwrap();
+        assert_eq!(&record[3], r#"{ uniform = ["10KB", "100KB"] }"#);
+    }
 
     #[test]
     fn layout_and_completion() {

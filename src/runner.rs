@@ -16,7 +16,7 @@ use crate::lock::{DirLock, LockError};
 use crate::output::{self, RunFiles};
 use crate::report::rebuild::{build_report, Report, ReportOptions};
 use crate::report::ReportError;
-use crate::scenario::{Loaded, Scenario};
+use crate::scenario::{Loaded, Point, Scenario};
 use crate::shard::Shard;
 
 /// One run: a sweep point and a seed.
@@ -185,6 +185,15 @@ impl std::fmt::Display for StaleRuns {
 pub trait Executor: Sync {
     /// Runs `scenario` with master seed `seed` and returns its files.
     fn execute(&self, scenario: &Scenario, seed: u64) -> Result<RunFiles, RunError>;
+
+    /// Runs sweep point `point` (at `index` in [`Loaded::points`]) with master seed `seed`:
+    /// what [`run_all`] calls, so that an executor can label the files with the point (its
+    /// name and sweep values) even when two points resolve to the same scenario. By default,
+    /// [`Executor::execute`] of the point's scenario.
+    fn execute_point(&self, index: usize, point: &Point, seed: u64) -> Result<RunFiles, RunError> {
+        let _ = index;
+        self.execute(&point.scenario, seed)
+    }
 }
 
 impl<F> Executor for F
@@ -358,10 +367,11 @@ pub fn run_all(
                     return Outcome::Skipped;
                 }
                 let dir = run.dir(out);
-                let scenario = &loaded.points[run.point].scenario;
+                let point = &loaded.points[run.point];
+                let scenario = &point.scenario;
                 let result = output::remove_temp_files(&dir)
                     .map_err(io_error(&dir))
-                    .and_then(|_| executor.execute(scenario, run.seed))
+                    .and_then(|_| executor.execute_point(run.point, point, run.seed))
                     .and_then(|files| {
                         let settings = Settings::of(scenario, run.seed);
                         let identity =

@@ -86,7 +86,7 @@ fn xmp_long_flows_progress_over_ecn_queues_with_conservation() {
     assert_eq!(short.completed, short.finite_flows, "{short:?}");
     // The flows are XMP's, with its 2 subflows by default.
     let flows = text(&out.files.flows_csv);
-    assert!(flows.starts_with(&FLOWS_COLUMNS.join(",")));
+    assert!(flows.starts_with(&format!("point,seed,{}", FLOWS_COLUMNS.join(","))));
     let kinds = column(&flows, "long", "transport");
     assert!(kinds.iter().all(|k| k == "xmp"), "{kinds:?}");
     let subflows = column(&flows, "long", "subflows");
@@ -200,11 +200,19 @@ fn a_trace_follows_the_selected_flows_without_changing_the_run() {
     assert_eq!(traced.files.links_csv, plain.files.links_csv);
     let csv = text(&traced.files.trace_csv);
     let mut lines = csv.lines();
-    assert_eq!(
-        lines.next(),
-        Some(htsim_transport::trace::TRACE_COLUMNS.join(",").as_str())
+    // The run's columns (no sweep: point and seed), then the trace's own.
+    let header = format!(
+        "point,seed,{}",
+        htsim_transport::trace::TRACE_COLUMNS.join(",")
     );
-    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(lines.next(), Some(header.as_str()));
+    let rows: Vec<Vec<&str>> = lines
+        .map(|l| {
+            let r: Vec<&str> = l.split(',').collect();
+            assert_eq!(r[..2], ["base", "2"]);
+            r[2..].to_vec()
+        })
+        .collect();
     let of = |flow: &str, event: &str| -> Vec<&Vec<&str>> {
         rows.iter()
             .filter(|r| r[1] == flow && r[3] == event)

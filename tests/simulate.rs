@@ -61,12 +61,15 @@ fn a_tiny_run_completes_its_flows_and_writes_the_specified_files() {
     let mut lines = flows.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "class,flow_id,transport,src,dst,size_bytes,start_ns,end_ns,fct_ns,ideal_fct_ns,slowdown,\
-         completed,bytes_acked,goodput_bps,goodput_sent_bps,packets_sent,retransmits,fast_retransmits,timeouts,subflows"
+        "point,seed,class,flow_id,transport,src,dst,size_bytes,start_ns,end_ns,fct_ns,ideal_fct_ns,\
+         slowdown,completed,bytes_acked,goodput_bps,goodput_sent_bps,packets_sent,retransmits,fast_retransmits,timeouts,subflows"
     );
     assert_eq!(flows.lines().count(), 1 + out.started.len());
     for line in lines {
-        let f: Vec<&str> = line.split(',').collect();
+        // The run's columns (no sweep: point `base`), then the flow's.
+        let fields: Vec<&str> = line.split(',').collect();
+        let (run, f) = fields.split_at(2);
+        assert_eq!(run, ["base", "7"], "{line}");
         assert_eq!(f.len(), FLOWS_COLUMNS.len(), "{line}");
         if f[0] == "short" {
             assert_eq!(f[5], "30000");
@@ -77,15 +80,20 @@ fn a_tiny_run_completes_its_flows_and_writes_the_specified_files() {
             assert!(fct > 0 && ideal > 0, "{line}");
         } else {
             assert_eq!(f[5], "", "infinite flows have no size: {line}");
+            // Never completed (as in the summary): they run to the end.
+            assert_eq!((f[7], f[11]), ("", "false"), "{line}");
             assert!(f[13].parse::<f64>().unwrap() > 1e8, "{line}");
         }
     }
 
     let links = String::from_utf8(out.files.links_csv.unwrap()).unwrap();
-    assert_eq!(links.lines().next().unwrap(), LINKS_COLUMNS.join(","));
+    assert_eq!(
+        links.lines().next().unwrap(),
+        format!("point,seed,{}", LINKS_COLUMNS.join(","))
+    );
     // A k = 4 FatTree: 16 hosts, 2 x 16 + 4^3 directed links.
     assert_eq!(links.lines().count(), 1 + 2 * 16 + 64);
-    assert!(links.contains("\nhost0->tor0.0,host0,tor0.0,host,1000000000,"));
+    assert!(links.contains("\nbase,7,host0->tor0.0,host0,tor0.0,host,1000000000,"));
 
     let summary: serde_json::Value = serde_json::from_slice(&out.files.summary_json).unwrap();
     assert_eq!(summary["seed"], 7);
@@ -229,7 +237,8 @@ fn jobs_of(
         .lines()
         .skip(1)
         .map(|line| {
-            let f: Vec<&str> = line.split(',').collect();
+            // After the run's columns `point,seed`.
+            let f: Vec<&str> = line.split(',').skip(2).collect();
             (
                 f[1].parse().unwrap(),
                 (f[6].parse().ok(), f[7].parse().ok()),
@@ -596,14 +605,17 @@ set = { rate = "10Gbps" }
     let links = String::from_utf8(out.files.links_csv.unwrap()).unwrap();
     let row = links
         .lines()
-        .find(|l| l.starts_with("host0->switch,"))
+        .find(|l| l.starts_with("base,1,host0->switch,"))
         .unwrap();
-    let f: Vec<&str> = row.split(',').collect();
-    let utilisation: f64 = f[10].parse().unwrap();
+    let f: Vec<&str> = row.split(',').skip(2).collect();
+    let utilisation_pct: f64 = f[10].parse().unwrap();
     let sent_bits = 8.0 * f[6].parse::<f64>().unwrap();
     // One 1462-B packet at 1 Gb/s over the 10 ms window.
     let edge = 1462.0 * 8.0 / 1e9 / 10e-3;
-    assert!(utilisation > 0.5 && utilisation <= 1.0 + edge, "{row}");
+    assert!(
+        utilisation_pct > 50.0 && utilisation_pct <= 100.0 * (1.0 + edge),
+        "{row}"
+    );
     assert!(sent_bits / (1e9 * 10e-3) > 1.5, "the rate did rise: {row}");
     let host = out
         .summary

@@ -46,8 +46,13 @@ pub struct MetricValue {
     pub class: String,
     /// The metric's name, e.g. `fct_p99`.
     pub metric: &'static str,
-    /// The metric's unit, e.g. `ms`, `Mbps`, `%`, `1` (dimensionless).
+    /// The metric's unit, e.g. `ms`, `Mbps`, `%`, `1` (dimensionless); a count's unit names
+    /// what it counts (`flows`, `jobs`, `packets`, `recoveries`, `timeouts`, `events`).
     pub unit: &'static str,
+    /// Whether the run has what the metric is about: a class's finite flows, long flows or
+    /// jobs for their counts. A metric no seed of a point applies to gets no row (a class
+    /// without jobs has no job rows rather than rows of zeros).
+    pub applies: bool,
     /// The run's values: at most one for a per-run metric (none when the run has none, e.g.
     /// no flow completed); for a pooled metric one per flow, which the statistics pool with the
     /// other seeds' flows.
@@ -76,65 +81,101 @@ pub struct SummaryRow {
 pub fn metric_values(run: &RunSummary) -> Vec<MetricValue> {
     let mut out = Vec::new();
     for c in &run.classes {
-        let mut push = |metric, unit, values: Vec<f64>| {
+        // `applies`: whether the run has what the metric counts (finite flows, long flows, jobs).
+        let mut push = |applies: bool, metric, unit, values: Vec<f64>| {
             out.push(MetricValue {
                 class: c.class.clone(),
                 metric,
                 unit,
                 values,
+                applies,
             })
         };
+        let always = true;
+        let (finite, long, jobs) = (
+            c.finite_flows > 0,
+            c.long_flows > 0,
+            c.jobs_completed + c.jobs_unfinished > 0,
+        );
         let count = |n: u64| vec![n as f64];
         let one = |v: Option<f64>| v.into_iter().collect::<Vec<f64>>();
-        push("flows", "flows", count(c.finite_flows));
-        push("completed", "flows", count(c.completed));
-        push("unfinished", "flows", count(c.unfinished));
+        push(finite, "finite_flows", "flows", count(c.finite_flows));
+        push(finite, "completed", "flows", count(c.completed));
+        push(finite, "unfinished", "flows", count(c.unfinished));
         let fct = c.fct_ms;
-        push("fct_mean", "ms", one(fct.map(|s| s.mean)));
-        push("fct_std", "ms", one(fct.map(|s| s.std)));
-        push("fct_p50", "ms", one(fct.map(|s| s.p50)));
-        push("fct_p90", "ms", one(fct.map(|s| s.p90)));
-        push("fct_p99", "ms", one(fct.map(|s| s.p99)));
-        push("fct_p999", "ms", one(fct.map(|s| s.p999)));
+        push(always, "fct_mean", "ms", one(fct.map(|s| s.mean)));
+        push(always, "fct_std", "ms", one(fct.map(|s| s.std)));
+        push(always, "fct_p50", "ms", one(fct.map(|s| s.p50)));
+        push(always, "fct_p90", "ms", one(fct.map(|s| s.p90)));
+        push(always, "fct_p99", "ms", one(fct.map(|s| s.p99)));
+        push(always, "fct_p999", "ms", one(fct.map(|s| s.p999)));
         let sd = c.slowdown;
-        push("slowdown_mean", "1", one(sd.map(|s| s.mean)));
-        push("slowdown_p50", "1", one(sd.map(|s| s.p50)));
-        push("slowdown_p99", "1", one(sd.map(|s| s.p99)));
-        push("long_flows", "flows", count(c.long_flows));
+        push(always, "slowdown_mean", "1", one(sd.map(|s| s.mean)));
+        push(always, "slowdown_p50", "1", one(sd.map(|s| s.p50)));
+        push(always, "slowdown_p99", "1", one(sd.map(|s| s.p99)));
+        push(long, "long_flows", "flows", count(c.long_flows));
         let goodput = c.goodput_mbps;
-        push("goodput_mean", "Mbps", one(goodput.map(|s| s.mean)));
-        push("goodput_std", "Mbps", one(goodput.map(|s| s.std)));
-        push("goodput_pooled", "Mbps", c.goodput_values_mbps.clone());
-        let paper = c.goodput_paper_mbps;
-        push("goodput_paper_mean", "Mbps", one(paper.map(|s| s.mean)));
-        push("goodput_paper_std", "Mbps", one(paper.map(|s| s.std)));
+        push(always, "goodput_mean", "Mbps", one(goodput.map(|s| s.mean)));
+        push(always, "goodput_std", "Mbps", one(goodput.map(|s| s.std)));
         push(
+            always,
+            "goodput_pooled",
+            "Mbps",
+            c.goodput_values_mbps.clone(),
+        );
+        let paper = c.goodput_paper_mbps;
+        push(
+            always,
+            "goodput_paper_mean",
+            "Mbps",
+            one(paper.map(|s| s.mean)),
+        );
+        push(
+            always,
+            "goodput_paper_std",
+            "Mbps",
+            one(paper.map(|s| s.std)),
+        );
+        push(
+            always,
             "goodput_paper_pooled",
             "Mbps",
             c.goodput_paper_values_mbps.clone(),
         );
-        push("jain", "1", one(c.jain));
+        push(always, "jain", "1", one(c.jain));
         push(
+            always,
             "retransmits_mean",
             "packets",
             one(c.retransmits.map(|s| s.mean)),
         );
         push(
+            always,
             "fast_retransmits_mean",
-            "count",
+            "recoveries",
             one(c.fast_retransmits.map(|s| s.mean)),
         );
-        push("timeouts_mean", "count", one(c.timeouts.map(|s| s.mean)));
-        push("timeouts_p99", "count", one(c.timeouts.map(|s| s.p99)));
-        push("jobs_completed", "jobs", count(c.jobs_completed));
-        push("jobs_unfinished", "jobs", count(c.jobs_unfinished));
+        push(
+            always,
+            "timeouts_mean",
+            "timeouts",
+            one(c.timeouts.map(|s| s.mean)),
+        );
+        push(
+            always,
+            "timeouts_p99",
+            "timeouts",
+            one(c.timeouts.map(|s| s.p99)),
+        );
+        push(jobs, "jobs_completed", "jobs", count(c.jobs_completed));
+        push(jobs, "jobs_unfinished", "jobs", count(c.jobs_unfinished));
         let jct = c.jct_ms;
-        push("jct_mean", "ms", one(jct.map(|s| s.mean)));
-        push("jct_std", "ms", one(jct.map(|s| s.std)));
-        push("jct_p50", "ms", one(jct.map(|s| s.p50)));
-        push("jct_p90", "ms", one(jct.map(|s| s.p90)));
-        push("jct_p99", "ms", one(jct.map(|s| s.p99)));
-        push("jct_p999", "ms", one(jct.map(|s| s.p999)));
+        push(always, "jct_mean", "ms", one(jct.map(|s| s.mean)));
+        push(always, "jct_std", "ms", one(jct.map(|s| s.std)));
+        push(always, "jct_p50", "ms", one(jct.map(|s| s.p50)));
+        push(always, "jct_p90", "ms", one(jct.map(|s| s.p90)));
+        push(always, "jct_p99", "ms", one(jct.map(|s| s.p99)));
+        push(always, "jct_p999", "ms", one(jct.map(|s| s.p999)));
     }
     for l in &run.layers {
         let class = format!("{LAYER_PREFIX}{}", l.layer);
@@ -144,6 +185,7 @@ pub fn metric_values(run: &RunSummary) -> Vec<MetricValue> {
                 metric,
                 unit: "%",
                 values: value.into_iter().collect(),
+                applies: true,
             })
         };
         push("utilisation", l.utilisation_pct);
@@ -170,13 +212,15 @@ pub fn metric_values(run: &RunSummary) -> Vec<MetricValue> {
             metric,
             unit,
             values: vec![value as f64],
+            applies: true,
         });
     }
     out
 }
 
 /// The cross-seed statistics of every metric of every point, in the order described in the
-/// module documentation. A metric no seed has a value for gets no row.
+/// module documentation. A metric no seed has a value for, or no seed applies to
+/// ([`MetricValue::applies`]), gets no row.
 pub fn aggregate(runs: &[RunSummary]) -> Vec<SummaryRow> {
     let mut order: Vec<&RunSummary> = runs.iter().collect();
     order.sort_by(|a, b| (a.point_index, &a.point, a.seed).cmp(&(b.point_index, &b.point, b.seed)));
@@ -191,11 +235,13 @@ pub fn aggregate(runs: &[RunSummary]) -> Vec<SummaryRow> {
                 groups.push((run.point.clone(), mv.clone(), Vec::new()));
                 groups.len() - 1
             });
+            groups[i].1.applies |= mv.applies;
             groups[i].2.extend(mv.values);
         }
     }
     groups
         .into_iter()
+        .filter(|(_, mv, _)| mv.applies)
         .filter_map(|(point, mv, values)| {
             Some(SummaryRow {
                 point,
@@ -409,7 +455,10 @@ mod tests {
         let ci = 4.302652730 / 3f64.sqrt();
         let want_fct = format!("\"a=1,b=2\",short,fct_mean,ms,3,3,1,{ci},3,3.98,2,4");
         assert_eq!(lines[4], want_fct);
-        assert_eq!(lines[1], "\"a=1,b=2\",short,flows,flows,3,2,0,0,2,2,2,2");
+        assert_eq!(
+            lines[1],
+            "\"a=1,b=2\",short,finite_flows,flows,3,2,0,0,2,2,2,2"
+        );
         // Layer utilisation 20, 40, 60: std 20.
         let util = format!(
             "\"a=1,b=2\",layer:core,utilisation,%,3,40,20,{},40,59.6,20,60",
@@ -418,11 +467,16 @@ mod tests {
         assert!(lines.contains(&util.as_str()), "{csv}");
         // Metrics without any value (slowdown, goodput, paper utilisation) have no row.
         assert!(!csv.contains("slowdown") && !csv.contains("utilisation_paper"));
-        // The run-list order puts "a=1,b=2" before "a=0"; each point has 8 class rows (flows,
-        // completed, unfinished, 6 fct, long_flows, 2 jobs = 12), 2 layer rows, 3 cost rows.
-        let per_point = 12 + 2 + 3;
+        // Nor do counts of what a class does not have (long flows, jobs).
+        assert!(
+            !csv.contains("long_flows") && !csv.contains("jobs_"),
+            "{csv}"
+        );
+        // The run-list order puts "a=1,b=2" before "a=0"; each point has 9 class rows
+        // (finite_flows, completed, unfinished, 6 fct), 2 layer rows, 3 cost rows.
+        let per_point = 9 + 2 + 3;
         assert_eq!(lines.len(), 1 + 2 * per_point);
-        assert!(lines[per_point + 1].starts_with("a=0,short,flows,flows,1,1,0,0,"));
+        assert!(lines[per_point + 1].starts_with("a=0,short,finite_flows,flows,1,1,0,0,"));
         assert_eq!(
             lines.last().unwrap(),
             &"a=0,run,peak_packets_in_flight,packets,1,5,0,0,5,5,5,5"
@@ -471,6 +525,21 @@ mod tests {
     }
 
     #[test]
+    fn counts_have_rows_when_any_seed_of_the_point_has_what_they_count() {
+        // Seed 1 ran one job, seed 2 none: the job counts average over both seeds. Neither has
+        // a finite flow or a long flow: no such counts.
+        let mut with_job = run("p", 0, 1, &[], 0.0);
+        with_job.classes[0].jobs_completed = 1;
+        let without = run("p", 0, 2, &[], 0.0);
+        let rows = aggregate(&[with_job, without]);
+        let jobs = rows.iter().find(|r| r.metric == "jobs_completed").unwrap();
+        assert_eq!((jobs.stats.n, jobs.stats.mean), (2, 0.5));
+        for absent in ["finite_flows", "completed", "unfinished", "long_flows"] {
+            assert!(rows.iter().all(|r| r.metric != absent), "{absent}");
+        }
+    }
+
+    #[test]
     fn job_completion_time_has_the_statistics_of_fct() {
         let mut r = run("p", 0, 1, &[], 0.0);
         r.classes[0].jobs_completed = 3;
@@ -513,7 +582,7 @@ mod tests {
         assert_eq!(v["a=0"]["layer:core"]["utilisation"]["max"], 10.0);
         // Object order follows the run list, not the alphabet.
         assert!(text.find("\"a=1,b=2\"").unwrap() < text.find("\"a=0\"").unwrap());
-        assert!(text.find("\"flows\"").unwrap() < text.find("\"fct_mean\"").unwrap());
+        assert!(text.find("\"finite_flows\"").unwrap() < text.find("\"fct_mean\"").unwrap());
     }
 
     #[test]

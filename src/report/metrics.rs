@@ -150,8 +150,8 @@ pub struct LinkInput {
     pub rate: Rate,
 }
 
-/// Standard utilisation and loss of one link over a window (links.csv `utilization`,
-/// `loss_rate`).
+/// Standard utilisation and loss of one link over a window, fractions (links.csv
+/// `utilisation_pct`, `loss_rate_pct` as percentages).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LinkUsage {
     /// Time spent serialising packets during the window / the window's length, a fraction

@@ -75,9 +75,9 @@ pub struct ClassSummary {
     pub jain: Option<f64>,
     /// Retransmitted data packets per flow (completed finite flows and long flows), packets.
     pub retransmits: Option<Summary>,
-    /// Fast-recovery entries per flow (2.12), count.
+    /// Fast-recovery entries per flow (2.12), recoveries.
     pub fast_retransmits: Option<Summary>,
-    /// Data RTO expiries per flow (2.12), count.
+    /// Data RTO expiries per flow (2.12), timeouts.
     pub timeouts: Option<Summary>,
     /// Partition/aggregate jobs that started in the window and whose flows all completed.
     pub jobs_completed: u64,

@@ -1,4 +1,5 @@
-//! Time series read back from the runs' timeseries.csv files (`time_ns,series,id,value`, see
+//! Time series read back from the runs' timeseries.csv files (columns `time_ns`, `series`, `id`,
+//! `value` after the run's columns, see
 //! [`crate::simulate::timeseries`]) for the time-series plots `htsim report` draws.
 
 use std::path::{Path, PathBuf};
@@ -53,12 +54,28 @@ fn read_one(path: &Path, point: &str, seed: u64) -> Result<Vec<RunSeries>> {
         source,
     };
     let mut reader = csv::Reader::from_path(path).map_err(csv_error)?;
+    let headers = reader.headers().map_err(csv_error)?.clone();
+    let column = |name: &str| headers.iter().position(|h| h == name);
+    let (Some(time), Some(series), Some(id), Some(value)) = (
+        column("time_ns"),
+        column("series"),
+        column("id"),
+        column("value"),
+    ) else {
+        return Err(ReportError::Invalid {
+            path: path.to_path_buf(),
+            message: "not a timeseries.csv: its header lacks time_ns, series, id or value".into(),
+        });
+    };
     let mut out: Vec<RunSeries> = Vec::new();
     for record in reader.records() {
         let record = record.map_err(csv_error)?;
-        let (Some(t), Some(series), Some(id), Some(v)) =
-            (record.get(0), record.get(1), record.get(2), record.get(3))
-        else {
+        let (Some(t), Some(series), Some(id), Some(v)) = (
+            record.get(time),
+            record.get(series),
+            record.get(id),
+            record.get(value),
+        ) else {
             continue;
         };
         let (Ok(t), Ok(v)) = (t.parse::<f64>(), v.parse::<f64>()) else {

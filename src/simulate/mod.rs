@@ -63,14 +63,14 @@ use htsim_core::world::{Conservation, World, WorldStats};
 use htsim_core::SimTime;
 use htsim_topology::topology::Topology;
 
-use crate::output::RunFiles;
+use crate::output::{RunColumns, RunFiles};
 use crate::report::metrics::{
     summarize_run, CounterSnapshot, FlowBytes, FlowInput, LinkInput, PaperUsage, RunId, RunInput,
     Window,
 };
 use crate::report::run_summary::{RunCost, RunSummary};
 use crate::runner::{Executor, RunError};
-use crate::scenario::{FlowSelector, Loaded, Scenario};
+use crate::scenario::{FlowSelector, Loaded, Point, Scenario};
 
 use generator::{Generator, StartedFlow};
 use htsim_transport::trace::TraceLog;
@@ -89,6 +89,9 @@ pub struct RunContext {
     pub point: String,
     /// The point's index in the sweep.
     pub point_index: u64,
+    /// The point's sweep assignments (key path, value), in `[sweep]` order: the axis columns
+    /// of the run's CSV files ([`RunColumns`]).
+    pub assignments: Vec<(String, toml::Value)>,
     /// Called after each slice of simulated time.
     pub progress: Option<Arc<ProgressFn>>,
 }
@@ -114,7 +117,7 @@ pub struct RunOutput {
 /// optional progress callback hears every run's simulated time.
 #[derive(Clone, Default)]
 pub struct Simulator {
-    points: Vec<(String, Scenario)>,
+    points: Vec<Point>,
     progress: Option<Arc<ProgressFn>>,
 }
 
@@ -131,11 +134,7 @@ impl Simulator {
     /// A simulator for the points of `loaded` (so summaries carry the point's name and index).
     pub fn for_loaded(loaded: &Loaded) -> Self {
         Simulator {
-            points: loaded
-                .points
-                .iter()
-                .map(|p| (p.name.clone(), p.scenario.clone()))
-                .collect(),
+            points: loaded.points.clone(),
             progress: None,
         }
     }
@@ -146,25 +145,33 @@ impl Simulator {
         self
     }
 
-    fn context(&self, scenario: &Scenario) -> RunContext {
-        let (point, point_index) = self
-            .points
-            .iter()
-            .position(|(_, s)| s == scenario)
-            .map_or(("base".to_string(), 0), |i| {
-                (self.points[i].0.clone(), i as u64)
-            });
+    /// The context of sweep point `point` at `index`.
+    fn context(&self, index: usize, point: &Point) -> RunContext {
         RunContext {
-            point,
-            point_index,
+            point: point.name.clone(),
+            point_index: index as u64,
+            assignments: point.assignments.clone(),
             progress: self.progress.clone(),
         }
     }
 }
 
 impl Executor for Simulator {
+    /// Runs `scenario` as the first point of [`Simulator::for_loaded`] whose scenario it is
+    /// (`base` when none is).
     fn execute(&self, scenario: &Scenario, seed: u64) -> Result<RunFiles, RunError> {
-        run(scenario, seed, &self.context(scenario)).map(|o| o.files)
+        let cx = match self.points.iter().position(|p| &p.scenario == scenario) {
+            Some(i) => self.context(i, &self.points[i]),
+            None => RunContext {
+                progress: self.progress.clone(),
+                ..RunContext::default()
+            },
+        };
+        run(scenario, seed, &cx).map(|o| o.files)
+    }
+
+    fn execute_point(&self, index: usize, point: &Point, seed: u64) -> Result<RunFiles, RunError> {
+        run(&point.scenario, seed, &self.context(index, point)).map(|o| o.files)
     }
 }
 
@@ -374,13 +381,15 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
         wall.elapsed().as_secs_f64(),
     );
     let class_names: Vec<String> = classes.iter().map(|c| c.name.clone()).collect();
+    let point = if cx.point.is_empty() {
+        "base"
+    } else {
+        &cx.point
+    };
+    let run_columns = RunColumns::new(point, &cx.assignments, seed);
     let summary = summarize_run(
         RunId {
-            point: if cx.point.is_empty() {
-                "base".into()
-            } else {
-                cx.point.clone()
-            },
+            point: point.to_string(),
             point_index: cx.point_index,
             seed,
         },
@@ -401,9 +410,10 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
         flows_csv: scenario
             .output
             .flows
-            .then(|| outputs::flows_csv(&flows, &classes, window)),
+            .then(|| outputs::flows_csv(&run_columns, &flows, &classes, window)),
         links_csv: scenario.output.links.then(|| {
             outputs::links_csv(
+                &run_columns,
                 &topology,
                 &link_inputs,
                 &counters_start,
@@ -411,8 +421,8 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
                 window,
             )
         }),
-        timeseries_csv: sampler.map(timeseries::Sampler::into_csv),
-        trace_csv: trace.map(|(_, log)| log.to_csv().into_bytes()),
+        timeseries_csv: sampler.map(|s| s.into_csv(&run_columns)),
+        trace_csv: trace.map(|(_, log)| outputs::trace_csv(&run_columns, &log)),
         summary_json: summary_json.into_bytes(),
     };
     Ok(RunOutput {

@@ -7,9 +7,13 @@
 //! wall-clock part of summary.json's `cost` (`wall_seconds`, `events_per_second`,
 //! `data_packets_per_second`): compare runs without those three fields.
 //!
+//! - Every file starts with the run's columns ([`RunColumns`]: `point`, `seed`, one per sweep
+//!   axis).
 //! - flows.csv: `start_ns` is the FCT origin (subflow 0's SYN-ACK; empty if never
-//!   established); `end_ns`, `fct_ns` are empty unless completed; `size_bytes`, `fct_ns`,
-//!   `ideal_fct_ns` and `slowdown` are empty for infinite flows; `goodput_bps` is 8 x bytes
+//!   established); `completed` is true only for a finite flow that delivered all its bytes (an
+//!   infinite flow is never completed: it runs to the end of the run, as in the summary);
+//!   `end_ns`, `fct_ns` are empty unless completed; `size_bytes`, `ideal_fct_ns` and
+//!   `slowdown` are empty for infinite flows; `goodput_bps` is 8 x bytes
 //!   acknowledged in order / time alive, both inside the measurement window, and
 //!   `goodput_sent_bps` (long flows only) the MMPTCP paper's variant counting distinct bytes
 //!   sent instead ([`crate::report::metrics::goodput_bps`]; `docs/outputs.md` defines every
@@ -21,8 +25,9 @@
 //!   per segment, and the bottleneck is the slowest forward link: the bottleneck must send
 //!   every other packet before the last one, which then crosses every hop.
 //! - links.csv: the counters are over the measurement window (warmup to duration), the rate
-//!   is the link's rate at the start of the run; `utilization` (time spent serialising /
-//!   window) and `loss_rate` (drops / arrivals) are fractions.
+//!   is the link's rate at the start of the run; `utilisation_pct` (100 x time spent
+//!   serialising / window) and `loss_rate_pct` (100 x drops / arrivals) are percentages, like
+//!   the layer metrics of summary.csv.
 
 use std::collections::HashMap;
 
@@ -32,10 +37,11 @@ use htsim_core::queue::QueueCounters;
 use htsim_core::world::World;
 use htsim_core::{Rate, SimTime};
 use htsim_topology::topology::Topology;
+use htsim_transport::trace::TraceLog;
 use htsim_transport::TcpConfig;
 
 use crate::output::{
-    csv_bytes, csv_writer, CSV_IN_MEMORY as IN_MEMORY, FLOWS_COLUMNS, LINKS_COLUMNS,
+    csv_bytes, csv_writer, RunColumns, CSV_IN_MEMORY as IN_MEMORY, FLOWS_COLUMNS, LINKS_COLUMNS,
 };
 use crate::report::metrics::{flow_outcome, ideal_fct, FlowInput, LinkInput, Window};
 
@@ -124,15 +130,21 @@ fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
 }
 
 /// flows.csv: one row per flow in `flows` (by id), with its class's transport.
-pub fn flows_csv(flows: &[FlowInput], classes: &[ClassInfo], window: Window) -> Vec<u8> {
+pub fn flows_csv(
+    run: &RunColumns,
+    flows: &[FlowInput],
+    classes: &[ClassInfo],
+    window: Window,
+) -> Vec<u8> {
     let mut w = csv_writer();
-    w.write_record(FLOWS_COLUMNS).expect(IN_MEMORY);
+    w.write_record(run.header(FLOWS_COLUMNS)).expect(IN_MEMORY);
+    let run_fields = run.fields();
     for f in flows {
         let r: &FlowRecord = &f.record;
         let o = flow_outcome(f, window);
         let class = &classes[f.class];
         let infinite = r.size_bytes.is_none();
-        w.write_record([
+        w.write_record(run_fields.iter().cloned().chain([
             class.name.clone(),
             r.flow_id.to_string(),
             class.transport.clone(),
@@ -140,7 +152,11 @@ pub fn flows_csv(flows: &[FlowInput], classes: &[ClassInfo], window: Window) -> 
             format!("host{}", r.dst.0),
             opt(r.size_bytes),
             opt(r.start.map(SimTime::as_ns)),
-            opt(r.end.map(SimTime::as_ns)),
+            if infinite {
+                String::new()
+            } else {
+                opt(r.end.map(SimTime::as_ns))
+            },
             if infinite {
                 String::new()
             } else {
@@ -152,7 +168,7 @@ pub fn flows_csv(flows: &[FlowInput], classes: &[ClassInfo], window: Window) -> 
             } else {
                 opt(o.slowdown.map(|x| format!("{x:.6}")))
             },
-            r.completed().to_string(),
+            (!infinite && r.completed()).to_string(),
             r.bytes_acked.to_string(),
             opt(o.goodput_bps.map(|x| format!("{x:.0}"))),
             opt(o.goodput_sent_bps.map(|x| format!("{x:.0}"))),
@@ -161,7 +177,7 @@ pub fn flows_csv(flows: &[FlowInput], classes: &[ClassInfo], window: Window) -> 
             r.fast_retransmits.to_string(),
             r.timeouts.to_string(),
             r.subflows.to_string(),
-        ])
+        ]))
         .expect(IN_MEMORY);
     }
     csv_bytes(w)
@@ -169,6 +185,7 @@ pub fn flows_csv(flows: &[FlowInput], classes: &[ClassInfo], window: Window) -> 
 
 /// links.csv: one row per directed link of `topology`, in its order.
 pub fn links_csv(
+    run: &RunColumns,
     topology: &Topology,
     links: &[LinkInput],
     start: &[QueueCounters],
@@ -176,33 +193,58 @@ pub fn links_csv(
     window: Window,
 ) -> Vec<u8> {
     let mut w = csv_writer();
-    w.write_record(LINKS_COLUMNS).expect(IN_MEMORY);
+    w.write_record(run.header(LINKS_COLUMNS)).expect(IN_MEMORY);
+    let run_fields = run.fields();
     for (i, l) in topology.links().iter().enumerate() {
         let (a, b) = (&start[i], &end[i]);
         let usage = crate::report::metrics::link_usage(a, b, window);
-        w.write_record([
-            topology.link_name(l).to_string(),
-            topology.node(l.from).name.to_string(),
-            topology.node(l.to).name.to_string(),
-            topology.layer_name(l.layer).to_string(),
-            links[i].rate.as_bps().to_string(),
-            b.packets_enqueued
-                .saturating_sub(a.packets_enqueued)
-                .to_string(),
-            b.bytes_enqueued
-                .saturating_sub(a.bytes_enqueued)
-                .to_string(),
-            b.packets_dropped
-                .saturating_sub(a.packets_dropped)
-                .to_string(),
-            b.bytes_dropped.saturating_sub(a.bytes_dropped).to_string(),
-            b.packets_marked
-                .saturating_sub(a.packets_marked)
-                .to_string(),
-            opt(usage.utilisation.map(|u| format!("{u:.6}"))),
-            format!("{:.6}", usage.loss_rate),
-        ])
+        w.write_record(
+            run_fields.iter().cloned().chain([
+                topology.link_name(l).to_string(),
+                topology.node(l.from).name.to_string(),
+                topology.node(l.to).name.to_string(),
+                topology.layer_name(l.layer).to_string(),
+                links[i].rate.as_bps().to_string(),
+                b.packets_enqueued
+                    .saturating_sub(a.packets_enqueued)
+                    .to_string(),
+                b.bytes_enqueued
+                    .saturating_sub(a.bytes_enqueued)
+                    .to_string(),
+                b.packets_dropped
+                    .saturating_sub(a.packets_dropped)
+                    .to_string(),
+                b.bytes_dropped.saturating_sub(a.bytes_dropped).to_string(),
+                b.packets_marked
+                    .saturating_sub(a.packets_marked)
+                    .to_string(),
+                opt(usage.utilisation.map(|u| format!("{:.4}", 100.0 * u))),
+                format!("{:.4}", 100.0 * usage.loss_rate),
+            ]),
+        )
         .expect(IN_MEMORY);
+    }
+    csv_bytes(w)
+}
+
+/// trace.csv: the run's columns, then the trace log's own columns (`time_ns,flow,...`), one row
+/// per traced event, as [`TraceLog::to_csv`] writes them.
+pub fn trace_csv(run: &RunColumns, log: &TraceLog) -> Vec<u8> {
+    let own = log.to_csv();
+    let mut reader = csv::Reader::from_reader(own.as_bytes());
+    let mut w = csv_writer();
+    // The log's own header and rows are plain numbers and names: they read back.
+    let header = reader
+        .headers()
+        .expect("the trace log's own header")
+        .clone();
+    w.write_record(run.header(&header.iter().collect::<Vec<_>>()))
+        .expect(IN_MEMORY);
+    let run_fields = run.fields();
+    for record in reader.records() {
+        let record = record.expect("the trace log's own rows are CSV");
+        w.write_record(run_fields.iter().map(String::as_str).chain(record.iter()))
+            .expect(IN_MEMORY);
     }
     csv_bytes(w)
 }

@@ -20,9 +20,10 @@ use super::timeseries::Sampler;
 /// and packets included (peak RSS 37 MB for FatTree k=16, 6144 links; 251 MB for k=32).
 pub const BYTES_PER_LINK: u64 = 4096;
 
-/// Bytes per row of timeseries.csv (`time_ns,series,id,value`), held in memory until the run
-/// ends.
-pub const BYTES_PER_TIMESERIES_ROW: u64 = 40;
+/// Bytes per row of timeseries.csv held in memory: the samples (`time_ns,series,id,value`,
+/// about 40 B) until the run ends, then also the file's rows, which add the run's columns
+/// (point, seed, sweep values: 60 B for a typical sweep) and the unit.
+pub const BYTES_PER_TIMESERIES_ROW: u64 = 160;
 
 /// The environment variable that sets the memory available to htsim (a size such as
 /// `"512MiB"` or `"8GB"`), instead of what the machine reports.

@@ -2,13 +2,14 @@
 //! window and rate of selected flows, sampled at a fixed interval of simulated time into
 //! `DIR/runs/<point>/seed-<n>/timeseries.csv`.
 //!
-//! Format (long, one value per row), header `time_ns,series,id,value`:
+//! Format (long, one value per row): the run's columns ([`RunColumns`]: `point`, `seed`, one
+//! per sweep axis), then `time_ns,series,id,value,unit`:
 //!
-//! | series  | id                                    | value                                      |
-//! |---------|---------------------------------------|--------------------------------------------|
-//! | `queue` | link name as in links.csv (`a->b`)    | packets waiting in the link's egress queue, not counting the one being serialised |
-//! | `cwnd`  | flow id as in flows.csv               | congestion window, bytes (multipath: the sum over subflows) |
-//! | `rate`  | flow id                               | bytes acknowledged during the past interval x 8 / interval, bit/s (integer) |
+//! | series  | id                                    | value                                      | unit |
+//! |---------|---------------------------------------|--------------------------------------------|------|
+//! | `queue` | link name as in links.csv (`a->b`)    | packets waiting in the link's egress queue, not counting the one being serialised | `packets` |
+//! | `cwnd`  | flow id as in flows.csv               | congestion window (multipath: the sum over subflows) | `bytes` |
+//! | `rate`  | flow id                               | bytes acknowledged during the past interval x 8 / interval (integer) | `bps` |
 //!
 //! Samples are taken at `t = k x interval` for k = 1, 2, ... up to the end of the run (duration
 //! plus drain; the warmup is included), each after every event due at or before `t`. Rows are
@@ -36,11 +37,20 @@ use htsim_topology::topology::Topology;
 
 use super::generator::StartedFlow;
 use super::setup_error::SetupError;
-use crate::output::{csv_bytes, csv_writer, CSV_IN_MEMORY};
+use crate::output::{csv_bytes, csv_writer, RunColumns, CSV_IN_MEMORY};
 use crate::scenario::{FlowSelector, TimeseriesConfig};
 
-/// The header of timeseries.csv.
-pub const TIMESERIES_HEADER: &str = "time_ns,series,id,value";
+/// The columns of timeseries.csv after the run's columns ([`RunColumns`]).
+pub const TIMESERIES_COLUMNS: &[&str] = &["time_ns", "series", "id", "value", "unit"];
+
+/// The unit of a series' values.
+pub fn series_unit(series: &str) -> &'static str {
+    match series {
+        "queue" => "packets",
+        "cwnd" => "bytes",
+        _ => "bps",
+    }
+}
 
 /// Which flows a sampler follows.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -120,9 +130,6 @@ impl Sampler {
         flows: FlowSelection,
     ) -> Self {
         let has = |s: &str| series.iter().any(|x| x == s);
-        let mut csv = csv_writer();
-        csv.write_record(TIMESERIES_HEADER.split(','))
-            .expect(CSV_IN_MEMORY);
         let interval = interval.max(SimTime::from_ps(1));
         Sampler {
             interval,
@@ -135,7 +142,7 @@ impl Sampler {
             flows,
             seen: 0,
             tracked: Vec::new(),
-            csv,
+            csv: csv_writer(),
         }
     }
 
@@ -273,9 +280,31 @@ impl Sampler {
         self.next = self.next.saturating_add(self.interval);
     }
 
-    /// The text of timeseries.csv.
-    pub fn into_csv(self) -> Vec<u8> {
-        csv_bytes(self.csv)
+    /// The text of timeseries.csv, each row led by `run`'s columns and ended by its unit.
+    pub fn into_csv(self, run: &RunColumns) -> Vec<u8> {
+        // The samples are kept as `time_ns,series,id,value` rows without a header.
+        let samples = csv_bytes(self.csv);
+        let mut out = csv_writer();
+        out.write_record(run.header(TIMESERIES_COLUMNS))
+            .expect(CSV_IN_MEMORY);
+        let run_fields = run.fields();
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(samples.as_slice());
+        for record in reader.records() {
+            // Rows this sampler wrote read back.
+            let record = record.expect("the sampler's own rows are CSV");
+            let unit = series_unit(record.get(1).unwrap_or_default());
+            out.write_record(
+                run_fields
+                    .iter()
+                    .map(String::as_str)
+                    .chain(record.iter())
+                    .chain([unit]),
+            )
+            .expect(CSV_IN_MEMORY);
+        }
+        csv_bytes(out)
     }
 }
 
@@ -303,8 +332,13 @@ mod tests {
         fn on_packet(&mut self, _packet: &Packet, _ctx: &mut Ctx<'_>) {}
     }
 
+    /// A run of point `p` (axis `k` = `v`), seed 3.
+    fn run() -> RunColumns {
+        RunColumns::new("p", &[("k".into(), toml::Value::String("v".into()))], 3)
+    }
+
     /// Runs `world` to `end`, sampling as the run loop does.
-    fn run(world: &mut World, sampler: &mut Sampler, end: SimTime) {
+    fn run_to(world: &mut World, sampler: &mut Sampler, end: SimTime) {
         loop {
             let target = sampler.next_time().min(end);
             world.run_until(target);
@@ -355,14 +389,14 @@ mod tests {
             vec![(link, "a->b".into()), (idle, "b->a".into())],
             FlowSelection::default(),
         );
-        run(&mut w, &mut s, end);
-        let csv = String::from_utf8(s.into_csv()).unwrap();
-        let want = "time_ns,series,id,value\n\
-            30000,queue,a->b,7\n30000,queue,b->a,0\n\
-            60000,queue,a->b,4\n60000,queue,b->a,0\n\
-            90000,queue,a->b,2\n90000,queue,b->a,0\n\
-            120000,queue,a->b,0\n120000,queue,b->a,0\n\
-            150000,queue,a->b,0\n150000,queue,b->a,0\n";
+        run_to(&mut w, &mut s, end);
+        let csv = String::from_utf8(s.into_csv(&run())).unwrap();
+        let want = "point,seed,k,time_ns,series,id,value,unit\n\
+            p,3,v,30000,queue,a->b,7,packets\np,3,v,30000,queue,b->a,0,packets\n\
+            p,3,v,60000,queue,a->b,4,packets\np,3,v,60000,queue,b->a,0,packets\n\
+            p,3,v,90000,queue,a->b,2,packets\np,3,v,90000,queue,b->a,0,packets\n\
+            p,3,v,120000,queue,a->b,0,packets\np,3,v,120000,queue,b->a,0,packets\n\
+            p,3,v,150000,queue,a->b,0,packets\np,3,v,150000,queue,b->a,0,packets\n";
         assert_eq!(csv, want);
     }
 
@@ -376,6 +410,9 @@ mod tests {
             FlowSelection::default(),
         );
         assert_eq!(s.next_time(), SimTime::MAX);
-        assert_eq!(s.into_csv(), b"time_ns,series,id,value\n");
+        assert_eq!(
+            s.into_csv(&run()),
+            b"point,seed,k,time_ns,series,id,value,unit\n"
+        );
     }
 }

@@ -4,9 +4,10 @@
 //! 2 bad arguments or scenario, 1 failure while running. Everything else is in the `htsim`
 //! library.
 
-use std::io::Write as _;
+use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -17,6 +18,9 @@ use htsim::scenario::{self, params, LoadOptions, Seeds};
 use htsim::shard::Shard;
 use htsim_core::SimTime;
 use indicatif::{ProgressBar, ProgressStyle};
+
+mod progress;
+use progress::LogProgress;
 
 /// Packet-level simulator of datacenter networks.
 #[derive(Parser, Debug)]
@@ -208,9 +212,12 @@ fn run(args: RunArgs) -> Result<(), Failure> {
             out.display()
         );
     }
-    // A sweep shows a bar over runs; a single run shows its simulated time.
+    // A sweep shows a bar over runs; a single run shows its simulated time. On a terminal as a
+    // bar with an ETA; otherwise (a log) as plain progress lines.
     let single = runs.len() == 1;
-    let bar = if args.quiet {
+    let log =
+        (!args.quiet && !std::io::stderr().is_terminal()).then(|| Arc::new(LogProgress::new()));
+    let bar = if args.quiet || log.is_some() {
         ProgressBar::hidden()
     } else if single {
         ProgressBar::new(1)
@@ -218,24 +225,38 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         ProgressBar::new(runs.len() as u64)
     };
     let template = if single {
-        "{bar:40} {msg}  {elapsed_precise}"
+        "{bar:40} {msg}  {elapsed_precise}  ETA {eta}"
     } else {
-        "{bar:40} {pos}/{len} runs  {elapsed_precise}  {msg}"
+        "{bar:40} {pos}/{len} runs  {elapsed_precise}  ETA {eta}  {msg}"
     };
     bar.set_style(
         ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    let total = runs.len() as u64;
+    let done = Arc::new(AtomicU64::new(0));
     let mut simulator = htsim::simulate::Simulator::for_loaded(&loaded);
     if single && !args.quiet {
-        let sim_bar = bar.clone();
+        let (sim_bar, log) = (bar.clone(), log.clone());
         simulator = simulator.with_progress(Arc::new(move |now: SimTime, end: SimTime| {
-            sim_bar.set_length(end.as_us().max(1));
-            sim_bar.set_position(now.as_us());
-            sim_bar.set_message(format!(
+            let message = format!(
                 "simulated {:.3} s of {:.3} s",
                 now.as_secs_f64(),
                 end.as_secs_f64()
-            ));
+            );
+            if let Some(log) = &log {
+                log.update(now.as_secs_f64(), end.as_secs_f64(), || message);
+            } else {
+                sim_bar.set_length(end.as_us().max(1));
+                sim_bar.set_position(now.as_us());
+                sim_bar.set_message(message);
+            }
+        }));
+    } else if let Some(log) = log.clone() {
+        // Simulated-time ticks of the runs under way: a heartbeat line between run ends.
+        let done = Arc::clone(&done);
+        simulator = simulator.with_progress(Arc::new(move |_: SimTime, _: SimTime| {
+            let n = done.load(Ordering::Relaxed);
+            log.update(n as f64, total as f64, || format!("{n}/{total} runs"));
         }));
     }
     let name = loaded.scenario.name.clone();
@@ -243,10 +264,15 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         match event {
             RunEvent::Skipped(r) => bar.set_message(format!("skipped {} (complete)", r.id(&name))),
             RunEvent::Finished(r) => bar.set_message(r.id(&name)),
+            RunEvent::Failed(r, e) if log.is_some() => eprintln!("failed: {}: {e}", r.id(&name)),
             RunEvent::Failed(r, e) => bar.println(format!("failed: {}: {e}", r.id(&name))),
         }
         if !single {
             bar.inc(1);
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if let Some(log) = &log {
+                log.update(n as f64, total as f64, || format!("{n}/{total} runs"));
+            }
         }
     };
     let options = RunOptions {

@@ -115,7 +115,7 @@ fn run_writes_the_summary_with_the_exact_header_and_ordered_rows() {
             .collect();
         assert_eq!(
             &short[..4],
-            ["flows", "completed", "unfinished", "fct_mean"]
+            ["finite_flows", "completed", "unfinished", "fct_mean"]
         );
         // Every metric has both seeds.
         assert!(rows
@@ -298,8 +298,24 @@ fn timeseries_rows_come_at_the_interval_for_the_selected_links_and_flows() {
     ))
     .unwrap();
     let mut lines = csv.lines();
-    assert_eq!(lines.next(), Some("time_ns,series,id,value"));
-    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(
+        lines.next(),
+        Some("point,seed,transports.long.kind,time_ns,series,id,value,unit")
+    );
+    // After the run's columns (point, seed, the swept value): time_ns,series,id,value,unit.
+    let rows: Vec<Vec<&str>> = lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            assert_eq!(f[..3], ["transports.long.kind=tcp", "1", "tcp"], "{l}");
+            let unit = match f[4] {
+                "queue" => "packets",
+                "cwnd" => "bytes",
+                _ => "bps",
+            };
+            assert_eq!(f[7], unit, "{l}");
+            f[3..].to_vec()
+        })
+        .collect();
     // Samples every 5 ms from 5 ms to the end (100 ms + 50 ms drain).
     let times = dedup(rows.iter().map(|r| r[0]));
     let want: Vec<String> = (1..=30).map(|k| (k * 5_000_000).to_string()).collect();
@@ -342,7 +358,7 @@ fn timeseries_rows_come_at_the_interval_for_the_selected_links_and_flows() {
     .unwrap();
     let cwnd: Vec<Vec<&str>> = mptcp
         .lines()
-        .map(|l| l.split(',').collect::<Vec<_>>())
+        .map(|l| l.split(',').skip(3).collect::<Vec<_>>())
         .filter(|r| r[0] == "50000000" && r[1] == "cwnd")
         .collect();
     assert_eq!(
@@ -444,8 +460,10 @@ fn job_completion_time_and_pooled_goodput_survive_a_report_rebuild() {
                 .join(format!("a/runs/base/seed-{seed}/flows.csv")),
         ))
         .unwrap();
-        for line in flows.lines().skip(1).filter(|l| l.starts_with("long,")) {
-            let f: Vec<&str> = line.split(',').collect();
+        let prefix = format!("base,{seed},long,");
+        for line in flows.lines().skip(1).filter(|l| l.starts_with(&prefix)) {
+            // After the run's columns `point,seed`.
+            let f: Vec<&str> = line.split(',').skip(2).collect();
             goodputs.push(f[13].parse::<f64>().unwrap() / 1e6);
         }
     }

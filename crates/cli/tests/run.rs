@@ -114,14 +114,23 @@ fn one_and_two_jobs_give_identical_results_and_rerunning_resumes() {
     assert_eq!(fa.len(), 3 + 2 * 2 * 5, "{:?}", fa.keys());
     let ts = &fa[Path::new("runs/transports.long.kind=dctcp/seed-1/timeseries.csv")];
     assert!(
-        ts.starts_with("time_ns,series,id,value\n20000000,queue,core"),
+        ts.starts_with(
+            "point,seed,transports.long.kind,time_ns,series,id,value,unit\n\
+             transports.long.kind=dctcp,1,dctcp,20000000,queue,core"
+        ),
         "{ts}"
     );
     assert!(fa[Path::new("summary.csv")].starts_with("point,class,metric,unit,n,"));
     assert_eq!(fa, fb);
     let flows = &fa[Path::new("runs/transports.long.kind=dctcp/seed-2/flows.csv")];
-    assert!(flows.starts_with("class,flow_id,transport,src,dst,size_bytes,"));
-    assert!(flows.contains("\nlong,0,dctcp,host"), "{flows}");
+    // Every row says which run it belongs to: its point, seed and swept value.
+    assert!(flows.starts_with(
+        "point,seed,transports.long.kind,class,flow_id,transport,src,dst,size_bytes,"
+    ));
+    assert!(
+        flows.contains("\ntransports.long.kind=dctcp,2,dctcp,long,0,dctcp,host"),
+        "{flows}"
+    );
 
     // Resume: everything is complete, so nothing runs again and nothing changes.
     let again = htsim(
@@ -190,5 +199,167 @@ fn a_tiny_quickstart_runs() {
     let run = out_dir.path().join("runs/transports.long.kind=tcp/seed-3");
     for f in ["flows.csv", "links.csv", "summary.json"] {
         assert!(run.join(f).is_file(), "{f} missing");
+    }
+}
+
+/// The `progress:` lines of a run's stderr.
+fn progress_lines(stderr: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(stderr)
+        .lines()
+        .filter(|l| l.starts_with("progress: "))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_log_gets_progress_lines_with_an_eta() {
+    // Tests run with stderr piped, as in a Slurm log: no bar, plain lines.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tiny.toml"), TINY).unwrap();
+    let sweep = htsim(
+        &["run", "tiny.toml", "--out", "a", "--jobs", "1"],
+        dir.path(),
+    );
+    assert_eq!(sweep.status.code(), Some(0));
+    let lines = progress_lines(&sweep.stderr);
+    // Each run is another quarter, so each end of a run prints a line; heartbeats may come
+    // between them.
+    for (n, pct) in [(1, 25), (2, 50), (3, 75), (4, 100)] {
+        let prefix = format!("progress: {n}/4 runs ({pct}%), elapsed ");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(&prefix) && l.contains(", ETA ")),
+            "no `{prefix}` in {lines:?}"
+        );
+    }
+    assert!(lines.last().unwrap().ends_with("ETA 0:00:00"), "{lines:?}");
+
+    // A single run reports its simulated time, every tenth of it.
+    let single = htsim(
+        &[
+            "run",
+            "tiny.toml",
+            "--out",
+            "b",
+            "--seeds",
+            "1",
+            "--set",
+            "sweep={}",
+        ],
+        dir.path(),
+    );
+    let err = String::from_utf8_lossy(&single.stderr);
+    assert_eq!(single.status.code(), Some(0), "{err}");
+    let lines = progress_lines(&single.stderr);
+    assert!(lines.len() >= 10, "{lines:?}");
+    assert!(
+        lines[0].starts_with("progress: simulated 0.0") && lines[0].contains("(10%)"),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .last()
+            .unwrap()
+            .starts_with("progress: simulated 0.400 s of 0.400 s (100%)"),
+        "{lines:?}"
+    );
+    // Quiet means quiet.
+    let quiet = htsim(&["run", "tiny.toml", "--out", "c", "-q"], dir.path());
+    assert!(progress_lines(&quiet.stderr).is_empty());
+}
+
+#[test]
+fn runs_of_a_sweep_concatenate_into_one_table_read_with_a_csv_reader() {
+    // A table-valued axis: the folder name is made file-name safe, the column keeps the value
+    // as written in TOML.
+    let dir = tempfile::tempdir().unwrap();
+    let text = TINY
+        .replace("seeds = 2", "seeds = 1")
+        .replace("[output]\ntimeseries", "[output]\n# timeseries")
+        .replace(
+            "\"transports.long.kind\" = [\"tcp\", \"dctcp\"]",
+            "\"flows.short.size\" = [\"20KB\", { uniform = [\"10KB\", \"100KB\"] }]",
+        );
+    std::fs::write(dir.path().join("t.toml"), text).unwrap();
+    let out = htsim(&["run", "t.toml", "--out", "o", "-q"], dir.path());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for file in ["flows.csv", "links.csv"] {
+        let mut header = None;
+        let mut rows = Vec::new();
+        for run in std::fs::read_dir(dir.path().join("o/runs")).unwrap() {
+            let path = run.unwrap().path().join("seed-1").join(file);
+            let mut r = csv::Reader::from_path(&path).unwrap();
+            let h = r.headers().unwrap().clone();
+            assert_eq!(header.get_or_insert(h.clone()), &h, "{path:?}");
+            rows.extend(r.records().map(|x| x.unwrap()));
+        }
+        let header = header.unwrap();
+        assert_eq!(
+            header.iter().take(3).collect::<Vec<_>>(),
+            ["point", "seed", "flows.short.size"]
+        );
+        let mut values: Vec<(String, String)> = rows
+            .iter()
+            .map(|r| (r[0].to_string(), r[2].to_string()))
+            .collect();
+        values.sort();
+        values.dedup();
+        assert_eq!(
+            values,
+            [
+                ("flows.short.size=20KB".to_string(), "20KB".to_string()),
+                (
+                    "flows.short.size=_uniform=_10KB_100KB__".to_string(),
+                    r#"{ uniform = ["10KB", "100KB"] }"#.to_string()
+                ),
+            ],
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn points_that_resolve_to_the_same_scenario_keep_their_own_labels() {
+    // 1 Gb/s written two ways: the same resolved scenario, two points, two labels.
+    let dir = tempfile::tempdir().unwrap();
+    let text = TINY
+        .replace("seeds = 2", "seeds = 1")
+        .replace("[output]\ntimeseries", "[output]\n# timeseries")
+        .replace(
+            "\"transports.long.kind\" = [\"tcp\", \"dctcp\"]",
+            "\"topology.link_rate\" = [\"1Gbps\", \"1000Mbps\"]",
+        );
+    std::fs::write(dir.path().join("t.toml"), text).unwrap();
+    let out = htsim(&["run", "t.toml", "--out", "o", "-q"], dir.path());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (point, value) in [
+        ("topology.link_rate=1Gbps", "1Gbps"),
+        ("topology.link_rate=1000Mbps", "1000Mbps"),
+    ] {
+        let path = dir
+            .path()
+            .join("o/runs")
+            .join(point)
+            .join("seed-1/links.csv");
+        let mut r = csv::Reader::from_path(&path).unwrap();
+        for row in r.records() {
+            let row = row.unwrap();
+            assert_eq!((&row[0], &row[2]), (point, value), "{path:?}");
+        }
+        let summary: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(path.with_file_name("summary.json")).unwrap())
+                .unwrap();
+        assert_eq!(summary["point"], point);
     }
 }
