@@ -1,17 +1,9 @@
 //! The `htsim` binary: exit codes and messages for bad input (issue 6 item 7), validate and list.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
+use common::htsim;
 
-fn htsim(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_htsim"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("SLURM_ARRAY_TASK_ID")
-        .env_remove("JOB_COMPLETION_INDEX")
-        .output()
-        .expect("the binary runs")
-}
+use std::path::Path;
 
 const BASE: &str = r#"
 [run]

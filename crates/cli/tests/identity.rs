@@ -2,19 +2,12 @@
 //! with the same settings (run.json), `report` merges only runs of one scenario, names stay
 //! inside the output, CSV survives odd node names, and the output directory is locked.
 
+mod common;
+use common::htsim;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn htsim(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_htsim"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("SLURM_ARRAY_TASK_ID")
-        .env_remove("JOB_COMPLETION_INDEX")
-        .output()
-        .expect("the binary runs")
-}
+use std::process::Output;
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
@@ -295,12 +288,10 @@ fn bad_outputs_and_limits_are_usage_errors() {
         err.contains("the number of shards must be at least 1"),
         "{err}"
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_htsim"))
+    let out = common::command(p)
         .args(["run", "s.toml"])
-        .current_dir(p)
         .env("SLURM_ARRAY_TASK_ID", "7")
         .env("SLURM_ARRAY_TASK_COUNT", "4")
-        .env_remove("SLURM_ARRAY_TASK_MIN")
         .output()
         .unwrap();
     let err = stderr(&out);

@@ -4,15 +4,14 @@
 //! placed, and runs that need more memory than there is. Memory limits come from
 //! HTSIM_MEMORY_LIMIT, so nothing here allocates more than a few megabytes.
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn htsim(args: &[&str], dir: &Path, memory: &str) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_htsim"))
+    common::command(dir)
         .args(args)
-        .current_dir(dir)
-        .env_remove("SLURM_ARRAY_TASK_ID")
-        .env_remove("JOB_COMPLETION_INDEX")
         .env("HTSIM_MEMORY_LIMIT", memory)
         .output()
         .expect("the binary runs")

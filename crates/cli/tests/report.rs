@@ -2,20 +2,11 @@
 //! exact header and row order; `report` over shard directories equal to the unsharded result
 //! byte for byte; plots when asked.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
+use common::htsim;
 
-fn htsim(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_htsim"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("SLURM_ARRAY_TASK_ID")
-        .env_remove("SLURM_ARRAY_TASK_COUNT")
-        .env_remove("SLURM_ARRAY_TASK_MIN")
-        .env_remove("JOB_COMPLETION_INDEX")
-        .output()
-        .expect("the binary runs")
-}
+use std::path::Path;
+use std::process::Output;
 
 fn ok(out: &Output) -> String {
     let err = String::from_utf8_lossy(&out.stderr).into_owned();

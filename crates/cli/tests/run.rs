@@ -1,19 +1,11 @@
 //! Real runs through the `htsim` binary: byte-identical results for `--jobs 1` and `--jobs 2`,
 //! resuming skips complete runs, and a tiny quickstart finishes.
 
+mod common;
+use common::htsim;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn htsim(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_htsim"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("SLURM_ARRAY_TASK_ID")
-        .env_remove("JOB_COMPLETION_INDEX")
-        .output()
-        .expect("the binary runs")
-}
 
 const TINY: &str = r#"
 name = "tiny"
