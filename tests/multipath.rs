@@ -288,6 +288,20 @@ fn distinct_paths_give_each_subflow_its_own_route() {
         assert_eq!(r.len(), 4, "flow {flow}: {r:?}");
         assert_eq!(distinct(r), 4, "flow {flow}: {r:?}");
     }
+    // XMP takes the key too.
+    let xmp = base.replace("kind = \"mptcp\"", "kind = \"xmp\"");
+    let overrides = [
+        &trace,
+        "transports.m.paths=\"distinct\"",
+        "run.duration=2ms",
+    ];
+    let out = run(&scenario(&xmp, &overrides), 1, &RunContext::default()).unwrap();
+    let routes = subflow_routes(&text(&out.files.trace_csv));
+    assert_eq!(routes.len(), 16);
+    assert!(
+        routes.values().all(|r| r.len() == 4 && distinct(r) == 4),
+        "{routes:?}"
+    );
 }
 
 #[test]
