@@ -240,3 +240,171 @@ fn a_trace_follows_the_selected_flows_without_changing_the_run() {
     let again = run(&traced_scenario, 2, &RunContext::default()).unwrap();
     assert_eq!(again.files.trace_csv, traced.files.trace_csv);
 }
+
+/// The route ids of each traced flow's subflows (the trace's `path` events), by flow.
+fn subflow_routes(csv: &str) -> std::collections::BTreeMap<String, Vec<String>> {
+    let mut routes = std::collections::BTreeMap::<String, Vec<String>>::new();
+    for row in csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect::<Vec<_>>())
+    {
+        if row[3] == "path" {
+            routes.entry(row[1].into()).or_default().push(row[8].into());
+        }
+    }
+    routes
+}
+
+/// Distinct routes among `routes`.
+fn distinct(routes: &[String]) -> usize {
+    routes
+        .iter()
+        .collect::<std::collections::BTreeSet<_>>()
+        .len()
+}
+
+#[test]
+fn distinct_paths_give_each_subflow_its_own_route() {
+    // Stride by one pod on a k = 4 FatTree: every flow crosses the core, 4 paths per pair.
+    let all: Vec<String> = (0..16).map(|f| f.to_string()).collect();
+    let trace = format!("output.trace.flows=[{}]", all.join(", "));
+    let base = MPTCP_LONG.replace("\"permutation\"", "\"stride\"");
+    let routes = |paths: &str| {
+        let key = format!("transports.m.paths=\"{paths}\"");
+        let s = scenario(&base, &[&trace, &key, "run.duration=2ms"]);
+        let out = run(&s, 1, &RunContext::default()).unwrap();
+        assert!(out.conservation.holds());
+        subflow_routes(&text(&out.files.trace_csv))
+    };
+    let ecmp = routes("ecmp");
+    let pinned = routes("distinct");
+    assert_eq!(ecmp.len(), 16);
+    assert_eq!(pinned.len(), 16);
+    // ECMP: 4 subflows hashed onto 4 paths are all apart with probability 4!/4^4 = 9%; with
+    // seed 1, flow 0's subflows share routes and most flows see a collision.
+    let collided = ecmp.values().filter(|r| distinct(r) < 4).count();
+    println!("ecmp: {collided} of 16 flows have subflows sharing a route");
+    assert!(
+        distinct(&ecmp["0"]) < 4,
+        "flow 0 under ecmp: {:?}",
+        ecmp["0"]
+    );
+    assert!(collided >= 8, "{ecmp:?}");
+    // Distinct: every flow's 4 subflows on 4 different routes.
+    for (flow, r) in &pinned {
+        assert_eq!(r.len(), 4, "flow {flow}: {r:?}");
+        assert_eq!(distinct(r), 4, "flow {flow}: {r:?}");
+    }
+    // XMP takes the key too.
+    let xmp = base.replace("kind = \"mptcp\"", "kind = \"xmp\"");
+    let overrides = [
+        &trace,
+        "transports.m.paths=\"distinct\"",
+        "run.duration=2ms",
+    ];
+    let out = run(&scenario(&xmp, &overrides), 1, &RunContext::default()).unwrap();
+    let routes = subflow_routes(&text(&out.files.trace_csv));
+    assert_eq!(routes.len(), 16);
+    assert!(
+        routes.values().all(|r| r.len() == 4 && distinct(r) == 4),
+        "{routes:?}"
+    );
+}
+
+#[test]
+fn more_subflows_than_paths_wrap_round_the_distinct_paths() {
+    // 8 subflows on 4 paths: each path carries exactly two subflows of a flow.
+    let trace = "output.trace.flows=[0, 1, 2, 3]";
+    let base = MPTCP_LONG.replace("\"permutation\"", "\"stride\"");
+    let overrides = [
+        trace,
+        "transports.m.paths=\"distinct\"",
+        "transports.m.subflows=8",
+        "run.duration=2ms",
+    ];
+    let out = run(&scenario(&base, &overrides), 1, &RunContext::default()).unwrap();
+    for (flow, r) in subflow_routes(&text(&out.files.trace_csv)) {
+        assert_eq!(r.len(), 8, "flow {flow}");
+        let mut per_route = std::collections::BTreeMap::<&String, u32>::new();
+        for route in &r {
+            *per_route.entry(route).or_default() += 1;
+        }
+        assert!(per_route.values().all(|&n| n == 2), "flow {flow}: {r:?}");
+    }
+}
+
+#[test]
+fn cap_subflows_opens_one_subflow_per_path() {
+    // Stride 1 on a k = 4 FatTree (2 hosts per ToR, 4 per pod): host 4p -> 4p+1 stays under
+    // its ToR (1 path), 4p+1 -> 4p+2 crosses the pod's aggregation layer (2 paths), 4p+3 ->
+    // 4p+4 the core (4 paths).
+    let base = MPTCP_LONG.replace("\"permutation\"", "\"stride\"\noffset = 1");
+    let subflows_by_src = |cap: &str| {
+        let key = format!("transports.m.cap_subflows={cap}");
+        let overrides = [key.as_str(), "transports.m.subflows=8", "run.duration=2ms"];
+        let out = run(&scenario(&base, &overrides), 1, &RunContext::default()).unwrap();
+        let flows = text(&out.files.flows_csv);
+        let src = column(&flows, "long", "src");
+        let n = column(&flows, "long", "subflows");
+        // Hosts are named `host<i>`.
+        let host = |s: &String| s.trim_start_matches(|c: char| !c.is_ascii_digit()).parse();
+        let mut by: Vec<(u32, String)> = src.iter().map(|s| host(s).unwrap()).zip(n).collect();
+        by.sort();
+        by
+    };
+    for (src, n) in subflows_by_src("true") {
+        let want = match src % 4 {
+            0 | 2 => "1",
+            1 => "2",
+            _ => "4",
+        };
+        assert_eq!(n, want, "host {src}");
+    }
+    assert!(subflows_by_src("false").iter().all(|(_, n)| n == "8"));
+}
+
+#[test]
+fn shortest_routing_takes_bcube_direct_links() {
+    // BCube(4, 1): host h sends to h + 4, which differs only in digit 1, so the shortest path
+    // is the direct level-1 link (2 links); the other parallel path goes through level 0 (6).
+    let bcube = r#"
+name = "bcube-shortest"
+[run]
+duration = "2ms"
+seeds = 1
+[topology]
+kind = "bcube"
+n = 4
+k = 1
+link_rate = "1Gbps"
+link_delay = "10us"
+[[flows]]
+name = "long"
+matrix = "stride"
+offset = 4
+size = "infinite"
+transport = { kind = "tcp" }
+[output]
+links = true
+"#;
+    let level0_packets = |mode: &str| -> u64 {
+        let key = format!("routing.mode=\"{mode}\"");
+        let out = run(&scenario(bcube, &[&key]), 1, &RunContext::default()).unwrap();
+        assert!(out.conservation.holds());
+        let links = text(&out.files.links_csv);
+        let mut lines = links.lines();
+        let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
+        let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
+        let (layer, packets) = (at("layer"), at("packets_enqueued"));
+        lines
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .filter(|f| f[layer] == "level0")
+            .map(|f| f[packets].parse::<u64>().unwrap())
+            .sum()
+    };
+    let (ecmp, shortest) = (level0_packets("ecmp"), level0_packets("shortest"));
+    println!("BCube level-0 packets: ecmp {ecmp}, shortest {shortest}");
+    assert!(ecmp > 1000, "ECMP hashes some flows onto the 3-hop paths");
+    assert_eq!(shortest, 0);
+}

@@ -464,6 +464,18 @@ const CC: ParamSpec = p(
     Some("lia"),
     "coupled congestion control (docs/model.md 4.6)",
 );
+const PATHS: ParamSpec = p(
+    "paths",
+    ParamKind::Choice(&["ecmp", "distinct"]),
+    Some("ecmp"),
+    "subflow paths: \"ecmp\" hashes each subflow's ports (subflows may share a path);      \"distinct\" pins each subflow to its own random path of the pair's equal-cost set,      wrapping round when there are more subflows than paths (docs/model.md 4.1)",
+);
+const CAP_SUBFLOWS: ParamSpec = p(
+    "cap_subflows",
+    ParamKind::Bool,
+    Some("false"),
+    "open at most as many subflows as the pair has equal-cost paths (htsim's rule; mmptcp:      at the switch)",
+);
 const LIMITED_TRANSMIT: ParamSpec = p(
     "limited_transmit",
     ParamKind::Bool,
@@ -588,6 +600,8 @@ pub const TRANSPORTS: &[KindSpec] = &[
             DUPTHRESH,
             SUBFLOWS,
             CC,
+            PATHS,
+            CAP_SUBFLOWS,
         ],
         layers: &[],
     },
@@ -609,6 +623,8 @@ pub const TRANSPORTS: &[KindSpec] = &[
             DUPTHRESH_AUTO,
             SUBFLOWS,
             CC,
+            PATHS,
+            CAP_SUBFLOWS,
             LIMITED_TRANSMIT,
             p(
                 "switch_threshold",
@@ -641,6 +657,8 @@ pub const TRANSPORTS: &[KindSpec] = &[
             REORDER_SEGMENTS,
             DUPTHRESH,
             XMP_SUBFLOWS,
+            PATHS,
+            CAP_SUBFLOWS,
             p(
                 "beta",
                 ParamKind::Int { min: 2, max: 64 },

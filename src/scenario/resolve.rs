@@ -778,11 +778,16 @@ fn queue(cx: &Cx, node: &Node, layers: &[&str]) -> Result<QueueConfig> {
 fn routing(cx: &Cx, node: &Node) -> Result<RoutingConfig> {
     let t = Tab::open(cx, node, "routing", &["mode"])?;
     let mode = match t
-        .choice("mode", &["ecmp", "spray", "single"], Some("ecmp"))?
+        .choice(
+            "mode",
+            &["ecmp", "spray", "single", "shortest"],
+            Some("ecmp"),
+        )?
         .as_str()
     {
         "spray" => RoutingMode::Spray,
         "single" => RoutingMode::Single,
+        "shortest" => RoutingMode::Shortest,
         _ => RoutingMode::Ecmp,
     };
     Ok(RoutingConfig { mode })

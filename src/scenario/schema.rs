@@ -286,6 +286,9 @@ pub enum RoutingMode {
     Spray,
     /// One static path per host pair.
     Single,
+    /// ECMP over each pair's minimum-hop paths only (on BCube, neighbours take their direct
+    /// link).
+    Shortest,
 }
 
 /// `[routing]`.

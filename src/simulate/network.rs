@@ -36,12 +36,13 @@ use crate::scenario::{
     Event, EventChange, EventTarget, QueueKind, RoutingMode, Scenario, TopologyConfig,
 };
 
-/// Builds the scenario's topology into `world` (queues included) and sets the routing mode; a
+/// Builds the scenario's topology into `world` (queues included) and sets the routing mode
+/// (`shortest`: ECMP over each pair's minimum-hop paths); a
 /// topology with more links than [`World::max_links`] is refused before anything is built.
 /// [`schedule_events`] then schedules the link events.
 pub fn build(world: &mut World, scenario: &Scenario) -> Result<Topology, SetupError> {
     world.set_routing_mode(match scenario.routing.mode {
-        RoutingMode::Ecmp => CoreRouting::Ecmp,
+        RoutingMode::Ecmp | RoutingMode::Shortest => CoreRouting::Ecmp,
         RoutingMode::Spray => CoreRouting::Spray,
         RoutingMode::Single => CoreRouting::Single,
     });
@@ -124,6 +125,12 @@ pub fn build(world: &mut World, scenario: &Scenario) -> Result<Topology, SetupEr
         }
     }
     .map_err(failed)
+    .map(|mut topology| {
+        if scenario.routing.mode == RoutingMode::Shortest {
+            topology.keep_shortest_paths(world);
+        }
+        topology
+    })
 }
 
 /// The topology file of a `file` topology (`topology.path`, relative to the scenario), read

@@ -9,7 +9,8 @@
 //! 40 ms timer; `min_rto`; `dupthresh`; DCTCP's `g`; `reorder_hold` (a positive duration) and
 //! `reorder_hold_segments` -> `reorder_hold` (the reorder-resilient receiver, off at `0s`).
 //!
-//! Multipath kinds add `subflows` and (mptcp, mmptcp) `cc`; `xmp` is MPTCP with the XMP
+//! Multipath kinds add `subflows`, `paths` (ECMP or distinct random paths per subflow),
+//! `cap_subflows` and (mptcp, mmptcp) `cc`; `xmp` is MPTCP with the XMP
 //! controller ([`XmpConfig::mptcp_transport`]): `beta`, `min_cwnd`, and XMP's own ECN-capable
 //! data, 2-bit CE echo and infinite initial ssthresh whatever the TCP keys say. K is the
 //! `mark_threshold` of queues of kind `ecn`.
@@ -23,7 +24,7 @@ use htsim_topology::topology::{Locality as TopoLocality, Topology};
 use htsim_transport::config::LimitedTransmit;
 use htsim_transport::config::{DelayedAck, PacketSizes};
 use htsim_transport::dctcp::DctcpConfig;
-use htsim_transport::mptcp::{CcKind, MptcpConfig};
+use htsim_transport::mptcp::{CcKind, MptcpConfig, SubflowPaths};
 use htsim_transport::reorder::ReorderHold;
 use htsim_transport::xmp::XmpConfig;
 use htsim_transport::{
@@ -161,7 +162,8 @@ fn limited_transmit(params: &Params) -> LimitedTransmit {
     }
 }
 
-/// The MPTCP keys: `subflows` -> MaxSubflows, `cc`; the 12 switches come from the profile.
+/// The MPTCP keys: `subflows` -> MaxSubflows, `cc`, `paths`, `cap_subflows`; the 12 switches
+/// come from the profile.
 fn mptcp_config(params: &Params, profile: Profile) -> Result<MptcpConfig, SetupError> {
     let mut m = MptcpConfig::for_profile(profile);
     if let Some(n) = params.int("subflows") {
@@ -171,6 +173,13 @@ fn mptcp_config(params: &Params, profile: Profile) -> Result<MptcpConfig, SetupE
     if let Some(name) = params.text("cc") {
         m.cc = CcKind::from_name(name)
             .ok_or_else(|| SetupError::new("cc", format!("unknown cc `{name}`")))?;
+    }
+    if let Some(name) = params.text("paths") {
+        m.paths = SubflowPaths::from_name(name)
+            .ok_or_else(|| SetupError::new("paths", format!("unknown paths `{name}`")))?;
+    }
+    if let Some(ParamValue::Bool(on)) = params.get("cap_subflows") {
+        m.cap_subflows = *on;
     }
     m.validate()
         .map_err(|e| SetupError::new("", e.to_string()))?;

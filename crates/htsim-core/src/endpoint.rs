@@ -192,6 +192,8 @@ pub trait Spawn {
     fn install(&mut self, id: EndpointId, endpoint: Box<dyn Endpoint>, start_at: SimTime);
     /// The path set from `src` to `dst`, if the topology has a path.
     fn path_set(&mut self, src: HostId, dst: HostId) -> Option<PathSetId>;
+    /// Number of equal-cost paths in `set`.
+    fn path_count(&self, set: PathSetId) -> u32;
     /// Calls the endpoint's [`Endpoint::stop`] at `at`.
     fn schedule_stop(&mut self, id: EndpointId, at: SimTime);
 }
@@ -208,6 +210,9 @@ impl Spawn for World {
     }
     fn path_set(&mut self, src: HostId, dst: HostId) -> Option<PathSetId> {
         self.routes_mut().path_set(src, dst)
+    }
+    fn path_count(&self, set: PathSetId) -> u32 {
+        self.routes().path_count(set)
     }
     fn schedule_stop(&mut self, id: EndpointId, at: SimTime) {
         World::schedule_stop(self, id, at)
@@ -226,6 +231,9 @@ impl Spawn for Ctx<'_> {
     }
     fn path_set(&mut self, src: HostId, dst: HostId) -> Option<PathSetId> {
         Ctx::path_set(self, src, dst)
+    }
+    fn path_count(&self, set: PathSetId) -> u32 {
+        Ctx::path_count(self, set)
     }
     fn schedule_stop(&mut self, id: EndpointId, at: SimTime) {
         self.world.schedule_stop(id, at)

@@ -18,7 +18,12 @@
 //! corrects the differing digits in the level order `i, i-1, …, 0, k, …, i+1`; otherwise it
 //! first moves to the neighbour whose digit `i` is `(a_i + 1) mod n`, then corrects digits in
 //! the order `i-1, …, 0, k, …, i`. Each correction is two links (host → switch → host). These
-//! `k + 1` paths share no link.
+//! `k + 1` paths share no link. Path `i` has `2h` links when the hosts differ in digit `i`
+//! (`h` = the number of differing digits) and `2h + 4` otherwise.
+//!
+//! Shortest paths only (routing mode `shortest`): the paths of the levels where the hosts
+//! differ, in ascending level order, so a pair `h` digits apart has `h` paths of `2h` links
+//! and neighbours (one digit apart) the direct link through their shared switch.
 
 use crate::assemble::{ensure_size, invalid, Assembler};
 use crate::cabling::{Cabling, QueueFactory};
@@ -103,7 +108,13 @@ impl BCube {
             pow = pow.saturating_mul(n);
         }
         let first = first.map_or(0, |l| l.0);
-        let paths = BCubePaths { n, k, hosts, first };
+        let paths = BCubePaths {
+            n,
+            k,
+            hosts,
+            first,
+            shortest_only: false,
+        };
         Ok(a.finish(per_level, per_level, Some(Paths::BCube(paths))))
     }
 }
@@ -116,6 +127,8 @@ pub(crate) struct BCubePaths {
     k: u32,
     hosts: u32,
     first: u32,
+    /// Offer only the minimum-hop paths (module doc).
+    pub(crate) shortest_only: bool,
 }
 
 impl BCubePaths {
@@ -129,6 +142,11 @@ impl BCubePaths {
         out.push(LinkId(self.first + 2 * (l * self.hosts + h)));
         out.push(LinkId(self.first + 2 * (l * self.hosts + next) + 1));
         next
+    }
+
+    /// The levels whose digits differ between hosts `s` and `d`, ascending.
+    fn differing_levels(&self, s: u32, d: u32) -> impl Iterator<Item = u32> + '_ {
+        (0..=self.k).filter(move |&l| self.digit(s, l) != self.digit(d, l))
     }
 
     /// Corrects the digits of `h` towards `d` in the level order `start, start-1, …, 0, k, …,
@@ -149,6 +167,8 @@ impl PathSource for BCubePaths {
     fn path_count(&self, src: HostId, dst: HostId) -> u32 {
         if src == dst || src.0 >= self.hosts || dst.0 >= self.hosts {
             0
+        } else if self.shortest_only {
+            self.differing_levels(src.0, dst.0).count() as u32
         } else {
             self.k + 1
         }
@@ -158,7 +178,15 @@ impl PathSource for BCubePaths {
         if index >= self.path_count(src, dst) {
             return;
         }
-        let (s, d, i) = (src.0, dst.0, index);
+        let (s, d) = (src.0, dst.0);
+        let i = if self.shortest_only {
+            // In range: index < the number of differing levels.
+            self.differing_levels(s, d)
+                .nth(index as usize)
+                .unwrap_or(index)
+        } else {
+            index
+        };
         if self.digit(s, i) != self.digit(d, i) {
             self.correct(s, d, i, out);
         } else {

@@ -32,6 +32,17 @@ pub(crate) enum Paths {
     Shortest(ShortestPaths),
 }
 
+impl Paths {
+    /// Keeps only each pair's minimum-hop paths. BCube's parallel paths differ in length;
+    /// FatTree's and the BFS sets are equal-hop shortest paths already.
+    pub(crate) fn keep_shortest(&mut self) {
+        match self {
+            Paths::BCube(p) => p.shortest_only = true,
+            Paths::FatTree(_) | Paths::Shortest(_) => {}
+        }
+    }
+}
+
 impl PathSource for Paths {
     fn path_count(&self, src: HostId, dst: HostId) -> u32 {
         match self {

@@ -5,6 +5,7 @@ use crate::error::{did_you_mean, Result, TopologyError};
 use crate::paths::Paths;
 use htsim_core::ids::{HostId, LinkId};
 use htsim_core::routing::PathSource;
+use htsim_core::world::World;
 use std::collections::HashMap;
 
 /// A node of a topology, an index into [`Topology::nodes`].
@@ -220,6 +221,15 @@ impl Topology {
         } else {
             Locality::OtherPod
         }
+    }
+
+    /// Restricts every host pair's path set to its minimum-hop paths and installs the result
+    /// in `world` (routing mode `shortest`), before any connection opens. Only BCube's path sets change: its `k + 1`
+    /// parallel paths differ in length, while every other topology's equal-cost paths are
+    /// shortest paths already.
+    pub fn keep_shortest_paths(&mut self, world: &mut World) {
+        self.paths.keep_shortest();
+        world.set_path_source(self.path_source());
     }
 
     /// Number of equal-cost paths from `src` to `dst` (0 when `src == dst`).

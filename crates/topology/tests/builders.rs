@@ -246,6 +246,40 @@ fn bcube_counts_and_parallel_paths() {
 }
 
 #[test]
+fn bcube_shortest_paths_are_the_minimum_hop_ones() {
+    let (n, k) = (4u32, 2u32);
+    let mut w = World::new(1);
+    let mut t = BCube { n, k }
+        .build(&mut w, &cabling(), &mut droptail)
+        .unwrap();
+    t.keep_shortest_paths(&mut w);
+    for s in 0..n.pow(k + 1) {
+        for d in (0..n.pow(k + 1)).step_by(5).filter(|&d| d != s) {
+            let (src, dst) = (HostId(s), HostId(d));
+            let levels: Vec<u32> = (0..=k)
+                .filter(|&l| s / n.pow(l) % n != d / n.pow(l) % n)
+                .collect();
+            // One path per differing digit, each of 2 links per digit, leaving on that level.
+            assert_eq!(t.path_count(src, dst), levels.len() as u32, "{s}->{d}");
+            for (i, level) in levels.iter().enumerate() {
+                let mut p = Vec::new();
+                t.path(src, dst, i as u32, &mut p);
+                assert_eq!(p.len(), 2 * levels.len(), "{s}->{d} path {i}");
+                let first = t.link(p[1]).unwrap().layer;
+                assert_eq!(t.layer_name(first), format!("level{level}"));
+                let nodes = nodes_of(&t, src, &p);
+                assert_eq!(*nodes.last().unwrap(), t.hosts()[d as usize].node);
+            }
+        }
+    }
+    // Neighbours (host 0 and host 1 differ in digit 0 only): the direct link, one switch.
+    assert_eq!(t.path_count(HostId(0), HostId(1)), 1);
+    let mut p = Vec::new();
+    t.path(HostId(0), HostId(1), 0, &mut p);
+    assert_eq!(p.len(), 2);
+}
+
+#[test]
 fn xmp_two_path_and_torus() {
     let mut w = World::new(1);
     let t = XmpTwoPath {

@@ -6,7 +6,7 @@
 use super::coupled::{CoupledAdapter, CoupledCc, SubflowView};
 use super::receiver::MptcpReceiver;
 use super::scheduler::RoundRobin;
-use super::{MptcpConfig, TotalCwndScope};
+use super::{MptcpConfig, SubflowPaths, TotalCwndScope};
 use crate::cc::CongestionControl;
 use crate::config::{LimitedTransmit, TcpConfig};
 use crate::error::TransportError;
@@ -91,6 +91,37 @@ fn distinct_gaps(rng: &mut SimRng, span: u32, count: usize) -> Vec<SimTime> {
     gaps.into_iter().map(SimTime::from_us).collect()
 }
 
+/// The paths of a connection's subflows that follow no per-packet policy of their own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum SubflowPins {
+    /// ECMP on each subflow's own ports.
+    Ecmp,
+    /// Subflow j on path `p + j` (a [`PathPolicy::Pinned`] connection).
+    Consecutive(u32),
+    /// Subflow j (from `first` on) on path `order[(j - first) mod order.len()]`: distinct
+    /// random paths ([`SubflowPaths::Distinct`]).
+    Distinct {
+        /// The first pinned subflow (0 for MPTCP; 1 for MMPTCP, whose subflow 0 sprays).
+        first: u32,
+        /// Distinct path indices, in a random order.
+        order: Vec<u32>,
+    },
+}
+
+impl SubflowPins {
+    /// The data-path policy of subflow `j`.
+    fn policy(&self, j: u32) -> PathPolicy {
+        match self {
+            SubflowPins::Ecmp => PathPolicy::Ecmp,
+            SubflowPins::Consecutive(p) => PathPolicy::Pinned(p.wrapping_add(j)),
+            SubflowPins::Distinct { first, order } => match j.checked_sub(*first) {
+                Some(i) if !order.is_empty() => PathPolicy::Pinned(order[i as usize % order.len()]),
+                _ => PathPolicy::Ecmp,
+            },
+        }
+    }
+}
+
 /// The sending endpoint of an MPTCP or MMPTCP connection.
 pub struct MptcpSender {
     spec: SenderSpec,
@@ -99,7 +130,9 @@ pub struct MptcpSender {
     fwd: PathSetId,
     peer: EndpointId,
     base_port: u16,
-    join_policy: PathPolicy,
+    pins: SubflowPins,
+    /// Subflows MPTCP opens (MaxSubflows, capped by the path count with `cap_subflows`).
+    subflow_target: u32,
     subs: Vec<Subflow>,
     views: Vec<SubflowView>,
     done: Vec<bool>,
@@ -332,10 +365,7 @@ impl MptcpSender {
     /// A creation event: subflow j = current count, port P + j, MP_JOIN SYN (4.1).
     fn create_join(&mut self, ctx: &mut Ctx<'_>) {
         let j = self.subs.len() as u32;
-        let policy = match self.join_policy {
-            PathPolicy::Pinned(p) => PathPolicy::Pinned(p.wrapping_add(j)),
-            _ => PathPolicy::Ecmp,
-        };
+        let policy = self.pins.policy(j);
         let mut sf = Subflow::new(
             SubflowAddr {
                 index: j as u16,
@@ -433,7 +463,7 @@ impl MptcpSender {
         if j == 0 {
             self.phase = Phase::Open;
             if self.mmptcp.is_none() {
-                let joins = self.mptcp.max_subflows.saturating_sub(1);
+                let joins = self.subflow_target.saturating_sub(1);
                 self.schedule_joins(ctx, joins);
             }
         } else if let Some(m) = self.mmptcp {
@@ -553,9 +583,11 @@ impl Endpoint for MptcpSender {
 
 /// Opens an MPTCP connection, or an MMPTCP one with `mmptcp` (subflow 0 then sprays, 6.2).
 ///
-/// `conn.path`: `Ecmp` (the default) gives every subflow ECMP on its own ports (4.1 step 6);
-/// `Pinned(p)` pins subflow j on path p + j (testbeds with disjoint paths); `Scatter` is
-/// treated as `Ecmp` (MPTCP does not spray).
+/// `conn.path`: `Pinned(p)` pins subflow j on path p + j (testbeds with disjoint paths);
+/// otherwise (`Scatter` is treated as `Ecmp`: MPTCP does not spray) `mptcp.paths` decides:
+/// ECMP on each subflow's own ports (4.1 step 6) or distinct random paths. With
+/// `mptcp.cap_subflows`, MPTCP opens at most as many subflows as the pair has paths, and
+/// MMPTCP opens at most that many at the switch.
 pub fn open_multipath(
     spawner: &mut dyn Spawn,
     mut conn: ConnectionSpec,
@@ -575,16 +607,35 @@ pub fn open_multipath(
         base_port += 1;
     }
     let mut rng = SimRng::seed_from_u64(conn.rng.random());
+    let paths = spawner.path_count(fwd);
+    let cap = |n: u32| if mptcp.cap_subflows { n.min(paths) } else { n };
+    let subflow_target = cap(mptcp.max_subflows);
+    let mmptcp = mmptcp.map(|m| MmptcpSetup {
+        new_subflows: cap(m.new_subflows),
+        ..m
+    });
+    let pins = match (&conn.path, mptcp.paths) {
+        (PathPolicy::Pinned(p), _) => SubflowPins::Consecutive(*p),
+        (_, SubflowPaths::Ecmp) => SubflowPins::Ecmp,
+        (_, SubflowPaths::Distinct) => {
+            // Drawn after the draws above, so ECMP connections keep their random streams.
+            let (first, pinned) = match &mmptcp {
+                Some(m) => (1, m.new_subflows),
+                None => (0, subflow_target),
+            };
+            let order = sample(&mut conn.rng, paths as usize, pinned.min(paths) as usize);
+            SubflowPins::Distinct {
+                first,
+                order: order.into_iter().map(|i| i as u32).collect(),
+            }
+        }
+    };
     let sender = spawner.reserve();
     let receiver = spawner.reserve();
     let flow = conn.flow_id as u32;
-    let join_policy = match conn.path {
-        PathPolicy::Pinned(p) => PathPolicy::Pinned(p),
-        _ => PathPolicy::Ecmp,
-    };
-    let sf0_policy = match (&mmptcp, &join_policy) {
-        (Some(_), _) => PathPolicy::Scatter(SimRng::seed_from_u64(rng.random())),
-        (None, p) => p.clone(),
+    let sf0_policy = match &mmptcp {
+        Some(_) => PathPolicy::Scatter(SimRng::seed_from_u64(rng.random())),
+        None => pins.policy(0),
     };
     let mut sf0 = Subflow::new(
         SubflowAddr {
@@ -628,7 +679,8 @@ pub fn open_multipath(
         fwd,
         peer: receiver,
         base_port,
-        join_policy,
+        pins,
+        subflow_target,
         subs: vec![sf0],
         views: Vec::new(),
         done: vec![false],

@@ -138,6 +138,36 @@ pub enum RxSubflowAck {
     PerSubflow,
 }
 
+/// How the subflows of a multipath connection choose their paths (docs/model.md 4.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SubflowPaths {
+    /// Each subflow's packets follow the network's routing mode with the subflow's own ports
+    /// (per-flow ECMP): two subflows of one connection may hash onto one path.
+    #[default]
+    Ecmp,
+    /// Each subflow is pinned to its own path of the pair's equal-cost path set, drawn at
+    /// random without replacement from the connection's random stream. With more subflows than
+    /// paths the assignment wraps: pinned subflow `i` (counting from 0) takes the path of pinned
+    /// subflow `i mod paths`, so each path carries `floor` or `ceil(subflows / paths)`.
+    Distinct,
+}
+
+impl SubflowPaths {
+    /// Every choice with its scenario name.
+    pub const ALL: [(&'static str, SubflowPaths); 2] = [
+        ("ecmp", SubflowPaths::Ecmp),
+        ("distinct", SubflowPaths::Distinct),
+    ];
+
+    /// Parses a scenario name (`ecmp`, `distinct`).
+    pub fn from_name(name: &str) -> Option<SubflowPaths> {
+        SubflowPaths::ALL
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, k)| *k)
+    }
+}
+
 /// MPTCP's parameters (docs/model.md 4, 11, 12).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MptcpConfig {
@@ -158,6 +188,11 @@ pub struct MptcpConfig {
     /// Joins open after distinct integer gaps in [0, `random_gap_us`) microseconds (50); FINs
     /// of subflows other than 0 are staggered the same way.
     pub random_gap_us: u32,
+    /// How subflows choose their paths (ECMP on their own ports by default).
+    pub paths: SubflowPaths,
+    /// Open at most as many subflows as the pair has equal-cost paths (htsim's rule; off by
+    /// default). MMPTCP caps the subflows it opens at the switch.
+    pub cap_subflows: bool,
 }
 
 impl MptcpConfig {
@@ -180,6 +215,8 @@ impl MptcpConfig {
                 TotalCwndScope::Established
             },
             random_gap_us: 50,
+            paths: SubflowPaths::Ecmp,
+            cap_subflows: false,
         }
     }
 
