@@ -243,14 +243,17 @@ fn a_trace_follows_the_selected_flows_without_changing_the_run() {
 
 /// The route ids of each traced flow's subflows (the trace's `path` events), by flow.
 fn subflow_routes(csv: &str) -> std::collections::BTreeMap<String, Vec<String>> {
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).expect(name);
+    let (flow, event, value) = (column("flow"), column("event"), column("value"));
     let mut routes = std::collections::BTreeMap::<String, Vec<String>>::new();
-    for row in csv
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').collect::<Vec<_>>())
-    {
-        if row[3] == "path" {
-            routes.entry(row[1].into()).or_default().push(row[8].into());
+    for row in lines.map(|l| l.split(',').collect::<Vec<_>>()) {
+        if row[event] == "path" {
+            routes
+                .entry(row[flow].into())
+                .or_default()
+                .push(row[value].into());
         }
     }
     routes
