@@ -229,8 +229,15 @@ pub fn setup(
     };
     let trace = trace_setup(scenario, &plans).map_err(|e| vec![e])?;
     if let Some(b) = budget {
-        b.check_run(&topology, sampler.as_ref())
-            .map_err(|e| vec![e])?;
+        let trace_events = scenario.output.trace.as_ref().map_or(0, |t| t.max_events);
+        b.check_run(
+            &topology,
+            &plans,
+            scenario.run.duration,
+            trace_events,
+            sampler.as_ref(),
+        )
+        .map_err(|e| vec![e])?;
     }
     Ok(Setup {
         world,

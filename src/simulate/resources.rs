@@ -6,13 +6,17 @@
 //! directed link, checked by the topology builders before they allocate, through
 //! [`World::set_max_links`](htsim_core::world::World::set_max_links)) plus its time series
 //! ([`BYTES_PER_TIMESERIES_ROW`] per row of timeseries.csv, which is held in memory until the run
-//! ends). A run over its budget is refused with the estimate, before it starts.
+//! ends), its flows ([`BYTES_PER_FLOW`] per flow it opens: every flow's record is kept until
+//! the run ends, see [`flows_estimate`]) and its trace ([`BYTES_PER_TRACE_EVENT`] per event kept).
+//! A run over its budget is refused with the estimate and the key at fault, before it starts.
 
 use htsim_core::units::parse_size;
 use htsim_topology::topology::Topology;
 
 use super::setup_error::SetupError;
 use super::timeseries::Sampler;
+use super::workload::ClassPlan;
+use crate::scenario::Arrivals;
 
 /// Bytes per directed link of a run: the built network takes 311 B per link (FatTree k=32:
 /// 14.6 MiB for 49 152 links, nodes, hosts, queues and routes included), a run where every host
@@ -24,6 +28,17 @@ pub const BYTES_PER_LINK: u64 = 4096;
 /// about 40 B) until the run ends, then also the file's rows, which add the run's columns
 /// (point, seed, sweep values: 60 B for a typical sweep) and the unit.
 pub const BYTES_PER_TIMESERIES_ROW: u64 = 160;
+
+/// Bytes per flow a run opens, kept until the run ends: the generator's record of the flow
+/// (`StartedFlow`, 48 B), the engine's record once it completed (`FlowRecord`, 136 B), the slot
+/// and metrics input built from both at the end (`Option<FlowRecord>` and `FlowInput`, 344 B)
+/// and its flows.csv row (about 150 B): 678 B by `size_of` (see the test below), rounded up to
+/// 1 KiB for allocator overhead. Transport state of open flows is transient and not counted.
+pub const BYTES_PER_FLOW: u64 = 1024;
+
+/// Bytes per trace event kept (`[output.trace] max_events`): the event and its
+/// trace.csv row (64 B + about 60 B), held until the run ends.
+pub const BYTES_PER_TRACE_EVENT: u64 = 128;
 
 /// The environment variable that sets the memory available to htsim (a size such as
 /// `"512MiB"` or `"8GB"`), instead of what the machine reports.
@@ -119,25 +134,67 @@ impl Budget {
         }
     }
 
-    /// Checks the time series of a run on `topology` against the budget, with the network.
+    /// Checks a run on `topology` against the budget: the network, then each flow class's
+    /// flows (over `duration`), the trace's `trace_events` and the time series, each added to
+    /// what came before; the error names the first key that takes the run over.
     pub fn check_run(
         &self,
         topology: &Topology,
+        plans: &[ClassPlan],
+        duration: htsim_core::SimTime,
+        trace_events: u64,
         sampler: Option<&Sampler>,
     ) -> Result<(), SetupError> {
         let links = topology.links().len() as u64;
-        let network = links.saturating_mul(BYTES_PER_LINK);
+        let mut total = links.saturating_mul(BYTES_PER_LINK);
+        self.check(&format!("{links} directed links"), total)?;
+        let mut flows = 0u64;
+        for plan in plans {
+            let (key, count) = flows_estimate(plan, duration);
+            flows = flows.saturating_add(count);
+            total = total.saturating_add(count.saturating_mul(BYTES_PER_FLOW));
+            self.check(
+                &format!("{links} directed links, and about {flows} flows"),
+                total,
+            )
+            .map_err(|e| {
+                e.within(&format!("flows.{}.{key}", plan.name))
+                    .with_hint(format!(
+                    "class \"{}\" opens about {count} flows ({BYTES_PER_FLOW} B each, kept until \
+                     the run ends): fewer flows (a lower rate or a longer period), a shorter \
+                     run, fewer runs at once (--jobs), or set {MEMORY_LIMIT_ENV} if more memory \
+                     is free",
+                    plan.name
+                ))
+            })?;
+        }
+        if trace_events > 0 {
+            total = total.saturating_add(trace_events.saturating_mul(BYTES_PER_TRACE_EVENT));
+            self.check(
+                &format!(
+                    "{links} directed links, about {flows} flows and up to {trace_events} trace \
+                     events"
+                ),
+                total,
+            )
+            .map_err(|e| {
+                e.within("output.trace.max_events").with_hint(format!(
+                    "keep fewer trace events ({BYTES_PER_TRACE_EVENT} B each)"
+                ))
+            })?;
+        }
         let Some(sampler) = sampler else {
-            return self.check(&format!("{links} directed links"), network);
+            return Ok(());
         };
         let rows = sampler.rows_estimate(topology.hosts().len() as u64);
         let series = rows.saturating_mul(BYTES_PER_TIMESERIES_ROW);
         self.check(
             &format!(
-                "{links} directed links, and about {rows} rows of time series: {} samples",
+                "{links} directed links, about {flows} flows, and about {rows} rows of time \
+                 series: {} samples",
                 sampler.sample_count()
             ),
-            network.saturating_add(series),
+            total.saturating_add(series),
         )
         .map_err(|e| {
             e.within("output.timeseries.interval").with_hint(
@@ -145,6 +202,32 @@ impl Budget {
                  shorter run",
             )
         })
+    }
+}
+
+/// The flows `plan` opens over `duration`, with the key (within the class) that decides it:
+/// Poisson arrivals rate x duration, rounds (`every`) one flow per connection per round, a
+/// class without arrivals one flow per connection. Closed-loop and job classes have no bound
+/// short of the flows' completion times, so their flows open at once are counted (one per
+/// connection; 2 x servers per concurrent job): a lower bound.
+pub fn flows_estimate(plan: &ClassPlan, duration: htsim_core::SimTime) -> (&'static str, u64) {
+    let connections = plan.pool.len() as u64;
+    if let Some(jobs) = &plan.jobs {
+        let per_job = 2 * jobs.shape.servers as u64;
+        return (
+            "jobs.concurrent",
+            per_job.saturating_mul(jobs.shape.concurrent as u64),
+        );
+    }
+    let seconds = duration.as_ns() as f64 * 1e-9;
+    match plan.arrivals {
+        None => ("matrix", connections),
+        Some(Arrivals::Poisson(rate)) => ("arrivals", (rate * seconds).ceil() as u64),
+        Some(Arrivals::Every(period)) => {
+            let rounds = duration.as_ns() / period.as_ns().max(1) + 1;
+            ("arrivals", connections.saturating_mul(rounds))
+        }
+        Some(Arrivals::ClosedLoop) => ("arrivals", connections),
     }
 }
 
@@ -201,6 +284,21 @@ mod tests {
             "{e}"
         );
         assert_eq!(mib(3 << 30), "3.0 GiB");
+    }
+
+    #[test]
+    fn the_per_flow_and_per_event_costs_cover_what_is_kept() {
+        use std::mem::size_of;
+        let kept = size_of::<crate::simulate::generator::StartedFlow>()
+            + size_of::<htsim_core::flow::FlowRecord>()
+            + size_of::<Option<htsim_core::flow::FlowRecord>>()
+            + size_of::<crate::report::metrics::FlowInput>()
+            + 150;
+        eprintln!("per flow: {kept} B");
+        assert!(kept as u64 <= BYTES_PER_FLOW, "{kept}");
+        let event = size_of::<htsim_transport::trace::TraceEvent>();
+        eprintln!("per event: {event} B");
+        assert!(event as u64 * 2 <= BYTES_PER_TRACE_EVENT, "{event}");
         assert_eq!(mib(u64::MAX), "16777216.0 TiB");
     }
 }

@@ -282,6 +282,42 @@ fn a_time_series_every_picosecond_is_refused_with_the_estimate() {
 }
 
 #[test]
+fn a_billion_flows_per_second_are_refused_with_the_estimate() {
+    // 1e9 flows/s for 10 s: 1e10 flows of 1 KiB each kept until the run ends (9.3 TiB).
+    over_memory(
+        &scenario("")
+            .replace("duration = \"10ms\"", "duration = \"10s\"")
+            .replace(
+                "name = \"long\"\nsize = \"infinite\"",
+                "name = \"short\"\nsize = \"1KB\"\narrivals = { poisson = 1e9 }",
+            ),
+        "1GiB",
+        "1",
+        &[
+            "s.toml:9:12: `flows.short.arrivals`",
+            "about 10000000000 flows",
+            "a run needs about 9.3 TiB",
+            "class \"short\" opens about 10000000000 flows",
+        ],
+    );
+}
+
+#[test]
+fn a_trace_larger_than_memory_is_refused() {
+    // 10 M events of 128 B: 1.2 GiB.
+    over_memory(
+        &scenario("[output.trace]\nflows = [\"all\"]\nmax_events = 10000000\n"),
+        "1GiB",
+        "1",
+        &[
+            "`output.trace.max_events`",
+            "up to 10000000 trace events",
+            "keep fewer trace events",
+        ],
+    );
+}
+
+#[test]
 fn runs_at_once_share_the_memory() {
     // FatTree k=8: 768 directed links, 3 MiB. It fits one run in 4 MiB, not four.
     let text = scenario("")
