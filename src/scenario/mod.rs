@@ -52,6 +52,10 @@ use tree::Value;
 /// resolved and set up before the first run.
 pub const MAX_SWEEP_POINTS: usize = 100_000;
 
+/// The most runs a scenario may have (sweep points x seeds): the run list is built, and every
+/// run checked for existing results, before the first run.
+pub const MAX_RUNS: u64 = 1_000_000;
+
 /// Changes applied on top of the file, as the command line gives them.
 #[derive(Clone, Debug, Default)]
 pub struct LoadOptions {
@@ -185,6 +189,28 @@ pub(crate) fn load_tree(
                 ),
             )
             .with_hint("split the sweep into several scenarios, or sweep fewer values"));
+    }
+    let runs = (count.unwrap_or(1) as u64).saturating_mul(base.run.seeds.count());
+    if runs > MAX_RUNS {
+        let (origin, key) = if options.seeds.is_some() {
+            (Origin::Unknown, "--seeds")
+        } else {
+            (
+                keypath::get(&root, "run.seeds").map_or(Origin::Unknown, |n| n.origin.clone()),
+                "run.seeds",
+            )
+        };
+        return Err(source
+            .error(
+                &origin,
+                key,
+                format!(
+                    "{} sweep points x {} seeds = {runs} runs, more than the limit of {MAX_RUNS}",
+                    count.unwrap_or(1),
+                    base.run.seeds.count()
+                ),
+            )
+            .with_hint("run fewer seeds, or split the sweep into several scenarios"));
     }
     // The sweep table itself is not part of a point.
     let mut unswept = root.clone();

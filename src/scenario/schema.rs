@@ -110,6 +110,14 @@ pub enum Seeds {
 }
 
 impl Seeds {
+    /// How many seeds there are.
+    pub fn count(&self) -> u64 {
+        match self {
+            Seeds::Count(n) => *n,
+            Seeds::List(v) => v.len() as u64,
+        }
+    }
+
     /// The seeds, in run order.
     pub fn list(&self) -> Vec<u64> {
         match self {

@@ -174,6 +174,12 @@ fn run(args: RunArgs) -> Result<(), Failure> {
             scenario::MAX_SEED_COUNT
         )));
     }
+    if let Some(s) = args.seed.filter(|&s| s > i64::MAX as u64) {
+        return Err(usage(format!(
+            "--seed {s}: at most {} (a TOML integer, like `run.seeds`)",
+            i64::MAX
+        )));
+    }
     let seeds = match (args.seeds, args.seed) {
         (Some(n), _) => Some(Seeds::Count(n)),
         (None, Some(s)) => Some(Seeds::List(vec![s])),

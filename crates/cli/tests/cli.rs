@@ -142,6 +142,52 @@ fn zero_seeds() {
 }
 
 #[test]
+fn more_runs_than_the_limit() {
+    // 2 sweep points x 1e6 seeds = 2e6 runs, over MAX_RUNS (1e6): refused at `run.seeds`
+    // before any run list is built.
+    let text = BASE.replace("seeds = 2", "seeds = 1000000")
+        + "[sweep]\n\"flows.short.size\" = [\"10KB\", \"20KB\"]\n";
+    rejects(&text, 4, "run.seeds");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.toml"), &text).unwrap();
+    let out = htsim(&["validate", "s.toml"], dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "2 sweep points x 1000000 seeds = 2000000 runs, more than the limit of 1000000"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_seed_beyond_toml_integers() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.toml"), BASE).unwrap();
+    let out = htsim(
+        &[
+            "run",
+            "s.toml",
+            "--seed",
+            "9223372036854775808",
+            "--out",
+            "o",
+        ],
+        dir.path(),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("at most 9223372036854775807"), "{err}");
+    assert!(!dir.path().join("o").exists());
+    let list = BASE.replace("seeds = 2", "seeds = [1, 9223372036854775808]");
+    let out = htsim(&["validate", "s.toml"], dir.path());
+    assert_eq!(out.status.code(), Some(0));
+    std::fs::write(dir.path().join("s.toml"), list).unwrap();
+    let out = htsim(&["validate", "s.toml"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
 fn duplicate_flow_class_names() {
     rejects(
         &BASE.replace("\"short\"", "\"long\""),
