@@ -34,6 +34,16 @@ pub fn split(path: &str) -> Result<Vec<&str>, PathError> {
     Ok(segments)
 }
 
+/// Whether key paths `a` and `b` name the same value or one holds the other (`topology` and
+/// `topology.link_rate`), compared by trimmed segments, as [`split`] reads them
+/// (`topology. link_rate` is `topology.link_rate`).
+pub fn overlaps(a: &str, b: &str) -> bool {
+    a.split('.')
+        .map(str::trim)
+        .zip(b.split('.').map(str::trim))
+        .all(|(x, y)| x == y)
+}
+
 /// Tables under which a missing name is an error rather than a new table: they hold named
 /// things that must be declared in full.
 const NAMED_COLLECTIONS: &[&str] = &["transports"];

@@ -290,12 +290,6 @@ fn check_overrides_outside_sweep(
     overrides: &[String],
     axes: &[(String, Origin, Vec<Node>)],
 ) -> Result<()> {
-    let within = |inner: &str, outer: &str| {
-        inner == outer
-            || inner
-                .strip_prefix(outer)
-                .is_some_and(|rest| rest.starts_with('.'))
-    };
     for (i, text) in overrides.iter().enumerate() {
         let Some((path, _)) = text.split_once('=') else {
             continue;
@@ -303,7 +297,7 @@ fn check_overrides_outside_sweep(
         let path = path.trim();
         if let Some((axis, _, _)) = axes
             .iter()
-            .find(|(axis, _, _)| within(path, axis) || within(axis, path))
+            .find(|(axis, _, _)| keypath::overlaps(path, axis))
         {
             return Err(source
                 .error(

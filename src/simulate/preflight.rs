@@ -159,14 +159,8 @@ fn locate(loaded: &Loaded, point: &Point, e: &SetupError) -> ScenarioError {
 /// Where the value at `key` is written for `point`: the sweep value when the point's
 /// assignments set it (or a part of it), else the deepest part of `key` the document has.
 fn origin_of(loaded: &Loaded, point: &Point, key: &str) -> Origin {
-    let inside = |outer: &str, inner: &str| {
-        inner == outer
-            || inner
-                .strip_prefix(outer)
-                .is_some_and(|rest| rest.starts_with('.'))
-    };
     for (path, value) in &point.assignments {
-        if inside(path, key) || inside(key, path) {
+        if keypath::overlaps(path, key) {
             let written =
                 keypath::get(&loaded.tree, "sweep").and_then(|sweep| match &sweep.value {
                     Value::Table(t) => t.get(path).and_then(|e| match &e.value.value {

@@ -188,6 +188,26 @@ fn a_seed_beyond_toml_integers() {
 }
 
 #[test]
+fn a_set_on_a_swept_key_is_refused_however_it_is_spaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = BASE.to_string() + "[sweep]\n\"topology.link_rate\" = [\"1Gbps\", \"2Gbps\"]\n";
+    std::fs::write(dir.path().join("s.toml"), text).unwrap();
+    for set in [
+        "topology.link_rate=\"10Gbps\"",
+        "topology. link_rate=\"10Gbps\"",
+        " topology .link_rate =\"10Gbps\"",
+    ] {
+        let out = htsim(&["validate", "s.toml", "--set", set], dir.path());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{set}: {err}");
+        assert!(
+            err.contains("`[sweep]` assigns `topology.link_rate` at every point"),
+            "{set}: {err}"
+        );
+    }
+}
+
+#[test]
 fn duplicate_flow_class_names() {
     rejects(
         &BASE.replace("\"short\"", "\"long\""),
