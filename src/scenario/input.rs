@@ -9,7 +9,8 @@ use std::path::Path;
 pub const MAX_INPUT_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Reads the text file at `path`, at most [`MAX_INPUT_BYTES`]; the error says what is wrong
-/// (missing, a directory, too large, not UTF-8) without the path, which the caller names.
+/// (missing, a directory, a FIFO or device, too large, not UTF-8) without the path, which the
+/// caller names. Only regular files are read: a FIFO would block until a writer comes.
 pub fn read_text(path: &Path) -> Result<String, String> {
     let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => "the file does not exist".to_string(),
@@ -17,6 +18,9 @@ pub fn read_text(path: &Path) -> Result<String, String> {
     })?;
     if meta.is_dir() {
         return Err("it is a directory, not a file".into());
+    }
+    if !meta.is_file() {
+        return Err("it is not a regular file (a FIFO, socket or device)".into());
     }
     let file = std::fs::File::open(path).map_err(|e| format!("cannot read it: {e}"))?;
     let mut bytes = Vec::new();
@@ -59,9 +63,29 @@ mod tests {
         std::fs::write(&ok, "host host0\n").unwrap();
         assert_eq!(read_text(&ok).unwrap(), "host host0\n");
         if Path::new("/dev/zero").exists() {
-            assert!(read_text(Path::new("/dev/zero"))
-                .unwrap_err()
-                .contains("larger than"));
+            assert_eq!(
+                read_text(Path::new("/dev/zero")).unwrap_err(),
+                "it is not a regular file (a FIFO, socket or device)"
+            );
         }
+    }
+
+    #[test]
+    fn a_fifo_is_refused_without_waiting_for_a_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            return; // no mkfifo here
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || tx.send(read_text(&fifo)));
+        let result = rx
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .expect("reading a FIFO blocked");
+        assert_eq!(
+            result.unwrap_err(),
+            "it is not a regular file (a FIFO, socket or device)"
+        );
     }
 }

@@ -1246,6 +1246,8 @@ fn size_spec(cx: &Cx, n: &Node, path: &str) -> Result<SizeSpec> {
             if !full.is_file() {
                 let what = if full.is_dir() {
                     "is a directory, not a file"
+                } else if full.exists() {
+                    "is not a regular file (a FIFO, socket or device)"
                 } else {
                     "does not exist"
                 };
