@@ -272,9 +272,25 @@ pub struct RunFiles {
     pub summary_json: Vec<u8>,
 }
 
-/// Writes a run's files into `dir`: `run_json` (its identity) first, summary.json last.
+/// Writes a run's files into `dir`: `run_json` (its identity) first, summary.json last. The
+/// files of an earlier run in `dir` (a killed or stale run, maybe with other outputs asked
+/// for) are removed first, summary.json before the rest, so that `dir` never holds a file
+/// this run did not write; nothing outside `dir` (other runs) is touched.
 pub fn write_run(dir: &Path, run_json: &[u8], files: &RunFiles) -> io::Result<()> {
     fs::create_dir_all(dir)?;
+    for name in [
+        RUN_SUMMARY_FILE,
+        RUN_FILE,
+        FLOWS_FILE,
+        LINKS_FILE,
+        TIMESERIES_FILE,
+        TRACE_FILE,
+    ] {
+        match fs::remove_file(dir.join(name)) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
     write_atomic(&dir.join(RUN_FILE), run_json)?;
     if let Some(b) = &files.flows_csv {
         write_atomic(&dir.join(FLOWS_FILE), b)?;
@@ -294,6 +310,37 @@ pub fn write_run(dir: &Path, run_json: &[u8], files: &RunFiles) -> io::Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_rewritten_keeps_no_file_of_the_run_before() {
+        let out = tempfile::tempdir().unwrap();
+        let dir = run_dir(out.path(), "base", 1);
+        let other = run_dir(out.path(), "base", 2);
+        fs::create_dir_all(&dir).unwrap();
+        fs::create_dir_all(&other).unwrap();
+        for name in [TIMESERIES_FILE, TRACE_FILE, FLOWS_FILE] {
+            fs::write(dir.join(name), "old").unwrap();
+            fs::write(other.join(name), "other run").unwrap();
+        }
+        let files = RunFiles {
+            flows_csv: Some(b"new".to_vec()),
+            links_csv: None,
+            timeseries_csv: None,
+            trace_csv: None,
+            summary_json: b"{}".to_vec(),
+        };
+        write_run(&dir, b"{}", &files).unwrap();
+        let mut names: Vec<String> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, [FLOWS_FILE, RUN_FILE, RUN_SUMMARY_FILE]);
+        assert_eq!(fs::read(dir.join(FLOWS_FILE)).unwrap(), b"new");
+        for name in [TIMESERIES_FILE, TRACE_FILE, FLOWS_FILE] {
+            assert_eq!(fs::read(other.join(name)).unwrap(), b"other run");
+        }
+    }
 
     #[test]
     fn run_columns_name_the_axes_and_keep_values_as_written() {
