@@ -10,8 +10,10 @@
 //! already in place). The settings are TOML text with sorted keys; their SHA-256 is the run's
 //! *digest*.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
@@ -54,23 +56,27 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// The settings of the run of `scenario` (a sweep point's resolved scenario) with `seed`.
+    /// The settings of the run of `scenario` (a sweep point's resolved scenario) with `seed`,
+    /// reading the files it names now.
     pub fn of(scenario: &Scenario, seed: u64) -> Settings {
+        Settings::with_files(scenario, seed, &FileDigests::default())
+    }
+
+    /// [`Settings::of`], the files the run reads digested through `files` (each read once
+    /// for all the runs of a command).
+    pub fn with_files(scenario: &Scenario, seed: u64, files: &FileDigests) -> Settings {
         let mut table = point_table(scenario);
         if let Some(toml::Value::Table(run)) = table.get_mut("run") {
             run.remove("seeds");
             run.insert("seed".into(), toml::Value::Integer(seed as i64));
         }
-        let mut files = Vec::new();
-        referenced_files(&toml::Value::Table(table.clone()), &mut files);
-        if !files.is_empty() {
-            let digests: toml::Table = files
+        let mut referenced = Vec::new();
+        referenced_files(&toml::Value::Table(table.clone()), &mut referenced);
+        if !referenced.is_empty() {
+            let digests: toml::Table = referenced
                 .into_iter()
                 .map(|rel| {
-                    let digest = match std::fs::read(scenario.base_dir.join(&rel)) {
-                        Ok(bytes) => digest(&bytes),
-                        Err(e) => format!("unreadable: {e}"),
-                    };
+                    let digest = files.of(&scenario.base_dir.join(&rel));
                     (rel, toml::Value::String(digest))
                 })
                 .collect();
@@ -83,6 +89,25 @@ impl Settings {
         let text = toml::to_string(table).unwrap_or_default();
         let digest = digest(text.as_bytes());
         Settings { text, digest }
+    }
+}
+
+/// The digests of the files runs read, by path: each file is read and hashed once, the first
+/// time a run's settings need it, so that every run of a command records the same digest.
+#[derive(Debug, Default)]
+pub struct FileDigests(Mutex<HashMap<PathBuf, String>>);
+
+impl FileDigests {
+    /// `sha256:<hex>` of the file at `path` (`unreadable: ...` when it cannot be read).
+    pub fn of(&self, path: &Path) -> String {
+        let mut known = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        known
+            .entry(path.to_path_buf())
+            .or_insert_with(|| match std::fs::read(path) {
+                Ok(bytes) => digest(&bytes),
+                Err(e) => format!("unreadable: {e}"),
+            })
+            .clone()
     }
 }
 

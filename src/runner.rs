@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::identity::{differences, Difference, RunIdentity, Settings};
+use crate::identity::{differences, Difference, FileDigests, RunIdentity, Settings};
 use crate::lock::{DirLock, LockError};
 use crate::output::{self, RunFiles};
 use crate::report::rebuild::{build_report, Report, ReportOptions};
@@ -261,7 +261,12 @@ enum Existing {
 }
 
 /// Compares the complete runs in `out` with the run list's settings.
-fn existing_runs(loaded: &Loaded, runs: &[RunSpec], out: &Path) -> Vec<Existing> {
+fn existing_runs(
+    loaded: &Loaded,
+    runs: &[RunSpec],
+    out: &Path,
+    files: &FileDigests,
+) -> Vec<Existing> {
     runs.iter()
         .map(|run| {
             let dir = run.dir(out);
@@ -271,7 +276,7 @@ fn existing_runs(loaded: &Loaded, runs: &[RunSpec], out: &Path) -> Vec<Existing>
             let Some(recorded) = RunIdentity::read(&dir.join(output::RUN_FILE)) else {
                 return Existing::Stale(Staleness::NoIdentity);
             };
-            let now = Settings::of(&loaded.points[run.point].scenario, run.seed);
+            let now = Settings::with_files(&loaded.points[run.point].scenario, run.seed, files);
             if recorded.digest == now.digest {
                 Existing::Current
             } else {
@@ -307,7 +312,10 @@ pub fn run_all(
     }
     let lock = DirLock::acquire(out, options.shard)?;
     let all = run_list(loaded);
-    let existing = existing_runs(loaded, &all, out);
+    // Referenced files are hashed once, before any run: what a run records is what they held
+    // when the command started, even if one is edited while runs go on.
+    let file_digests = FileDigests::default();
+    let existing = existing_runs(loaded, &all, out, &file_digests);
     let stale: Vec<StaleRun> = all
         .iter()
         .zip(&existing)
@@ -369,11 +377,11 @@ pub fn run_all(
                 let dir = run.dir(out);
                 let point = &loaded.points[run.point];
                 let scenario = &point.scenario;
+                let settings = Settings::with_files(scenario, run.seed, &file_digests);
                 let result = output::remove_temp_files(&dir)
                     .map_err(io_error(&dir))
                     .and_then(|_| executor.execute_point(run.point, point, run.seed))
                     .and_then(|files| {
-                        let settings = Settings::of(scenario, run.seed);
                         let identity =
                             RunIdentity::new(run.id(name), &settings, &options.command_line);
                         output::write_run(&dir, &identity.to_json(), &files).map_err(io_error(&dir))

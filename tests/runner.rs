@@ -255,3 +255,46 @@ fn every_failed_run_is_reported_and_the_others_finish() {
         assert!(!r.dir(dir.path()).join("summary.json").exists());
     }
 }
+
+#[test]
+fn a_file_edited_while_runs_go_on_is_recorded_as_it_was_at_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let cdf = dir.path().join("sizes.cdf");
+    std::fs::write(&cdf, "0 0\n10000 50\n20000 100\n").unwrap();
+    let text = r#"
+name = "edited"
+[run]
+duration = "1ms"
+seeds = 2
+[topology]
+kind = "star"
+hosts = 2
+[[flows]]
+name = "short"
+size = { cdf_file = "sizes.cdf" }
+arrivals = { poisson = 10 }
+transport = { kind = "tcp" }
+"#;
+    let l = load_str("edited.toml", text, dir.path(), &LoadOptions::default()).unwrap();
+    let scenario = &l.points[0].scenario;
+    let before = [1, 2].map(|seed| htsim::identity::Settings::of(scenario, seed).digest);
+    let edit = |_: &Scenario, seed: u64| -> Result<RunFiles, RunError> {
+        // Every run edits the file while it runs.
+        std::fs::write(&cdf, format!("0 0\n{seed}0000 50\n90000 100\n")).unwrap();
+        Ok(RunFiles {
+            summary_json: b"{}\n".to_vec(),
+            ..RunFiles::default()
+        })
+    };
+    let options = RunOptions {
+        out: dir.path().join("o"),
+        jobs: 1,
+        ..RunOptions::default()
+    };
+    run_all(&l, &options, &edit, &|_: RunEvent<'_>| {}).unwrap();
+    for (seed, digest) in [1, 2].into_iter().zip(before) {
+        let json = dir.path().join(format!("o/runs/base/seed-{seed}/run.json"));
+        let recorded = htsim::identity::RunIdentity::read(&json).unwrap();
+        assert_eq!(recorded.digest, digest, "seed {seed}");
+    }
+}
