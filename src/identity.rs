@@ -113,7 +113,7 @@ impl FileDigests {
 
 /// The point's scenario as a TOML table, without what does not change the simulation.
 fn point_table(scenario: &Scenario) -> toml::Table {
-    // Our own plain data always converts (as `Scenario::to_toml_string` relies on).
+    // Our own plain data converts: the loader refuses integers above i64::MAX.
     let mut table = toml::Table::try_from(scenario).unwrap_or_default();
     for key in ["name", "description", "sweep"] {
         table.remove(key);

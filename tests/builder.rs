@@ -93,7 +93,10 @@ fn a_built_scenario_equals_the_one_loaded_from_toml() {
         Some(&ParamValue::Text("lia".into()))
     );
     // And the scenario writes out as a file that reads back the same.
-    assert_eq!(load(&built.to_toml_string()).unwrap().scenario, built);
+    assert_eq!(
+        load(&built.to_toml_string().unwrap()).unwrap().scenario,
+        built
+    );
 }
 
 #[test]
@@ -363,7 +366,10 @@ fn a_built_jobs_class_equals_the_one_loaded_from_toml() {
     // `JobsConfig::new()` is the loader's defaults, `jobs = {}`.
     assert_eq!(built.flows[2].jobs, Some(JobsConfig::new()));
     assert_eq!(built.flows[2].size, SizeSpec::default());
-    assert_eq!(load(&built.to_toml_string()).unwrap().scenario, built);
+    assert_eq!(
+        load(&built.to_toml_string().unwrap()).unwrap().scenario,
+        built
+    );
     // And it runs the same jobs.
     let a = files_of(&built, 3);
     let b = files_of(&loaded.scenario, 3);

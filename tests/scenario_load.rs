@@ -69,13 +69,20 @@ fn shipped_scenarios_load() {
 }
 
 #[test]
+fn a_seed_toml_cannot_hold_is_an_error_not_a_comment() {
+    let mut s = ok(BASE).scenario;
+    s.run.seeds = htsim::scenario::Seeds::List(vec![1 << 63]);
+    assert!(s.to_toml_string().is_err());
+}
+
+#[test]
 fn defaults_are_filled_and_written_out_and_read_back() {
     let loaded = ok(BASE);
     let s = &loaded.scenario;
     assert_eq!(s.name, "test");
     assert_eq!(s.run.seeds.list(), vec![1, 2]);
     assert_eq!(s.topology.host_count(), Some(16));
-    let text = s.to_toml_string();
+    let text = s.to_toml_string().unwrap();
     for needle in [
         "drain = \"0",
         "capacity = \"100pkt\"",
@@ -115,7 +122,7 @@ fn sweep_points_and_names() {
         Some(2)
     );
     // The resolved scenario keeps its sweep and reads back with the same points.
-    let again = ok(&loaded.scenario.to_toml_string());
+    let again = ok(&loaded.scenario.to_toml_string().unwrap());
     assert_eq!(again.points.len(), 4);
 }
 
@@ -282,7 +289,7 @@ transport = "a"
         &htsim::scenario::LoadOptions::default(),
     )
     .expect("loads");
-    let text = loaded.scenario.to_toml_string();
+    let text = loaded.scenario.to_toml_string().unwrap();
     let rwnd_of = |name: &str| {
         let section = text
             .split(&format!("[transports.{name}]"))
@@ -322,7 +329,7 @@ fn job_classes_fill_defaults_and_read_back() {
             rack_local: true,
         })
     );
-    let text = loaded.scenario.to_toml_string();
+    let text = loaded.scenario.to_toml_string().unwrap();
     let written = text.split("name = \"incast\"").nth(1).unwrap();
     for needle in [
         "servers = 4",
@@ -586,7 +593,7 @@ transport = "long"
 "transports.long" = [{ kind = "tcp" }, { kind = "dctcp" }]
 "topology.link_rate" = ["1Gbps", "10Gbps"]
 "#);
-    let again = ok(&loaded.scenario.to_toml_string());
+    let again = ok(&loaded.scenario.to_toml_string().unwrap());
     let names = |l: &Loaded| l.points.iter().map(|p| p.name.clone()).collect::<Vec<_>>();
     assert_eq!(names(&loaded).len(), 4);
     assert!(names(&loaded)[0].starts_with("transports.long="));
@@ -614,7 +621,7 @@ fn trace_key_reads_ids_and_classes_and_is_written_back() {
         ]
     );
     assert_eq!(t.max_events, 500);
-    let back = ok(&l.scenario.to_toml_string());
+    let back = ok(&l.scenario.to_toml_string().unwrap());
     assert_eq!(back.scenario.output.trace, Some(t));
     // Without the key nothing is traced; max_events has a default.
     assert_eq!(ok(BASE).scenario.output.trace, None);

@@ -48,14 +48,10 @@ pub struct Scenario {
 }
 
 impl Scenario {
-    /// The resolved scenario as TOML text, every default written out.
-    pub fn to_toml_string(&self) -> String {
-        // Serialising our own plain data to TOML cannot fail: every map key is a string and no
-        // value is a bare `None` (options are skipped).
-        let mut table = match toml::Table::try_from(self) {
-            Ok(t) => t,
-            Err(e) => return format!("# could not serialise: {e}\n"),
-        };
+    /// The resolved scenario as TOML text, every default written out; an error for a value
+    /// TOML cannot hold (an integer above `i64::MAX`, which the loader refuses).
+    pub fn to_toml_string(&self) -> Result<String, toml::ser::Error> {
+        let mut table = toml::Table::try_from(self)?;
         table.remove("sweep");
         let mut text = table.to_string();
         // The axes are written by hand, each on one line with inline values: TOML would put an
@@ -69,7 +65,7 @@ impl Scenario {
                 text.push_str(&format!("{key} = {values}\n"));
             }
         }
-        text
+        Ok(text)
     }
 
     /// The transport called `name`.
