@@ -414,31 +414,44 @@ pub enum ReportOutcome {
     /// Every run of the run list is complete in the output directory: the cross-seed summaries
     /// (and the plots, when the scenario asks for them) are written.
     Written(Report),
-    /// Some runs are not in the output directory (a shard of a sweep, or failed runs): nothing
-    /// is written; `htsim report` over the shard directories merges them later.
+    /// Some runs are not in the output directory with the settings the scenario gives them
+    /// (a shard of a sweep, failed runs, or runs another writer simulated with other
+    /// settings): nothing is written; `htsim report` over the shard directories merges them
+    /// later.
     Incomplete {
-        /// Runs of the run list complete in the output directory.
+        /// Runs of the run list complete in the output directory with the current settings.
         complete: usize,
         /// Runs in the run list.
         total: usize,
+        /// Ids of complete runs simulated with other settings (or recording none).
+        stale: Vec<String>,
     },
 }
 
-/// The end of `htsim run`: when every run of the full run list is complete in `out` (always
-/// after an unsharded run without failures; after a shard only if the other shards wrote into
-/// the same directory and have finished), writes `out/summary.csv`, `out/summary.json` and, with
+/// The end of `htsim run`: when every run of the full run list is complete in `out` with the
+/// settings the scenario gives it (always after an unsharded run without failures; after a
+/// shard only if the other shards wrote into the same directory with the same settings and
+/// have finished), writes `out/summary.csv`, `out/summary.json` and, with
 /// `[output] plots = true`, `out/plots`, exactly as `htsim report out` would. Otherwise writes
-/// nothing and says how many runs are complete.
+/// nothing and says how many runs are complete and which are stale.
 pub fn write_report(loaded: &Loaded, out: &Path) -> Result<ReportOutcome, ReportError> {
     let runs = run_list(loaded);
-    let complete = runs
+    let existing = existing_runs(loaded, &runs, out);
+    let complete = existing
         .iter()
-        .filter(|r| output::is_complete(&r.dir(out)))
+        .filter(|e| matches!(e, Existing::Current))
         .count();
     if complete < runs.len() {
+        let stale = runs
+            .iter()
+            .zip(&existing)
+            .filter(|(_, e)| matches!(e, Existing::Stale(_)))
+            .map(|(r, _)| r.id(&loaded.scenario.name))
+            .collect();
         return Ok(ReportOutcome::Incomplete {
             complete,
             total: runs.len(),
+            stale,
         });
     }
     let options = ReportOptions {

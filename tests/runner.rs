@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use htsim::output::RunFiles;
-use htsim::runner::{run_all, run_list, select, RunError, RunEvent, RunOptions};
+use htsim::runner::{
+    run_all, run_list, select, write_report, ReportOutcome, RunError, RunEvent, RunOptions,
+};
 use htsim::scenario::{load_str, LoadOptions, Loaded, Scenario};
 use htsim::shard::Shard;
 
@@ -254,4 +256,36 @@ fn every_failed_run_is_reported_and_the_others_finish() {
     for r in run_list(&l).iter().filter(|r| r.seed == 2) {
         assert!(!r.dir(dir.path()).join("summary.json").exists());
     }
+}
+
+#[test]
+fn the_summary_is_not_written_over_runs_of_other_settings() {
+    // Two shards started at once into one directory, the second with other settings: neither
+    // saw the other's runs as complete, so both ran; the summary must not average both.
+    let l = loaded();
+    let changed = loaded_with(&["run.duration=\"2s\""]);
+    let dir = tempfile::tempdir().unwrap();
+    let other = tempfile::tempdir().unwrap();
+    run(&l, dir.path(), 2, Some(Shard::new(1, 2).unwrap()));
+    run(&changed, other.path(), 2, Some(Shard::new(2, 2).unwrap()));
+    for (path, bytes) in files(other.path()) {
+        if path.starts_with("runs") {
+            let to = dir.path().join(path);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::write(to, bytes).unwrap();
+        }
+    }
+    match write_report(&l, dir.path()).unwrap() {
+        ReportOutcome::Incomplete {
+            complete,
+            total,
+            stale,
+        } => {
+            assert_eq!((complete, total, stale.len()), (9, 18, 9));
+            let shard2 = select(&run_list(&l), Some(Shard::new(2, 2).unwrap()));
+            assert_eq!(stale[0], shard2[0].id("runner-test"));
+        }
+        ReportOutcome::Written(_) => panic!("summary written over runs of other settings"),
+    }
+    assert!(!dir.path().join("summary.csv").exists());
 }

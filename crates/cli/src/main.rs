@@ -331,7 +331,22 @@ fn run(args: RunArgs) -> Result<(), Failure> {
                 print_report(&r, &out);
             }
         }
-        ReportOutcome::Incomplete { complete, total } => eprintln!(
+        ReportOutcome::Incomplete { stale, .. } if !stale.is_empty() => {
+            return Err(Failure {
+                code: 2,
+                message: format!(
+                    "summary not written: {} run(s) in {} were simulated with other settings \
+                     than this scenario gives them (another writer, e.g. a shard run with \
+                     other --set values): {}",
+                    stale.len(),
+                    out.display(),
+                    stale.join(", ")
+                ),
+            })
+        }
+        ReportOutcome::Incomplete {
+            complete, total, ..
+        } => eprintln!(
             "summary not written: {complete} of {total} run(s) are in {}; when every shard \
              has finished, merge them with `htsim report DIR...`",
             out.display()
