@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use htsim::output::RunFiles;
+use htsim::report::merge::check_runs;
 use htsim::runner::{
     run_all, run_list, select, write_report, ReportOutcome, RunError, RunEvent, RunOptions,
 };
@@ -288,4 +289,24 @@ fn the_summary_is_not_written_over_runs_of_other_settings() {
         ReportOutcome::Written(_) => panic!("summary written over runs of other settings"),
     }
     assert!(!dir.path().join("summary.csv").exists());
+}
+
+#[test]
+fn merging_ignores_incomplete_copies_of_a_run() {
+    // An interrupted copy with other settings in the first directory must neither stand for
+    // the complete copy in the second nor make the two look like different runs.
+    let l = loaded();
+    let changed = loaded_with(&["run.duration=\"2s\""]);
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    run(&changed, a.path(), 2, None);
+    for r in run_list(&changed) {
+        std::fs::remove_file(r.dir(a.path()).join("summary.json")).unwrap();
+    }
+    run(&l, b.path(), 2, None);
+    let dirs = [a.path().to_path_buf(), b.path().to_path_buf()];
+    let unverified = check_runs(&dirs, Some((&l, b.path()))).unwrap();
+    assert!(unverified.is_empty(), "{unverified:?}");
+    // Complete copies with other settings are still refused.
+    run(&changed, a.path(), 2, None);
+    assert!(check_runs(&dirs, Some((&l, b.path()))).is_err());
 }

@@ -93,7 +93,7 @@ pub fn check_scenarios(scenarios: &[(PathBuf, String)]) -> Result<(), MergeError
     Ok(())
 }
 
-/// Checks the runs under `dirs`: the same run (`runs/<point>/seed-<n>`) in several directories
+/// Checks the complete runs under `dirs`: the same run (`runs/<point>/seed-<n>`) in several directories
 /// must have the same digest; with `scenario` (loaded from the scenario.toml of
 /// `scenario_dir`), every run of its run list must have the settings it gives. Returns the
 /// runs that record no identity (written by an older htsim), which cannot be checked.
@@ -105,7 +105,11 @@ pub fn check_runs(
     let mut seen: BTreeMap<PathBuf, (PathBuf, Option<RunIdentity>)> = BTreeMap::new();
     let mut unverified = Vec::new();
     for dir in dirs {
+        // Only complete runs are merged: an interrupted copy is no evidence either way.
         for run in run_dirs(&dir.join(RUNS_DIR)) {
+            if !crate::output::is_complete(&run) {
+                continue;
+            }
             let identity = RunIdentity::read(&run.join(RUN_FILE));
             let rel = run.strip_prefix(dir).unwrap_or(&run).to_path_buf();
             match seen.get(&rel) {
@@ -121,9 +125,13 @@ pub fn check_runs(
                         }
                     }
                 }
+                // A copy with an identity is checked in place of one without.
+                Some((_, None)) if identity.is_some() => {
+                    seen.insert(rel, (dir.clone(), identity));
+                }
                 Some(_) => {}
                 None => {
-                    if identity.is_none() && crate::output::is_complete(&run) {
+                    if identity.is_none() {
                         unverified.push(run.display().to_string());
                     }
                     seen.insert(rel, (dir.clone(), identity));
