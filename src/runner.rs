@@ -333,6 +333,23 @@ pub fn run_all(
     };
     // Stale runs go before scenario.toml changes, so that no complete run ever contradicts it
     // (even if this process is killed next); this shard's are then run, other shards' by them.
+    // The summaries and plots over them go too: the new ones are written only once the new
+    // run list is complete.
+    if !stale.is_empty() {
+        for name in [output::SUMMARY_CSV_FILE, output::SUMMARY_JSON_FILE] {
+            let path = out.join(name);
+            match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(io_error(&path)(e))
+                }
+                _ => {}
+            }
+        }
+        let plots = out.join(output::PLOTS_DIR);
+        if plots.exists() {
+            std::fs::remove_dir_all(&plots).map_err(io_error(&plots))?;
+        }
+    }
     for (run, e) in all.iter().zip(&existing) {
         if matches!(e, Existing::Stale(_)) {
             let dir = run.dir(out);

@@ -199,12 +199,23 @@ fn changed_settings_stop_before_anything_runs_unless_stale_runs_are_replaced() {
     assert_eq!(ran.load(std::sync::atomic::Ordering::Relaxed), 0);
     assert_eq!(files(dir.path()), before);
 
-    // Replacing: the shard's 6 runs are simulated again, the other shards' 12 deleted.
+    // Replacing: the shard's 6 runs are simulated again, the other shards' 12 deleted, and the
+    // summaries and plots over the old settings go with them.
+    std::fs::write(dir.path().join("summary.csv"), "old").unwrap();
+    std::fs::write(dir.path().join("summary.json"), "old").unwrap();
+    std::fs::create_dir_all(dir.path().join("plots")).unwrap();
+    std::fs::write(dir.path().join("plots/fct.svg"), "old").unwrap();
     options.replace_stale = true;
     let report = run_all(&changed, &options, &counting, &|_| {}).unwrap();
     assert_eq!(report.replaced.len(), 18);
     assert_eq!(report.finished.len(), 6);
     assert_eq!(ran.load(std::sync::atomic::Ordering::Relaxed), 6);
+    for old in ["summary.csv", "summary.json", "plots"] {
+        assert!(
+            !dir.path().join(old).exists(),
+            "{old} of the old settings left"
+        );
+    }
     let runs = run_list(&changed);
     for r in &runs {
         assert_eq!(
