@@ -186,6 +186,26 @@ fn run_dirs(runs: &Path) -> Vec<PathBuf> {
     subdirs(runs).iter().flat_map(|p| subdirs(p)).collect()
 }
 
+/// The seeds of every scenario.toml among `scenarios` (directory, text), ascending without
+/// repeats: the merged run list of directories run with different seeds (sharding by seed).
+/// `None` when one of them gives no readable `run.seeds`.
+pub fn seed_union(scenarios: &[(PathBuf, String)]) -> Option<Vec<u64>> {
+    let mut seeds = std::collections::BTreeSet::new();
+    for (_, text) in scenarios {
+        let table: toml::Table = text.parse().ok()?;
+        match table.get("run")?.get("seeds")? {
+            toml::Value::Integer(n) => seeds.extend(1..=u64::try_from(*n).ok()?),
+            toml::Value::Array(list) => {
+                for v in list {
+                    seeds.insert(u64::try_from(v.as_integer()?).ok()?);
+                }
+            }
+            _ => return None,
+        }
+    }
+    Some(seeds.into_iter().collect())
+}
+
 /// The scenario.toml of each of `dirs` that has one: (directory, text).
 pub fn scenario_files(dirs: &[PathBuf]) -> Vec<(PathBuf, String)> {
     dirs.iter()

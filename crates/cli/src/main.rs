@@ -463,8 +463,13 @@ fn report(args: &ReportArgs) -> Result<(), Failure> {
     let scenario_file = scenario_dir
         .as_ref()
         .map(|d| d.join(htsim::output::SCENARIO_FILE));
+    // The run list covers every directory's seeds, whatever the order of the directories.
+    let load_options = LoadOptions {
+        seeds: merge::seed_union(&scenarios).map(htsim::scenario::Seeds::List),
+        ..LoadOptions::default()
+    };
     let loaded = match &scenario_file {
-        Some(f) => match scenario::load(f, &LoadOptions::default()) {
+        Some(f) => match scenario::load(f, &load_options) {
             Ok(l) => Some(l),
             Err(e) => {
                 eprintln!("warning: {e}\nwarning: summarising every run found instead");
@@ -520,19 +525,15 @@ fn report(args: &ReportArgs) -> Result<(), Failure> {
         code: 1,
         message: e.to_string(),
     })?;
-    // The merged directory describes itself: copy the scenario when it has none.
-    if let Some(f) = &scenario_file {
+    // The merged directory describes itself: the scenario with the merged seed list.
+    if let Some(loaded) = &loaded {
         let target = out.join(htsim::output::SCENARIO_FILE);
-        if !target.exists() {
-            let bytes = std::fs::read(f).map_err(|e| Failure {
-                code: 1,
-                message: format!("{}: {e}", f.display()),
-            })?;
-            htsim::output::write_atomic(&target, &bytes).map_err(|e| Failure {
+        htsim::output::write_atomic(&target, loaded.scenario.to_toml_string().as_bytes()).map_err(
+            |e| Failure {
                 code: 1,
                 message: format!("{}: {e}", target.display()),
-            })?;
-        }
+            },
+        )?;
     }
     if !args.quiet {
         print_report(&report, &out);

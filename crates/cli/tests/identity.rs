@@ -381,3 +381,23 @@ fn report_plots_fail_on_a_missing_or_binary_flows_csv() {
     std::fs::write(&flows, good).unwrap();
     expect(0, &["report", "X", "--plots", "-q"], p);
 }
+
+#[test]
+fn report_merges_the_union_of_the_seed_lists_in_any_order() {
+    let dir = setup(STAR);
+    let p = dir.path();
+    expect(0, &["run", "s.toml", "--out", "A", "--seed", "1", "-q"], p);
+    expect(0, &["run", "s.toml", "--out", "B", "--seeds", "3", "-q"], p);
+    expect(0, &["report", "A", "B", "--out", "M", "-q"], p);
+    expect(0, &["report", "B", "A", "--out", "N", "-q"], p);
+    let read = |f: &str| std::fs::read_to_string(p.join(f)).unwrap();
+    assert_eq!(read("M/summary.csv"), read("N/summary.csv"));
+    // Three seeds in the statistics: column n of the first row.
+    let mut r = csv::Reader::from_path(p.join("M/summary.csv")).unwrap();
+    let at = r.headers().unwrap().iter().position(|h| h == "n").unwrap();
+    assert_eq!(&r.records().next().unwrap().unwrap()[at], "3");
+    for m in ["M", "N"] {
+        let s = read(&format!("{m}/scenario.toml"));
+        assert!(s.contains("seeds = [1, 2, 3]"), "{s}");
+    }
+}
