@@ -306,6 +306,7 @@ mod tests {
         let options = LoadOptions {
             overrides: set.iter().map(|s| s.to_string()).collect(),
             seeds: None,
+            ..LoadOptions::default()
         };
         load_str("t.toml", &text, Path::new("."), &options)
             .unwrap()

@@ -136,6 +136,8 @@ pub enum Staleness {
     /// Its settings differ in these keys (recorded -> now). Empty when the settings read the
     /// same but their digests differ (written in another form by another htsim version).
     Changed(Vec<Difference>),
+    /// It is not in the run list (a sweep value or seed no longer asked for).
+    NotInRunList,
 }
 
 impl std::error::Error for StaleRuns {}
@@ -157,6 +159,11 @@ impl std::fmt::Display for StaleRuns {
                     "\n  {}: no readable {} records what it simulated",
                     run.id,
                     output::RUN_FILE
+                )?,
+                Staleness::NotInRunList => write!(
+                    f,
+                    "\n  {}: not in the run list (a sweep value or seed no longer asked for)",
+                    run.id
                 )?,
                 Staleness::Changed(diff) if diff.is_empty() => write!(
                     f,
@@ -308,18 +315,28 @@ pub fn run_all(
     let lock = DirLock::acquire(out, options.shard)?;
     let all = run_list(loaded);
     let existing = existing_runs(loaded, &all, out);
-    let stale: Vec<StaleRun> = all
-        .iter()
-        .zip(&existing)
-        .filter_map(|(run, e)| match e {
-            Existing::Stale(why) => Some((run, why)),
-            _ => None,
-        })
-        .map(|(run, why)| StaleRun {
-            id: run.id(&loaded.scenario.name),
-            why: why.clone(),
-        })
-        .collect();
+    // Stale: complete runs of the list with other settings, and complete runs not in it.
+    let mut stale_dirs: Vec<PathBuf> = Vec::new();
+    let mut stale: Vec<StaleRun> = Vec::new();
+    for (run, e) in all.iter().zip(&existing) {
+        if let Existing::Stale(why) = e {
+            stale_dirs.push(run.dir(out));
+            stale.push(StaleRun {
+                id: run.id(&loaded.scenario.name),
+                why: why.clone(),
+            });
+        }
+    }
+    let listed: std::collections::BTreeSet<PathBuf> = all.iter().map(|r| r.dir(out)).collect();
+    for dir in crate::report::merge::run_dirs(&out.join(output::RUNS_DIR)) {
+        if output::is_complete(&dir) && !listed.contains(&dir) {
+            stale.push(StaleRun {
+                id: dir.strip_prefix(out).unwrap_or(&dir).display().to_string(),
+                why: Staleness::NotInRunList,
+            });
+            stale_dirs.push(dir);
+        }
+    }
     if !stale.is_empty() && !options.replace_stale {
         return Err(StaleRuns {
             out: out.clone(),
@@ -350,11 +367,8 @@ pub fn run_all(
             std::fs::remove_dir_all(&plots).map_err(io_error(&plots))?;
         }
     }
-    for (run, e) in all.iter().zip(&existing) {
-        if matches!(e, Existing::Stale(_)) {
-            let dir = run.dir(out);
-            std::fs::remove_dir_all(&dir).map_err(io_error(&dir))?;
-        }
+    for dir in &stale_dirs {
+        std::fs::remove_dir_all(dir).map_err(io_error(dir))?;
     }
     let scenario_path = out.join(output::SCENARIO_FILE);
     if lock.alone() {

@@ -164,6 +164,7 @@ fn loaded_with(set: &[&str]) -> Loaded {
     let options = LoadOptions {
         overrides: set.iter().map(|s| s.to_string()).collect(),
         seeds: None,
+        ..LoadOptions::default()
     };
     load_str("runner-test.toml", SCENARIO, Path::new("."), &options).unwrap()
 }

@@ -170,7 +170,7 @@ pub fn check_runs(
 }
 
 /// The run directories `runs/<point>/seed-<n>` under `runs`, sorted (none when unreadable).
-fn run_dirs(runs: &Path) -> Vec<PathBuf> {
+pub(crate) fn run_dirs(runs: &Path) -> Vec<PathBuf> {
     let subdirs = |dir: &Path| -> Vec<PathBuf> {
         let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
             .map(|entries| {

@@ -190,6 +190,7 @@ fn run(args: RunArgs) -> Result<(), Failure> {
     let options = LoadOptions {
         overrides: args.set.clone(),
         seeds,
+        ..LoadOptions::default()
     };
     let loaded = load(&args.scenario, &options)?;
     let out = args
@@ -410,6 +411,7 @@ fn validate(paths: &[PathBuf], set: Vec<String>) -> Result<(), Failure> {
     let options = LoadOptions {
         overrides: set,
         seeds: None,
+        ..LoadOptions::default()
     };
     let mut failures = Vec::new();
     for path in paths {
@@ -466,16 +468,19 @@ fn report(args: &ReportArgs) -> Result<(), Failure> {
     // The run list covers every directory's seeds, whatever the order of the directories.
     let load_options = LoadOptions {
         seeds: merge::seed_union(&scenarios).map(htsim::scenario::Seeds::List),
+        skip_file_checks: true,
         ..LoadOptions::default()
     };
+    // The recorded scenario's relative file paths point next to the scenario it was run from:
+    // the report needs only its run list and settings, not those files.
     let loaded = match &scenario_file {
-        Some(f) => match scenario::load(f, &load_options) {
-            Ok(l) => Some(l),
-            Err(e) => {
-                eprintln!("warning: {e}\nwarning: summarising every run found instead");
-                None
-            }
-        },
+        Some(f) => Some(scenario::load(f, &load_options).map_err(|e| {
+            usage(format!(
+                "{e}
+the report needs {} to know which runs to summarise",
+                f.display()
+            ))
+        })?),
         None => None,
     };
     let with_scenario = loaded.as_ref().zip(scenario_dir.as_deref());
