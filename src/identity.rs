@@ -86,6 +86,18 @@ impl Settings {
     }
 }
 
+/// `sha256:<hex>` of a whole scenario (its sweep included) without its name, description and
+/// seed list: writers of one directory with the same digest run the same scenario.
+pub fn scenario_digest(scenario: &Scenario) -> String {
+    let mut table = toml::Table::try_from(scenario).unwrap_or_default();
+    table.remove("name");
+    table.remove("description");
+    if let Some(toml::Value::Table(run)) = table.get_mut("run") {
+        run.remove("seeds");
+    }
+    digest(toml::to_string(&table).unwrap_or_default().as_bytes())
+}
+
 /// The point's scenario as a TOML table, without what does not change the simulation.
 fn point_table(scenario: &Scenario) -> toml::Table {
     // Our own plain data always converts (as `Scenario::to_toml_string` relies on).

@@ -312,7 +312,8 @@ pub fn run_all(
     if out.exists() && !out.is_dir() {
         return Err(RunError::NotADirectory(out.clone()));
     }
-    let lock = DirLock::acquire(out, options.shard)?;
+    let digest = crate::identity::scenario_digest(&loaded.scenario);
+    let lock = DirLock::acquire(out, options.shard, Some(&digest))?;
     let all = run_list(loaded);
     let existing = existing_runs(loaded, &all, out);
     // Stale: complete runs of the list with other settings, and complete runs not in it.

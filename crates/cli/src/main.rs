@@ -486,7 +486,8 @@ the report needs {} to know which runs to summarise",
     let with_scenario = loaded.as_ref().zip(scenario_dir.as_deref());
     let unverified = merge::check_runs(dirs, with_scenario).map_err(|e| usage(e.to_string()))?;
     // Only a merge that passed its checks creates (and locks) the output directory.
-    let _lock = htsim::lock::DirLock::acquire(&out, None).map_err(|e| usage(e.to_string()))?;
+    let _lock =
+        htsim::lock::DirLock::acquire(&out, None, None).map_err(|e| usage(e.to_string()))?;
     if !unverified.is_empty() {
         eprintln!(
             "warning: {} run(s) record no run.json (an older htsim): their settings are not \
