@@ -188,22 +188,32 @@ pub(crate) fn run_dirs(runs: &Path) -> Vec<PathBuf> {
 
 /// The seeds of every scenario.toml among `scenarios` (directory, text), ascending without
 /// repeats: the merged run list of directories run with different seeds (sharding by seed).
-/// `None` when one of them gives no readable `run.seeds`.
+/// `None` when the first scenario's seeds already are that list (nothing to change), or when
+/// one of them gives no readable `run.seeds`.
 pub fn seed_union(scenarios: &[(PathBuf, String)]) -> Option<Vec<u64>> {
-    let mut seeds = std::collections::BTreeSet::new();
-    for (_, text) in scenarios {
+    let seeds_of = |text: &str| -> Option<Vec<u64>> {
         let table: toml::Table = text.parse().ok()?;
         match table.get("run")?.get("seeds")? {
-            toml::Value::Integer(n) => seeds.extend(1..=u64::try_from(*n).ok()?),
-            toml::Value::Array(list) => {
-                for v in list {
-                    seeds.insert(u64::try_from(v.as_integer()?).ok()?);
-                }
-            }
-            _ => return None,
+            toml::Value::Integer(n) => Some((1..=u64::try_from(*n).ok()?).collect()),
+            toml::Value::Array(list) => list
+                .iter()
+                .map(|v| u64::try_from(v.as_integer()?).ok())
+                .collect(),
+            _ => None,
         }
-    }
-    Some(seeds.into_iter().collect())
+    };
+    let lists: Vec<Vec<u64>> = scenarios
+        .iter()
+        .map(|(_, text)| seeds_of(text))
+        .collect::<Option<_>>()?;
+    let union: Vec<u64> = lists
+        .iter()
+        .flatten()
+        .copied()
+        .collect::<std::collections::BTreeSet<u64>>()
+        .into_iter()
+        .collect();
+    (lists.first() != Some(&union)).then_some(union)
 }
 
 /// The scenario.toml of each of `dirs` that has one: (directory, text).
