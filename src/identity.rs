@@ -111,6 +111,18 @@ impl FileDigests {
     }
 }
 
+/// `sha256:<hex>` of a whole scenario (its sweep included) without its name, description and
+/// seed list: writers of one directory with the same digest run the same scenario.
+pub fn scenario_digest(scenario: &Scenario) -> String {
+    let mut table = toml::Table::try_from(scenario).unwrap_or_default();
+    table.remove("name");
+    table.remove("description");
+    if let Some(toml::Value::Table(run)) = table.get_mut("run") {
+        run.remove("seeds");
+    }
+    digest(toml::to_string(&table).unwrap_or_default().as_bytes())
+}
+
 /// The point's scenario as a TOML table, without what does not change the simulation.
 fn point_table(scenario: &Scenario) -> toml::Table {
     // Our own plain data converts: the loader refuses integers above i64::MAX.
@@ -331,6 +343,7 @@ mod tests {
         let options = LoadOptions {
             overrides: set.iter().map(|s| s.to_string()).collect(),
             seeds: None,
+            ..LoadOptions::default()
         };
         load_str("t.toml", &text, Path::new("."), &options)
             .unwrap()

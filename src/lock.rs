@@ -3,7 +3,8 @@
 //! A writer creates a lock file in the directory (`create_new`, so only one can create it)
 //! holding its process id and host: `.htsim-lock` for a writer of the whole run list,
 //! `.htsim-lock-shard-I-of-N` for shard I/N. Shards of one count write disjoint runs, so they may
-//! share a directory; any other pair of writers conflicts. A lock whose process is gone (killed,
+//! share a directory, when they run the same scenario (the lock file records its digest,
+//! [`crate::identity::scenario_digest`]); any other pair of writers conflicts. A lock whose process is gone (killed,
 //! or interrupted with Ctrl-C) is taken over, and [`DirLock::taken_over`] says whose it was.
 //! Whether a process is alive is known only on the same host with `/proc`; a lock from another
 //! host, or where that cannot be told, is assumed alive.
@@ -41,6 +42,20 @@ pub enum LockError {
         /// Who holds it (`pid on host`).
         holder: String,
     },
+    /// A shard of another scenario (other settings) is writing the directory.
+    #[error(
+        "{dir} is being written by a shard of another scenario (process {holder}, lock file \
+         {file}): shards sharing a directory must run the same settings; write elsewhere and \
+         merge the directories with `htsim report DIR...` (whose scenarios must match)"
+    )]
+    OtherScenario {
+        /// The output directory.
+        dir: PathBuf,
+        /// The other shard's lock file.
+        file: PathBuf,
+        /// Who holds it (`pid on host`).
+        holder: String,
+    },
     /// The lock file could not be created or read.
     #[error("locking {path}: {source}")]
     Io {
@@ -56,6 +71,8 @@ pub enum LockError {
 struct Holder {
     pid: u32,
     host: Option<String>,
+    /// The digest of the scenario it writes, when it said.
+    scenario: Option<String>,
 }
 
 impl Holder {
@@ -63,28 +80,41 @@ impl Holder {
         Holder {
             pid: std::process::id(),
             host: host_name(),
+            scenario: None,
         }
     }
 
     fn text(&self) -> String {
-        format!(
+        let mut text = format!(
             "pid={}\nhost={}\n",
             self.pid,
             self.host.as_deref().unwrap_or("")
-        )
+        );
+        if let Some(d) = &self.scenario {
+            text.push_str(&format!("scenario={d}\n"));
+        }
+        text
     }
 
     fn parse(text: &str) -> Option<Holder> {
         let mut pid = None;
         let mut host = None;
+        let mut scenario = None;
         for line in text.lines() {
             match line.split_once('=') {
                 Some(("pid", v)) => pid = v.trim().parse().ok(),
                 Some(("host", v)) if !v.trim().is_empty() => host = Some(v.trim().to_string()),
+                Some(("scenario", v)) if !v.trim().is_empty() => {
+                    scenario = Some(v.trim().to_string())
+                }
                 _ => {}
             }
         }
-        Some(Holder { pid: pid?, host })
+        Some(Holder {
+            pid: pid?,
+            host,
+            scenario,
+        })
     }
 
     /// Whether the process may still be running: `false` only when it is known to be gone.
@@ -141,8 +171,14 @@ fn conflict(a: Option<Shard>, b: Option<Shard>) -> bool {
 }
 
 impl DirLock {
-    /// Locks `dir` (created if missing) for a writer of `shard` (`None`: the whole run list).
-    pub fn acquire(dir: &Path, shard: Option<Shard>) -> Result<DirLock, LockError> {
+    /// Locks `dir` (created if missing) for a writer of `shard` (`None`: the whole run list)
+    /// of the scenario with digest `scenario` (when given, a live shard of another digest
+    /// conflicts).
+    pub fn acquire(
+        dir: &Path,
+        shard: Option<Shard>,
+        scenario: Option<&str>,
+    ) -> Result<DirLock, LockError> {
         let io = |path: &Path| {
             let path = path.to_path_buf();
             move |source| LockError::Io { path, source }
@@ -159,7 +195,11 @@ impl DirLock {
                 .open(&path)
             {
                 Ok(mut f) => {
-                    f.write_all(Holder::me().text().as_bytes())
+                    let me = Holder {
+                        scenario: scenario.map(str::to_string),
+                        ..Holder::me()
+                    };
+                    f.write_all(me.text().as_bytes())
                         .and_then(|()| f.sync_all())
                         .map_err(io(&path))?;
                     break;
@@ -188,9 +228,21 @@ impl DirLock {
                 continue;
             }
             lock.alone = false;
-            if conflict(shard, other) {
+            let other_scenario = fs::read_to_string(&other_path)
+                .ok()
+                .and_then(|t| Holder::parse(&t))
+                .and_then(|h| h.scenario);
+            let other_settings = scenario
+                .zip(other_scenario.as_deref())
+                .is_some_and(|(a, b)| a != b);
+            if conflict(shard, other) || other_settings {
                 // On an error `lock` is dropped, removing our file.
-                let gone = check_holder(dir, &other_path)?;
+                let gone = check_holder(dir, &other_path).map_err(|e| match e {
+                    LockError::Held { dir, file, holder } if other_settings => {
+                        LockError::OtherScenario { dir, file, holder }
+                    }
+                    e => e,
+                })?;
                 lock.taken_over.extend(gone);
             }
         }
@@ -264,30 +316,45 @@ mod tests {
     #[test]
     fn a_second_writer_is_refused_until_the_first_is_done() {
         let tmp = tempfile::tempdir().unwrap();
-        let first = DirLock::acquire(tmp.path(), None).unwrap();
+        let first = DirLock::acquire(tmp.path(), None, None).unwrap();
         assert!(first.alone() && first.taken_over().is_empty());
         // Our own pid counts as alive: a second writer in this process is refused.
-        let err = DirLock::acquire(tmp.path(), None).unwrap_err();
+        let err = DirLock::acquire(tmp.path(), None, None).unwrap_err();
         assert!(
             err.to_string().contains("being written by another htsim"),
             "{err}"
         );
         let shard = Shard::new(1, 2).unwrap();
-        assert!(DirLock::acquire(tmp.path(), Some(shard)).is_err());
+        assert!(DirLock::acquire(tmp.path(), Some(shard), None).is_err());
         drop(first);
         assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 0);
-        let _again = DirLock::acquire(tmp.path(), None).unwrap();
+        let _again = DirLock::acquire(tmp.path(), None, None).unwrap();
     }
 
     #[test]
     fn shards_of_one_count_share_a_directory() {
         let tmp = tempfile::tempdir().unwrap();
-        let one = DirLock::acquire(tmp.path(), Some(Shard::new(1, 2).unwrap())).unwrap();
-        let two = DirLock::acquire(tmp.path(), Some(Shard::new(2, 2).unwrap())).unwrap();
+        let one = DirLock::acquire(tmp.path(), Some(Shard::new(1, 2).unwrap()), None).unwrap();
+        let two = DirLock::acquire(tmp.path(), Some(Shard::new(2, 2).unwrap()), None).unwrap();
         assert!(one.alone() && !two.alone());
-        assert!(DirLock::acquire(tmp.path(), Some(Shard::new(2, 2).unwrap())).is_err());
-        assert!(DirLock::acquire(tmp.path(), Some(Shard::new(1, 3).unwrap())).is_err());
-        assert!(DirLock::acquire(tmp.path(), None).is_err());
+        assert!(DirLock::acquire(tmp.path(), Some(Shard::new(2, 2).unwrap()), None).is_err());
+        assert!(DirLock::acquire(tmp.path(), Some(Shard::new(1, 3).unwrap()), None).is_err());
+        assert!(DirLock::acquire(tmp.path(), None, None).is_err());
+    }
+
+    #[test]
+    fn shards_of_other_scenarios_do_not_share_a_directory() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (i, ii) = (Shard::new(1, 2).unwrap(), Shard::new(2, 2).unwrap());
+        let one = DirLock::acquire(tmp.path(), Some(i), Some("sha256:aa")).unwrap();
+        let err = DirLock::acquire(tmp.path(), Some(ii), Some("sha256:bb")).unwrap_err();
+        assert!(matches!(err, LockError::OtherScenario { .. }), "{err}");
+        assert!(
+            err.to_string().contains("shard of another scenario"),
+            "{err}"
+        );
+        let _two = DirLock::acquire(tmp.path(), Some(ii), Some("sha256:aa")).unwrap();
+        drop(one);
     }
 
     #[test]
@@ -300,9 +367,10 @@ mod tests {
         let dead = Holder {
             pid: 4_194_305,
             host: host_name(),
+            scenario: None,
         };
         fs::write(tmp.path().join(PREFIX), dead.text()).unwrap();
-        let lock = DirLock::acquire(tmp.path(), None).unwrap();
+        let lock = DirLock::acquire(tmp.path(), None, None).unwrap();
         assert_eq!(lock.taken_over().len(), 1);
         assert!(lock.taken_over()[0].contains("4194305"));
         let text = fs::read_to_string(tmp.path().join(PREFIX)).unwrap();

@@ -136,6 +136,8 @@ pub enum Staleness {
     /// Its settings differ in these keys (recorded -> now). Empty when the settings read the
     /// same but their digests differ (written in another form by another htsim version).
     Changed(Vec<Difference>),
+    /// It is not in the run list (a sweep value or seed no longer asked for).
+    NotInRunList,
 }
 
 impl std::error::Error for StaleRuns {}
@@ -157,6 +159,11 @@ impl std::fmt::Display for StaleRuns {
                     "\n  {}: no readable {} records what it simulated",
                     run.id,
                     output::RUN_FILE
+                )?,
+                Staleness::NotInRunList => write!(
+                    f,
+                    "\n  {}: not in the run list (a sweep value or seed no longer asked for)",
+                    run.id
                 )?,
                 Staleness::Changed(diff) if diff.is_empty() => write!(
                     f,
@@ -310,24 +317,35 @@ pub fn run_all(
     if out.exists() && !out.is_dir() {
         return Err(RunError::NotADirectory(out.clone()));
     }
-    let lock = DirLock::acquire(out, options.shard)?;
+    let digest = crate::identity::scenario_digest(&loaded.scenario);
+    let lock = DirLock::acquire(out, options.shard, Some(&digest))?;
     let all = run_list(loaded);
     // Referenced files are hashed once, before any run: what a run records is what they held
     // when the command started, even if one is edited while runs go on.
     let file_digests = FileDigests::default();
     let existing = existing_runs(loaded, &all, out, &file_digests);
-    let stale: Vec<StaleRun> = all
-        .iter()
-        .zip(&existing)
-        .filter_map(|(run, e)| match e {
-            Existing::Stale(why) => Some((run, why)),
-            _ => None,
-        })
-        .map(|(run, why)| StaleRun {
-            id: run.id(&loaded.scenario.name),
-            why: why.clone(),
-        })
-        .collect();
+    // Stale: complete runs of the list with other settings, and complete runs not in it.
+    let mut stale_dirs: Vec<PathBuf> = Vec::new();
+    let mut stale: Vec<StaleRun> = Vec::new();
+    for (run, e) in all.iter().zip(&existing) {
+        if let Existing::Stale(why) = e {
+            stale_dirs.push(run.dir(out));
+            stale.push(StaleRun {
+                id: run.id(&loaded.scenario.name),
+                why: why.clone(),
+            });
+        }
+    }
+    let listed: std::collections::BTreeSet<PathBuf> = all.iter().map(|r| r.dir(out)).collect();
+    for dir in crate::report::merge::run_dirs(&out.join(output::RUNS_DIR)) {
+        if output::is_complete(&dir) && !listed.contains(&dir) {
+            stale.push(StaleRun {
+                id: dir.strip_prefix(out).unwrap_or(&dir).display().to_string(),
+                why: Staleness::NotInRunList,
+            });
+            stale_dirs.push(dir);
+        }
+    }
     if !stale.is_empty() && !options.replace_stale {
         return Err(StaleRuns {
             out: out.clone(),
@@ -341,11 +359,25 @@ pub fn run_all(
     };
     // Stale runs go before scenario.toml changes, so that no complete run ever contradicts it
     // (even if this process is killed next); this shard's are then run, other shards' by them.
-    for (run, e) in all.iter().zip(&existing) {
-        if matches!(e, Existing::Stale(_)) {
-            let dir = run.dir(out);
-            std::fs::remove_dir_all(&dir).map_err(io_error(&dir))?;
+    // The summaries and plots over them go too: the new ones are written only once the new
+    // run list is complete.
+    if !stale.is_empty() {
+        for name in [output::SUMMARY_CSV_FILE, output::SUMMARY_JSON_FILE] {
+            let path = out.join(name);
+            match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(io_error(&path)(e))
+                }
+                _ => {}
+            }
         }
+        let plots = out.join(output::PLOTS_DIR);
+        if plots.exists() {
+            std::fs::remove_dir_all(&plots).map_err(io_error(&plots))?;
+        }
+    }
+    for dir in &stale_dirs {
+        std::fs::remove_dir_all(dir).map_err(io_error(dir))?;
     }
     let scenario_path = out.join(output::SCENARIO_FILE);
     if lock.alone() {
@@ -424,31 +456,44 @@ pub enum ReportOutcome {
     /// Every run of the run list is complete in the output directory: the cross-seed summaries
     /// (and the plots, when the scenario asks for them) are written.
     Written(Report),
-    /// Some runs are not in the output directory (a shard of a sweep, or failed runs): nothing
-    /// is written; `htsim report` over the shard directories merges them later.
+    /// Some runs are not in the output directory with the settings the scenario gives them
+    /// (a shard of a sweep, failed runs, or runs another writer simulated with other
+    /// settings): nothing is written; `htsim report` over the shard directories merges them
+    /// later.
     Incomplete {
-        /// Runs of the run list complete in the output directory.
+        /// Runs of the run list complete in the output directory with the current settings.
         complete: usize,
         /// Runs in the run list.
         total: usize,
+        /// Ids of complete runs simulated with other settings (or recording none).
+        stale: Vec<String>,
     },
 }
 
-/// The end of `htsim run`: when every run of the full run list is complete in `out` (always
-/// after an unsharded run without failures; after a shard only if the other shards wrote into
-/// the same directory and have finished), writes `out/summary.csv`, `out/summary.json` and, with
+/// The end of `htsim run`: when every run of the full run list is complete in `out` with the
+/// settings the scenario gives it (always after an unsharded run without failures; after a
+/// shard only if the other shards wrote into the same directory with the same settings and
+/// have finished), writes `out/summary.csv`, `out/summary.json` and, with
 /// `[output] plots = true`, `out/plots`, exactly as `htsim report out` would. Otherwise writes
-/// nothing and says how many runs are complete.
+/// nothing and says how many runs are complete and which are stale.
 pub fn write_report(loaded: &Loaded, out: &Path) -> Result<ReportOutcome, ReportError> {
     let runs = run_list(loaded);
-    let complete = runs
+    let existing = existing_runs(loaded, &runs, out, &FileDigests::default());
+    let complete = existing
         .iter()
-        .filter(|r| output::is_complete(&r.dir(out)))
+        .filter(|e| matches!(e, Existing::Current))
         .count();
     if complete < runs.len() {
+        let stale = runs
+            .iter()
+            .zip(&existing)
+            .filter(|(_, e)| matches!(e, Existing::Stale(_)))
+            .map(|(r, _)| r.id(&loaded.scenario.name))
+            .collect();
         return Ok(ReportOutcome::Incomplete {
             complete,
             total: runs.len(),
+            stale,
         });
     }
     let options = ReportOptions {

@@ -48,6 +48,7 @@ fn scenario(text: &str, overrides: &[&str]) -> Scenario {
     let options = LoadOptions {
         overrides: overrides.iter().map(|s| s.to_string()).collect(),
         seeds: None,
+        ..LoadOptions::default()
     };
     let loaded = load_str("xmp.toml", text, Path::new("."), &options).unwrap();
     loaded.points[0].scenario.clone()
@@ -122,6 +123,7 @@ fn xmp_keys_reach_the_transport() {
     let options = LoadOptions {
         overrides: vec!["transports.x.beta=1".into()],
         seeds: None,
+        ..LoadOptions::default()
     };
     assert!(load_str("xmp.toml", XMP, Path::new("."), &options).is_err());
 }

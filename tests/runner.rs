@@ -5,7 +5,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use htsim::output::RunFiles;
-use htsim::runner::{run_all, run_list, select, RunError, RunEvent, RunOptions};
+use htsim::report::merge::check_runs;
+use htsim::runner::{
+    run_all, run_list, select, write_report, ReportOutcome, RunError, RunEvent, RunOptions,
+};
 use htsim::scenario::{load_str, LoadOptions, Loaded, Scenario};
 use htsim::shard::Shard;
 
@@ -161,6 +164,7 @@ fn loaded_with(set: &[&str]) -> Loaded {
     let options = LoadOptions {
         overrides: set.iter().map(|s| s.to_string()).collect(),
         seeds: None,
+        ..LoadOptions::default()
     };
     load_str("runner-test.toml", SCENARIO, Path::new("."), &options).unwrap()
 }
@@ -196,12 +200,23 @@ fn changed_settings_stop_before_anything_runs_unless_stale_runs_are_replaced() {
     assert_eq!(ran.load(std::sync::atomic::Ordering::Relaxed), 0);
     assert_eq!(files(dir.path()), before);
 
-    // Replacing: the shard's 6 runs are simulated again, the other shards' 12 deleted.
+    // Replacing: the shard's 6 runs are simulated again, the other shards' 12 deleted, and the
+    // summaries and plots over the old settings go with them.
+    std::fs::write(dir.path().join("summary.csv"), "old").unwrap();
+    std::fs::write(dir.path().join("summary.json"), "old").unwrap();
+    std::fs::create_dir_all(dir.path().join("plots")).unwrap();
+    std::fs::write(dir.path().join("plots/fct.svg"), "old").unwrap();
     options.replace_stale = true;
     let report = run_all(&changed, &options, &counting, &|_| {}).unwrap();
     assert_eq!(report.replaced.len(), 18);
     assert_eq!(report.finished.len(), 6);
     assert_eq!(ran.load(std::sync::atomic::Ordering::Relaxed), 6);
+    for old in ["summary.csv", "summary.json", "plots"] {
+        assert!(
+            !dir.path().join(old).exists(),
+            "{old} of the old settings left"
+        );
+    }
     let runs = run_list(&changed);
     for r in &runs {
         assert_eq!(
@@ -297,4 +312,56 @@ transport = { kind = "tcp" }
         let recorded = htsim::identity::RunIdentity::read(&json).unwrap();
         assert_eq!(recorded.digest, digest, "seed {seed}");
     }
+}
+
+#[test]
+fn the_summary_is_not_written_over_runs_of_other_settings() {
+    // Two shards started at once into one directory, the second with other settings: neither
+    // saw the other's runs as complete, so both ran; the summary must not average both.
+    let l = loaded();
+    let changed = loaded_with(&["run.duration=\"2s\""]);
+    let dir = tempfile::tempdir().unwrap();
+    let other = tempfile::tempdir().unwrap();
+    run(&l, dir.path(), 2, Some(Shard::new(1, 2).unwrap()));
+    run(&changed, other.path(), 2, Some(Shard::new(2, 2).unwrap()));
+    for (path, bytes) in files(other.path()) {
+        if path.starts_with("runs") {
+            let to = dir.path().join(path);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::write(to, bytes).unwrap();
+        }
+    }
+    match write_report(&l, dir.path()).unwrap() {
+        ReportOutcome::Incomplete {
+            complete,
+            total,
+            stale,
+        } => {
+            assert_eq!((complete, total, stale.len()), (9, 18, 9));
+            let shard2 = select(&run_list(&l), Some(Shard::new(2, 2).unwrap()));
+            assert_eq!(stale[0], shard2[0].id("runner-test"));
+        }
+        ReportOutcome::Written(_) => panic!("summary written over runs of other settings"),
+    }
+    assert!(!dir.path().join("summary.csv").exists());
+}
+
+#[test]
+fn merging_ignores_incomplete_copies_of_a_run() {
+    // An interrupted copy with other settings in the first directory must neither stand for
+    // the complete copy in the second nor make the two look like different runs.
+    let l = loaded();
+    let changed = loaded_with(&["run.duration=\"2s\""]);
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    run(&changed, a.path(), 2, None);
+    for r in run_list(&changed) {
+        std::fs::remove_file(r.dir(a.path()).join("summary.json")).unwrap();
+    }
+    run(&l, b.path(), 2, None);
+    let dirs = [a.path().to_path_buf(), b.path().to_path_buf()];
+    let unverified = check_runs(&dirs, Some((&l, b.path()))).unwrap();
+    assert!(unverified.is_empty(), "{unverified:?}");
+    // Complete copies with other settings are still refused.
+    run(&changed, a.path(), 2, None);
+    assert!(check_runs(&dirs, Some((&l, b.path()))).is_err());
 }

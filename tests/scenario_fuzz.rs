@@ -51,6 +51,7 @@ fn load(text: &str, overrides: Vec<String>) {
     let options = LoadOptions {
         overrides,
         seeds: None,
+        ..LoadOptions::default()
     };
     if let Err(e) = load_str("fuzz.toml", text, Path::new("."), &options) {
         // Rendering the error must not panic either.

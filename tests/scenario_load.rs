@@ -131,6 +131,7 @@ fn overrides_and_seed_options() {
     let options = LoadOptions {
         overrides: vec!["flows.short.size=1MB".into(), "topology.k=8".into()],
         seeds: Some(Seeds::List(vec![7])),
+        ..LoadOptions::default()
     };
     let loaded = load_str("test.toml", BASE, Path::new("."), &options).unwrap();
     let s = &loaded.points[0].scenario;
@@ -141,6 +142,7 @@ fn overrides_and_seed_options() {
     let options = LoadOptions {
         overrides: vec!["run.durration=2s".into()],
         seeds: None,
+        ..LoadOptions::default()
     };
     let e = load_str("test.toml", BASE, Path::new("."), &options).unwrap_err();
     let shown = e.to_string();
@@ -375,6 +377,7 @@ fn job_keys_take_sweeps_and_overrides() {
             "flows.incast.jobs.rack_local=false".into(),
         ],
         seeds: None,
+        ..LoadOptions::default()
     };
     let loaded = load_str("test.toml", &with_jobs("{}", ""), Path::new("."), &options).unwrap();
     let jobs = loaded.points[0].scenario.flows[2].jobs.clone().unwrap();
@@ -385,6 +388,7 @@ fn job_keys_take_sweeps_and_overrides() {
     let options = LoadOptions {
         overrides: vec!["flows.incast.jobs.servers=0".into()],
         seeds: None,
+        ..LoadOptions::default()
     };
     let e = load_str("test.toml", &with_jobs("{}", ""), Path::new("."), &options).unwrap_err();
     assert_eq!(e.key_path, "flows.incast.jobs.servers");

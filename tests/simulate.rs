@@ -42,6 +42,7 @@ fn scenario(text: &str, overrides: &[&str]) -> Scenario {
     let options = LoadOptions {
         overrides: overrides.iter().map(|s| s.to_string()).collect(),
         seeds: None,
+        ..LoadOptions::default()
     };
     let loaded = load_str("tiny.toml", text, Path::new("."), &options).unwrap();
     loaded.points[0].scenario.clone()

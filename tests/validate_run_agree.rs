@@ -101,6 +101,7 @@ fn agree(name: &str, changes: &[(String, String)], appended: &str) -> Result<(),
     let options = LoadOptions {
         overrides: overrides.clone(),
         seeds: Some(Seeds::List(vec![1])),
+        ..LoadOptions::default()
     };
     let Ok(loaded) = load(&path, &options) else {
         return Ok(());

@@ -93,7 +93,7 @@ pub fn check_scenarios(scenarios: &[(PathBuf, String)]) -> Result<(), MergeError
     Ok(())
 }
 
-/// Checks the runs under `dirs`: the same run (`runs/<point>/seed-<n>`) in several directories
+/// Checks the complete runs under `dirs`: the same run (`runs/<point>/seed-<n>`) in several directories
 /// must have the same digest; with `scenario` (loaded from the scenario.toml of
 /// `scenario_dir`), every run of its run list must have the settings it gives. Returns the
 /// runs that record no identity (written by an older htsim), which cannot be checked.
@@ -105,7 +105,11 @@ pub fn check_runs(
     let mut seen: BTreeMap<PathBuf, (PathBuf, Option<RunIdentity>)> = BTreeMap::new();
     let mut unverified = Vec::new();
     for dir in dirs {
+        // Only complete runs are merged: an interrupted copy is no evidence either way.
         for run in run_dirs(&dir.join(RUNS_DIR)) {
+            if !crate::output::is_complete(&run) {
+                continue;
+            }
             let identity = RunIdentity::read(&run.join(RUN_FILE));
             let rel = run.strip_prefix(dir).unwrap_or(&run).to_path_buf();
             match seen.get(&rel) {
@@ -121,9 +125,13 @@ pub fn check_runs(
                         }
                     }
                 }
+                // A copy with an identity is checked in place of one without.
+                Some((_, None)) if identity.is_some() => {
+                    seen.insert(rel, (dir.clone(), identity));
+                }
                 Some(_) => {}
                 None => {
-                    if identity.is_none() && crate::output::is_complete(&run) {
+                    if identity.is_none() {
                         unverified.push(run.display().to_string());
                     }
                     seen.insert(rel, (dir.clone(), identity));
@@ -162,7 +170,7 @@ pub fn check_runs(
 }
 
 /// The run directories `runs/<point>/seed-<n>` under `runs`, sorted (none when unreadable).
-fn run_dirs(runs: &Path) -> Vec<PathBuf> {
+pub(crate) fn run_dirs(runs: &Path) -> Vec<PathBuf> {
     let subdirs = |dir: &Path| -> Vec<PathBuf> {
         let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
             .map(|entries| {
@@ -176,6 +184,36 @@ fn run_dirs(runs: &Path) -> Vec<PathBuf> {
         v
     };
     subdirs(runs).iter().flat_map(|p| subdirs(p)).collect()
+}
+
+/// The seeds of every scenario.toml among `scenarios` (directory, text), ascending without
+/// repeats: the merged run list of directories run with different seeds (sharding by seed).
+/// `None` when the first scenario's seeds already are that list (nothing to change), or when
+/// one of them gives no readable `run.seeds`.
+pub fn seed_union(scenarios: &[(PathBuf, String)]) -> Option<Vec<u64>> {
+    let seeds_of = |text: &str| -> Option<Vec<u64>> {
+        let table: toml::Table = text.parse().ok()?;
+        match table.get("run")?.get("seeds")? {
+            toml::Value::Integer(n) => Some((1..=u64::try_from(*n).ok()?).collect()),
+            toml::Value::Array(list) => list
+                .iter()
+                .map(|v| u64::try_from(v.as_integer()?).ok())
+                .collect(),
+            _ => None,
+        }
+    };
+    let lists: Vec<Vec<u64>> = scenarios
+        .iter()
+        .map(|(_, text)| seeds_of(text))
+        .collect::<Option<_>>()?;
+    let union: Vec<u64> = lists
+        .iter()
+        .flatten()
+        .copied()
+        .collect::<std::collections::BTreeSet<u64>>()
+        .into_iter()
+        .collect();
+    (lists.first() != Some(&union)).then_some(union)
 }
 
 /// The scenario.toml of each of `dirs` that has one: (directory, text).

@@ -63,6 +63,9 @@ pub struct LoadOptions {
     pub overrides: Vec<String>,
     /// Replaces `[run] seeds` (`--seeds N`, `--seed S`).
     pub seeds: Option<Seeds>,
+    /// Does not check that the files the scenario names (`cdf_file`) exist: for a result
+    /// directory's recorded scenario.toml, whose relative paths are relative to where it ran.
+    pub skip_file_checks: bool,
 }
 
 /// One point of the sweep: its name, the values it assigns and the scenario it gives.
@@ -152,6 +155,7 @@ pub(crate) fn load_tree(
         src: &source,
         base_dir,
         default_name: &default_name,
+        check_files: !options.skip_file_checks,
     };
     for (i, text) in options.overrides.iter().enumerate() {
         let origin = Origin::Set(i);

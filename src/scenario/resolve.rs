@@ -24,6 +24,8 @@ pub struct Cx<'a> {
     pub base_dir: &'a Path,
     /// Name used when the file has no `name` key.
     pub default_name: &'a str,
+    /// Whether files the scenario names must exist (see `LoadOptions::skip_file_checks`).
+    pub check_files: bool,
 }
 
 impl Cx<'_> {
@@ -1243,7 +1245,7 @@ fn size_spec(cx: &Cx, n: &Node, path: &str) -> Result<SizeSpec> {
             let p = t.key("cdf_file");
             let file = string(cx, f, &p)?;
             let full = cx.base_dir.join(file);
-            if !full.is_file() {
+            if cx.check_files && !full.is_file() {
                 let what = if full.is_dir() {
                     "is a directory, not a file"
                 } else if full.exists() {

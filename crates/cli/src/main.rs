@@ -196,6 +196,7 @@ fn run(args: RunArgs) -> Result<(), Failure> {
     let options = LoadOptions {
         overrides: args.set.clone(),
         seeds,
+        ..LoadOptions::default()
     };
     let loaded = load(&args.scenario, &options)?;
     let out = args
@@ -337,7 +338,22 @@ fn run(args: RunArgs) -> Result<(), Failure> {
                 print_report(&r, &out);
             }
         }
-        ReportOutcome::Incomplete { complete, total } => eprintln!(
+        ReportOutcome::Incomplete { stale, .. } if !stale.is_empty() => {
+            return Err(Failure {
+                code: 2,
+                message: format!(
+                    "summary not written: {} run(s) in {} were simulated with other settings \
+                     than this scenario gives them (another writer, e.g. a shard run with \
+                     other --set values): {}",
+                    stale.len(),
+                    out.display(),
+                    stale.join(", ")
+                ),
+            })
+        }
+        ReportOutcome::Incomplete {
+            complete, total, ..
+        } => eprintln!(
             "summary not written: {complete} of {total} run(s) are in {}; when every shard \
              has finished, merge them with `htsim report DIR...`",
             out.display()
@@ -401,6 +417,7 @@ fn validate(paths: &[PathBuf], set: Vec<String>) -> Result<(), Failure> {
     let options = LoadOptions {
         overrides: set,
         seeds: None,
+        ..LoadOptions::default()
     };
     let mut failures = Vec::new();
     for path in paths {
@@ -454,20 +471,29 @@ fn report(args: &ReportArgs) -> Result<(), Failure> {
     let scenario_file = scenario_dir
         .as_ref()
         .map(|d| d.join(htsim::output::SCENARIO_FILE));
+    // The run list covers every directory's seeds, whatever the order of the directories.
+    let load_options = LoadOptions {
+        seeds: merge::seed_union(&scenarios).map(htsim::scenario::Seeds::List),
+        skip_file_checks: true,
+        ..LoadOptions::default()
+    };
+    // The recorded scenario's relative file paths point next to the scenario it was run from:
+    // the report needs only its run list and settings, not those files.
     let loaded = match &scenario_file {
-        Some(f) => match scenario::load(f, &LoadOptions::default()) {
-            Ok(l) => Some(l),
-            Err(e) => {
-                eprintln!("warning: {e}\nwarning: summarising every run found instead");
-                None
-            }
-        },
+        Some(f) => Some(scenario::load(f, &load_options).map_err(|e| {
+            usage(format!(
+                "{e}
+the report needs {} to know which runs to summarise",
+                f.display()
+            ))
+        })?),
         None => None,
     };
     let with_scenario = loaded.as_ref().zip(scenario_dir.as_deref());
     let unverified = merge::check_runs(dirs, with_scenario).map_err(|e| usage(e.to_string()))?;
     // Only a merge that passed its checks creates (and locks) the output directory.
-    let _lock = htsim::lock::DirLock::acquire(&out, None).map_err(|e| usage(e.to_string()))?;
+    let _lock =
+        htsim::lock::DirLock::acquire(&out, None, None).map_err(|e| usage(e.to_string()))?;
     if !unverified.is_empty() {
         eprintln!(
             "warning: {} run(s) record no run.json (an older htsim): their settings are not \
@@ -511,19 +537,17 @@ fn report(args: &ReportArgs) -> Result<(), Failure> {
         code: 1,
         message: e.to_string(),
     })?;
-    // The merged directory describes itself: copy the scenario when it has none.
-    if let Some(f) = &scenario_file {
+    // The merged directory describes itself: the scenario with the merged seed list.
+    if let Some(loaded) = &loaded {
         let target = out.join(htsim::output::SCENARIO_FILE);
-        if !target.exists() {
-            let bytes = std::fs::read(f).map_err(|e| Failure {
-                code: 1,
-                message: format!("{}: {e}", f.display()),
-            })?;
-            htsim::output::write_atomic(&target, &bytes).map_err(|e| Failure {
-                code: 1,
-                message: format!("{}: {e}", target.display()),
-            })?;
-        }
+        let text = loaded.scenario.to_toml_string().map_err(|e| Failure {
+            code: 1,
+            message: format!("{}: the scenario cannot be written: {e}", target.display()),
+        })?;
+        htsim::output::write_atomic(&target, text.as_bytes()).map_err(|e| Failure {
+            code: 1,
+            message: format!("{}: {e}", target.display()),
+        })?;
     }
     if !args.quiet {
         print_report(&report, &out);

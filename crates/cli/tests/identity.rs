@@ -381,3 +381,88 @@ fn report_plots_fail_on_a_missing_or_binary_flows_csv() {
     std::fs::write(&flows, good).unwrap();
     expect(0, &["report", "X", "--plots", "-q"], p);
 }
+
+#[test]
+fn report_merges_the_union_of_the_seed_lists_in_any_order() {
+    let dir = setup(STAR);
+    let p = dir.path();
+    expect(0, &["run", "s.toml", "--out", "A", "--seed", "1", "-q"], p);
+    expect(0, &["run", "s.toml", "--out", "B", "--seeds", "3", "-q"], p);
+    expect(0, &["report", "A", "B", "--out", "M", "-q"], p);
+    expect(0, &["report", "B", "A", "--out", "N", "-q"], p);
+    let read = |f: &str| std::fs::read_to_string(p.join(f)).unwrap();
+    assert_eq!(read("M/summary.csv"), read("N/summary.csv"));
+    // Three seeds in the statistics: column n of the first row.
+    let mut r = csv::Reader::from_path(p.join("M/summary.csv")).unwrap();
+    let at = r.headers().unwrap().iter().position(|h| h == "n").unwrap();
+    assert_eq!(&r.records().next().unwrap().unwrap()[at], "3");
+    // The merged scenario.toml records the merged seeds (B's own `seeds = 3` already does).
+    let m = read("M/scenario.toml");
+    assert!(m.contains("seeds = [1, 2, 3]"), "{m}");
+    assert_eq!(read("N/scenario.toml"), read("B/scenario.toml"));
+}
+
+/// STAR with its flow sizes from a CDF file next to the scenario.
+fn star_with_cdf_file() -> tempfile::TempDir {
+    let dir = setup(&STAR.replace("\"infinite\"", "{ cdf_file = \"sizes.cdf\" }"));
+    std::fs::write(dir.path().join("sizes.cdf"), "0 0\n10000 50\n20000 100\n").unwrap();
+    dir
+}
+
+/// Column `n` of the first row of a summary.csv: how many seeds it summarises.
+fn first_n(summary_csv: &Path) -> String {
+    let mut r = csv::Reader::from_path(summary_csv).unwrap();
+    let at = r.headers().unwrap().iter().position(|h| h == "n").unwrap();
+    r.records().next().unwrap().unwrap()[at].to_string()
+}
+
+#[test]
+fn report_summarises_only_the_run_list_even_with_a_relative_cdf_file() {
+    let dir = star_with_cdf_file();
+    let p = dir.path();
+    expect(0, &["run", "s.toml", "--out", "X", "-q"], p);
+    // The recorded scenario now asks for seed 1 only; seed 2 stays in runs/.
+    let scenario = std::fs::read_to_string(p.join("X/scenario.toml")).unwrap();
+    assert!(scenario.contains("seeds = 2"), "{scenario}");
+    std::fs::write(
+        p.join("X/scenario.toml"),
+        scenario.replace("seeds = 2", "seeds = [1]"),
+    )
+    .unwrap();
+    let err = expect(0, &["report", "X"], p);
+    assert!(!err.contains("warning"), "{err}");
+    assert_eq!(first_n(&p.join("X/summary.csv")), "1");
+    // A scenario.toml that does not load is an error, never a silent fallback.
+    std::fs::write(p.join("X/scenario.toml"), "[run]\nduration = 5\n").unwrap();
+    let err = expect(2, &["report", "X"], p);
+    assert!(err.contains("scenario.toml"), "{err}");
+}
+
+#[test]
+fn runs_no_longer_in_the_run_list_are_stale() {
+    let dir = setup(STAR);
+    let p = dir.path();
+    expect(0, &["run", "s.toml", "--out", "X", "-q"], p);
+    let err = expect(2, &["run", "s.toml", "--out", "X", "--seed", "1"], p);
+    assert!(
+        err.contains("runs/base/seed-2: not in the run list"),
+        "{err}"
+    );
+    assert!(p.join("X/runs/base/seed-2").is_dir());
+    expect(
+        0,
+        &[
+            "run",
+            "s.toml",
+            "--out",
+            "X",
+            "--seed",
+            "1",
+            "--replace-stale",
+            "-q",
+        ],
+        p,
+    );
+    assert!(!p.join("X/runs/base/seed-2").exists());
+    assert_eq!(first_n(&p.join("X/summary.csv")), "1");
+}
