@@ -234,6 +234,19 @@ impl std::fmt::Display for Difference {
     }
 }
 
+/// The first `most` of `differences` joined by `; `, then how many more there are.
+pub fn describe_differences(differences: &[Difference], most: usize) -> String {
+    let shown: Vec<String> = differences
+        .iter()
+        .take(most)
+        .map(|d| d.to_string())
+        .collect();
+    match differences.len().saturating_sub(most) {
+        0 => shown.join("; "),
+        more => format!("{}; and {more} more key(s)", shown.join("; ")),
+    }
+}
+
 /// The keys whose values differ between two settings texts, in key order. Text that is not
 /// TOML counts as one difference at the key `settings`.
 pub fn differences(old: &str, new: &str) -> Vec<Difference> {

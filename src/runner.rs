@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::identity::{differences, Difference, FileDigests, RunIdentity, Settings};
+use crate::identity::{
+    describe_differences, differences, Difference, FileDigests, RunIdentity, Settings,
+};
 use crate::lock::{DirLock, LockError};
 use crate::output::{self, RunFiles};
 use crate::report::rebuild::{build_report, Report, ReportOptions};
@@ -171,12 +173,7 @@ impl std::fmt::Display for StaleRuns {
                     run.id
                 )?,
                 Staleness::Changed(diff) => {
-                    let shown: Vec<String> = diff.iter().take(5).map(|d| d.to_string()).collect();
-                    let more = diff.len().saturating_sub(5);
-                    write!(f, "\n  {}: {}", run.id, shown.join("; "))?;
-                    if more > 0 {
-                        write!(f, "; and {more} more key(s)")?;
-                    }
+                    write!(f, "\n  {}: {}", run.id, describe_differences(diff, 5))?
                 }
             }
         }

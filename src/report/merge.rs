@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::identity::{differences, Difference, RunIdentity, Settings};
+use crate::identity::{describe_differences, differences, Difference, RunIdentity, Settings};
 use crate::output::{RUNS_DIR, RUN_FILE, SCENARIO_FILE};
 use crate::runner::run_list;
 use crate::scenario::Loaded;
@@ -64,11 +64,7 @@ fn list(differences: &[Difference]) -> String {
     if differences.is_empty() {
         return "the same keys written in another form (another htsim version)".into();
     }
-    let shown: Vec<String> = differences.iter().take(8).map(|d| d.to_string()).collect();
-    match differences.len().saturating_sub(8) {
-        0 => shown.join("; "),
-        more => format!("{}; and {more} more key(s)", shown.join("; ")),
-    }
+    describe_differences(differences, 8)
 }
 
 /// Checks that every `DIR/scenario.toml` among `scenarios` (directory, text) describes the same
