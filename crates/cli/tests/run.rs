@@ -261,18 +261,14 @@ fn a_log_gets_progress_lines_with_an_eta() {
     assert!(progress_lines(&quiet.stderr).is_empty());
 }
 
-#[test]
-fn runs_of_a_sweep_concatenate_into_one_table_read_with_a_csv_reader() {
-    // A table-valued axis: the folder name is made file-name safe, the column keeps the value
-    // as written in TOML.
+/// Runs TINY with one seed, no time series and `axis` as its only sweep axis into `o` of a new
+/// directory, which it returns.
+fn sweep_of_one_seed(axis: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let text = TINY
         .replace("seeds = 2", "seeds = 1")
         .replace("[output]\ntimeseries", "[output]\n# timeseries")
-        .replace(
-            "\"transports.long.kind\" = [\"tcp\", \"dctcp\"]",
-            "\"flows.short.size\" = [\"20KB\", { uniform = [\"10KB\", \"100KB\"] }]",
-        );
+        .replace("\"transports.long.kind\" = [\"tcp\", \"dctcp\"]", axis);
     std::fs::write(dir.path().join("t.toml"), text).unwrap();
     let out = htsim(&["run", "t.toml", "--out", "o", "-q"], dir.path());
     assert_eq!(
@@ -281,6 +277,15 @@ fn runs_of_a_sweep_concatenate_into_one_table_read_with_a_csv_reader() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    dir
+}
+
+#[test]
+fn runs_of_a_sweep_concatenate_into_one_table_read_with_a_csv_reader() {
+    // A table-valued axis: the folder name is made file-name safe, the column keeps the value
+    // as written in TOML.
+    let dir =
+        sweep_of_one_seed(r#""flows.short.size" = ["20KB", { uniform = ["10KB", "100KB"] }]"#);
     for file in ["flows.csv", "links.csv"] {
         let mut header = None;
         let mut rows = Vec::new();
@@ -319,22 +324,7 @@ fn runs_of_a_sweep_concatenate_into_one_table_read_with_a_csv_reader() {
 #[test]
 fn points_that_resolve_to_the_same_scenario_keep_their_own_labels() {
     // 1 Gb/s written two ways: the same resolved scenario, two points, two labels.
-    let dir = tempfile::tempdir().unwrap();
-    let text = TINY
-        .replace("seeds = 2", "seeds = 1")
-        .replace("[output]\ntimeseries", "[output]\n# timeseries")
-        .replace(
-            "\"transports.long.kind\" = [\"tcp\", \"dctcp\"]",
-            "\"topology.link_rate\" = [\"1Gbps\", \"1000Mbps\"]",
-        );
-    std::fs::write(dir.path().join("t.toml"), text).unwrap();
-    let out = htsim(&["run", "t.toml", "--out", "o", "-q"], dir.path());
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let dir = sweep_of_one_seed(r#""topology.link_rate" = ["1Gbps", "1000Mbps"]"#);
     for (point, value) in [
         ("topology.link_rate=1Gbps", "1Gbps"),
         ("topology.link_rate=1000Mbps", "1000Mbps"),
