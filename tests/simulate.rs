@@ -677,3 +677,122 @@ transport = { kind = "tcp" }
         );
     }
 }
+
+/// The rows of a CSV file by column name, read with the csv crate.
+fn csv_rows(bytes: &[u8]) -> Vec<std::collections::HashMap<String, String>> {
+    let mut reader = csv::Reader::from_reader(bytes);
+    reader.deserialize().map(Result::unwrap).collect()
+}
+
+/// An empty field as `None`, else the field parsed.
+fn field<T: std::str::FromStr>(
+    row: &std::collections::HashMap<String, String>,
+    column: &str,
+) -> Option<T>
+where
+    T::Err: std::fmt::Debug,
+{
+    let text = &row[column];
+    (!text.is_empty()).then(|| text.parse().unwrap())
+}
+
+#[test]
+fn the_typed_results_are_the_rows_of_flows_csv_and_links_csv() {
+    use htsim::core::SimTime;
+    // A warmup, so that goodput and link counters cover part of the run only; short flows
+    // arrive until 0.2 s before the end.
+    let s = scenario(
+        TINY,
+        &[
+            "run.duration = \"300ms\"",
+            "run.warmup = \"30ms\"",
+            "run.drain = \"100ms\"",
+        ],
+    );
+    let out = run(&s, 5, &RunContext::default()).unwrap();
+    let results = &out.results;
+    let ns = |t: Option<SimTime>| t.map(SimTime::as_ns);
+
+    let rows = csv_rows(out.files.flows_csv.as_deref().unwrap());
+    assert_eq!(rows.len(), results.flows.len());
+    assert_eq!(rows.len(), out.started.len());
+    for (row, f) in rows.iter().zip(&results.flows) {
+        let class = results.class_of(f);
+        assert_eq!(row["point"], "base");
+        assert_eq!(row["seed"], "5");
+        assert_eq!(row["class"], class.name);
+        assert_eq!(row["transport"], class.transport);
+        assert_eq!(field(row, "flow_id"), Some(f.flow_id));
+        assert_eq!(row["src"], format!("host{}", f.src.0));
+        assert_eq!(row["dst"], format!("host{}", f.dst.0));
+        assert_eq!(field(row, "size_bytes"), f.size_bytes);
+        assert_eq!(field(row, "start_ns"), ns(f.start));
+        assert_eq!(field(row, "end_ns"), ns(f.end));
+        assert_eq!(field(row, "fct_ns"), ns(f.fct));
+        assert_eq!(field(row, "ideal_fct_ns"), ns(f.ideal_fct));
+        assert_eq!(field(row, "completed"), Some(f.completed));
+        assert_eq!(field(row, "bytes_acked"), Some(f.bytes_acked));
+        assert_eq!(field(row, "packets_sent"), Some(f.packets_sent));
+        assert_eq!(field(row, "retransmits"), Some(f.retransmits));
+        assert_eq!(field(row, "fast_retransmits"), Some(f.fast_retransmits));
+        assert_eq!(field(row, "timeouts"), Some(f.timeouts));
+        assert_eq!(field(row, "subflows"), Some(f.subflows));
+        // Rounded in the file: to 6 decimals, and goodputs to whole b/s.
+        for (column, value, half_unit) in [
+            ("slowdown", f.slowdown, 5e-7),
+            ("goodput_bps", f.goodput_bps, 0.5),
+            ("goodput_sent_bps", f.goodput_sent_bps, 0.5),
+        ] {
+            let written: Option<f64> = field(row, column);
+            assert_eq!(written.is_some(), value.is_some(), "{column}: {row:?}");
+            if let (Some(w), Some(v)) = (written, value) {
+                assert!((w - v).abs() <= half_unit, "{column}: {w} vs {v}");
+            }
+        }
+        // The semantics of docs/outputs.md, on the records themselves.
+        if f.is_long() {
+            assert!(!f.completed && f.end.is_none() && f.fct.is_none(), "{f:?}");
+        } else {
+            assert_eq!(f.completed, f.end.is_some(), "{f:?}");
+            assert_eq!(f.fct, f.end.map(|e| e.saturating_sub(f.start.unwrap())));
+        }
+    }
+    // Not a vacuous comparison: completed short flows and long flows with a goodput.
+    let short: Vec<_> = results.flows_of("short").collect();
+    let completed = short.iter().filter(|f| f.completed).count();
+    assert!(completed >= 10, "{completed} of {}", short.len());
+    let long: Vec<_> = results.flows_of("long").collect();
+    assert_eq!(long.len(), 4);
+    assert!(
+        long.iter().all(|f| f.goodput_bps.unwrap() > 1e8),
+        "{long:?}"
+    );
+    assert_eq!(results.flows_of("none").count(), 0);
+
+    let rows = csv_rows(out.files.links_csv.as_deref().unwrap());
+    assert_eq!(rows.len(), results.links.len());
+    assert_eq!(rows.len(), 2 * 16 + 64);
+    for (row, l) in rows.iter().zip(&results.links) {
+        assert_eq!(row["link"], l.name);
+        assert_eq!(row["from"], l.from);
+        assert_eq!(row["to"], l.to);
+        assert_eq!(row["layer"], l.layer);
+        assert_eq!(field(row, "rate_bps"), Some(l.rate.as_bps()));
+        assert_eq!(field(row, "packets_enqueued"), Some(l.packets_enqueued));
+        assert_eq!(field(row, "bytes_enqueued"), Some(l.bytes_enqueued));
+        assert_eq!(field(row, "packets_dropped"), Some(l.packets_dropped));
+        assert_eq!(field(row, "bytes_dropped"), Some(l.bytes_dropped));
+        assert_eq!(field(row, "packets_marked"), Some(l.packets_marked));
+        let utilisation: f64 = field(row, "utilisation_pct").unwrap();
+        assert!((utilisation - l.utilisation_pct.unwrap()).abs() <= 5e-5);
+        let loss: f64 = field(row, "loss_rate_pct").unwrap();
+        assert!((loss - l.loss_rate_pct).abs() <= 5e-5);
+    }
+    // The long flows' sender links are busy for most of the window.
+    let busiest = results
+        .links_of("host")
+        .filter_map(|l| l.utilisation_pct)
+        .fold(0.0, f64::max);
+    assert!((50.0..=100.2).contains(&busiest), "{busiest}");
+    assert_eq!(results.links_of("core").count(), 16);
+}

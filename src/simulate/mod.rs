@@ -5,7 +5,8 @@
 //! - [`transports`]: scenario transport parameters as a configured transport;
 //! - [`workload`]: flow classes resolved on the topology (matrices, senders, sizes);
 //! - [`generator`]: the central endpoint that opens flows at their arrival times;
-//! - [`outputs`]: flows.csv, links.csv and the per-run summary;
+//! - [`results`]: the typed per-flow and per-link results ([`RunResults`]), built at the end;
+//! - [`outputs`]: flows.csv and links.csv rendered from those results, and trace.csv;
 //! - [`timeseries`]: timeseries.csv (`[output] timeseries`), sampled while the world runs;
 //!   trace.csv (`[output] trace`) is the run's [`TraceLog`], filled by the traced connections;
 //! - [`resources`]: a run's memory estimate and the machine's budget;
@@ -46,6 +47,7 @@ pub mod network;
 pub mod outputs;
 pub mod preflight;
 pub mod resources;
+pub mod results;
 pub mod setup_error;
 pub mod timeseries;
 pub mod transports;
@@ -74,8 +76,9 @@ use crate::scenario::{FlowSelector, Loaded, Point, Scenario};
 
 use generator::{Generator, StartedFlow};
 use htsim_transport::trace::TraceLog;
-use outputs::{ClassInfo, PairPaths};
+use outputs::PairPaths;
 use resources::Budget;
+use results::{ClassInfo, RunResults};
 use setup_error::SetupError;
 use timeseries::FlowSelection;
 
@@ -103,6 +106,9 @@ pub struct RunOutput {
     pub files: RunFiles,
     /// The per-run summary (also in `files.summary_json`).
     pub summary: RunSummary,
+    /// Per flow and per link, typed: the rows of flows.csv and links.csv (built whether or not
+    /// the scenario asks for those files).
+    pub results: RunResults,
     /// Every flow the generator opened, by flow id.
     pub started: Vec<StartedFlow>,
     /// The engine's counters at the end of the run.
@@ -413,21 +419,24 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
         },
     );
     let summary_json = summary.to_json();
+    let results = RunResults::new(
+        classes,
+        &flows,
+        &topology,
+        &link_inputs,
+        &counters_start,
+        &counters_end,
+        window,
+    );
     let files = RunFiles {
         flows_csv: scenario
             .output
             .flows
-            .then(|| outputs::flows_csv(&run_columns, &flows, &classes, window)),
-        links_csv: scenario.output.links.then(|| {
-            outputs::links_csv(
-                &run_columns,
-                &topology,
-                &link_inputs,
-                &counters_start,
-                &counters_end,
-                window,
-            )
-        }),
+            .then(|| outputs::flows_csv(&run_columns, &results)),
+        links_csv: scenario
+            .output
+            .links
+            .then(|| outputs::links_csv(&run_columns, &results)),
         timeseries_csv: sampler.map(|s| s.into_csv(&run_columns)),
         trace_csv: trace.map(|(_, log)| outputs::trace_csv(&run_columns, &log)),
         summary_json: summary_json.into_bytes(),
@@ -435,6 +444,7 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
     Ok(RunOutput {
         files,
         summary,
+        results,
         started,
         stats,
         conservation,

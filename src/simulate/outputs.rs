@@ -1,6 +1,7 @@
 //! A finished run's files: flows.csv, links.csv (columns of docs/outputs.md, in
-//! [`crate::output::FLOWS_COLUMNS`] and [`crate::output::LINKS_COLUMNS`]) and the per-run
-//! summary.json ([`crate::report::run_summary::RunSummary`]).
+//! [`crate::output::FLOWS_COLUMNS`] and [`crate::output::LINKS_COLUMNS`]), rendered from the
+//! run's typed results ([`super::results::RunResults`]), and the per-run summary.json
+//! ([`crate::report::run_summary::RunSummary`]).
 //!
 //! Rows are in a fixed order (flows by id, links in the topology's order) and numbers have fixed
 //! formats, so the files depend only on the scenario and the seed. The exception is the
@@ -31,30 +32,18 @@
 
 use std::collections::HashMap;
 
-use htsim_core::flow::FlowRecord;
 use htsim_core::ids::{HostId, LinkId};
-use htsim_core::queue::QueueCounters;
 use htsim_core::world::World;
 use htsim_core::{Rate, SimTime};
 use htsim_topology::topology::Topology;
 use htsim_transport::trace::TraceLog;
 use htsim_transport::TcpConfig;
 
+use super::results::RunResults;
 use crate::output::{
     csv_bytes, csv_writer, RunColumns, CSV_IN_MEMORY as IN_MEMORY, FLOWS_COLUMNS, LINKS_COLUMNS,
 };
-use crate::report::metrics::{flow_outcome, ideal_fct, FlowInput, LinkInput, Window};
-
-/// What flows.csv needs about a flow class.
-#[derive(Clone, Debug)]
-pub struct ClassInfo {
-    /// The class's name.
-    pub name: String,
-    /// Its transport kind.
-    pub transport: String,
-    /// Its TCP parameters (segment and packet sizes).
-    pub tcp: TcpConfig,
-}
+use crate::report::metrics::ideal_fct;
 
 /// Base RTT and bottleneck rate of host pairs, computed once per pair.
 pub struct PairPaths<'a> {
@@ -129,99 +118,61 @@ fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or(String::new(), |v| v.to_string())
 }
 
-/// flows.csv: one row per flow in `flows` (by id), with its class's transport.
-pub fn flows_csv(
-    run: &RunColumns,
-    flows: &[FlowInput],
-    classes: &[ClassInfo],
-    window: Window,
-) -> Vec<u8> {
+/// flows.csv: one row per flow of `results` (by id), with its class's name and transport.
+pub fn flows_csv(run: &RunColumns, results: &RunResults) -> Vec<u8> {
     let mut w = csv_writer();
     w.write_record(run.header(FLOWS_COLUMNS)).expect(IN_MEMORY);
     let run_fields = run.fields();
-    for f in flows {
-        let r: &FlowRecord = &f.record;
-        let o = flow_outcome(f, window);
-        let class = &classes[f.class];
-        let infinite = r.size_bytes.is_none();
+    let ns = |t: Option<SimTime>| opt(t.map(SimTime::as_ns));
+    for f in &results.flows {
+        let class = results.class_of(f);
         w.write_record(run_fields.iter().cloned().chain([
             class.name.clone(),
-            r.flow_id.to_string(),
+            f.flow_id.to_string(),
             class.transport.clone(),
-            format!("host{}", r.src.0),
-            format!("host{}", r.dst.0),
-            opt(r.size_bytes),
-            opt(r.start.map(SimTime::as_ns)),
-            if infinite {
-                String::new()
-            } else {
-                opt(r.end.map(SimTime::as_ns))
-            },
-            if infinite {
-                String::new()
-            } else {
-                opt(o.fct.map(SimTime::as_ns))
-            },
-            opt(f.ideal_fct.map(SimTime::as_ns)),
-            if infinite {
-                String::new()
-            } else {
-                opt(o.slowdown.map(|x| format!("{x:.6}")))
-            },
-            (!infinite && r.completed()).to_string(),
-            r.bytes_acked.to_string(),
-            opt(o.goodput_bps.map(|x| format!("{x:.0}"))),
-            opt(o.goodput_sent_bps.map(|x| format!("{x:.0}"))),
-            r.packets_sent.to_string(),
-            r.retransmits.to_string(),
-            r.fast_retransmits.to_string(),
-            r.timeouts.to_string(),
-            r.subflows.to_string(),
+            format!("host{}", f.src.0),
+            format!("host{}", f.dst.0),
+            opt(f.size_bytes),
+            ns(f.start),
+            ns(f.end),
+            ns(f.fct),
+            ns(f.ideal_fct),
+            opt(f.slowdown.map(|x| format!("{x:.6}"))),
+            f.completed.to_string(),
+            f.bytes_acked.to_string(),
+            opt(f.goodput_bps.map(|x| format!("{x:.0}"))),
+            opt(f.goodput_sent_bps.map(|x| format!("{x:.0}"))),
+            f.packets_sent.to_string(),
+            f.retransmits.to_string(),
+            f.fast_retransmits.to_string(),
+            f.timeouts.to_string(),
+            f.subflows.to_string(),
         ]))
         .expect(IN_MEMORY);
     }
     csv_bytes(w)
 }
 
-/// links.csv: one row per directed link of `topology`, in its order.
-pub fn links_csv(
-    run: &RunColumns,
-    topology: &Topology,
-    links: &[LinkInput],
-    start: &[QueueCounters],
-    end: &[QueueCounters],
-    window: Window,
-) -> Vec<u8> {
+/// links.csv: one row per link of `results` (the topology's directed links, in its order).
+pub fn links_csv(run: &RunColumns, results: &RunResults) -> Vec<u8> {
     let mut w = csv_writer();
     w.write_record(run.header(LINKS_COLUMNS)).expect(IN_MEMORY);
     let run_fields = run.fields();
-    for (i, l) in topology.links().iter().enumerate() {
-        let (a, b) = (&start[i], &end[i]);
-        let usage = crate::report::metrics::link_usage(a, b, window);
-        w.write_record(
-            run_fields.iter().cloned().chain([
-                topology.link_name(l).to_string(),
-                topology.node(l.from).name.to_string(),
-                topology.node(l.to).name.to_string(),
-                topology.layer_name(l.layer).to_string(),
-                links[i].rate.as_bps().to_string(),
-                b.packets_enqueued
-                    .saturating_sub(a.packets_enqueued)
-                    .to_string(),
-                b.bytes_enqueued
-                    .saturating_sub(a.bytes_enqueued)
-                    .to_string(),
-                b.packets_dropped
-                    .saturating_sub(a.packets_dropped)
-                    .to_string(),
-                b.bytes_dropped.saturating_sub(a.bytes_dropped).to_string(),
-                b.packets_marked
-                    .saturating_sub(a.packets_marked)
-                    .to_string(),
-                opt(usage.utilisation.map(|u| format!("{:.4}", 100.0 * u))),
-                format!("{:.4}", 100.0 * usage.loss_rate),
-            ]),
-        )
+    for l in &results.links {
+        w.write_record(run_fields.iter().cloned().chain([
+            l.name.clone(),
+            l.from.clone(),
+            l.to.clone(),
+            l.layer.clone(),
+            l.rate.as_bps().to_string(),
+            l.packets_enqueued.to_string(),
+            l.bytes_enqueued.to_string(),
+            l.packets_dropped.to_string(),
+            l.bytes_dropped.to_string(),
+            l.packets_marked.to_string(),
+            opt(l.utilisation_pct.map(|u| format!("{u:.4}"))),
+            format!("{:.4}", l.loss_rate_pct),
+        ]))
         .expect(IN_MEMORY);
     }
     csv_bytes(w)
