@@ -1,6 +1,7 @@
 //! Building a scenario in code: the topology, queues, transports and flow classes of a FatTree
-//! experiment assembled with `htsim::builder`, one run of it, then a small sweep (MPTCP with 1
-//! and 8 subflows x two seeds) through the runner with its cross-seed summary.
+//! experiment assembled with `htsim::builder`, one run of it read from its typed results, then a
+//! small sweep (MPTCP with 1 and 8 subflows x two seeds) through the runner into an output
+//! directory, with its cross-seed summary.csv read by column name.
 //!
 //! ```text
 //! cargo run --release --example builder            # results in results/builder-demo
@@ -47,6 +48,17 @@ pub fn scenario() -> ScenarioBuilder {
         )
 }
 
+/// The columns of summary.csv this example reads (docs/outputs.md lists them all).
+#[derive(serde::Deserialize)]
+struct SummaryRow {
+    point: String,
+    class: String,
+    metric: String,
+    unit: String,
+    n: u64,
+    mean: f64,
+}
+
 /// Runs [`scenario`] once with seed 1, then its sweep over the subflows of the long flows' MPTCP
 /// (1 and 8) with seeds 1 and 2 into `out`; describes both in a few lines.
 pub fn run_example(out: &Path) -> Result<String, Box<dyn Error>> {
@@ -54,12 +66,13 @@ pub fn run_example(out: &Path) -> Result<String, Box<dyn Error>> {
     let scenario = builder.build()?;
     let one = run(&scenario, 1, &RunContext::default())?;
     let mut text = String::new();
-    for class in &one.summary.classes {
+    for class in &one.results.classes {
+        let flows: Vec<_> = one.results.flows_of(&class.name).collect();
+        let completed = flows.iter().filter(|f| f.completed).count();
         text += &format!(
-            "seed 1, {}: {} flows, {} completed\n",
-            class.class,
-            class.long_flows + class.finite_flows,
-            class.completed
+            "seed 1, {}: {} flows, {completed} completed\n",
+            class.name,
+            flows.len()
         );
     }
 
@@ -86,15 +99,14 @@ pub fn run_example(out: &Path) -> Result<String, Box<dyn Error>> {
     let ReportOutcome::Written(_) = write_report(&loaded, out)? else {
         return Err("some runs are missing from the output directory".into());
     };
-    // summary.csv: point,class,metric,unit,n,mean,...; the mean goodput of the long flows.
-    let summary = std::fs::read_to_string(out.join("summary.csv"))?;
-    for line in summary.lines() {
-        let f: Vec<&str> = line.split(',').collect();
-        if f.len() > 5 && f[1] == "long" && f[2] == "goodput_mean" {
-            let mean: f64 = f[5].parse()?;
+    // summary.csv, read by column name: the mean goodput of the long flows per point.
+    let mut summary = csv::Reader::from_path(out.join("summary.csv"))?;
+    for row in summary.deserialize() {
+        let row: SummaryRow = row?;
+        if row.class == "long" && row.metric == "goodput_mean" {
             text += &format!(
-                "{}: long-flow goodput {mean:.1} Mb/s over {} seeds\n",
-                f[0], f[4]
+                "{}: long-flow goodput {:.1} {} over {} seeds\n",
+                row.point, row.mean, row.unit, row.n
             );
         }
     }
