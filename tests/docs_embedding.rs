@@ -231,10 +231,18 @@ fn every_rust_block_of_docs_embedding_md_is_compiled_code() {
         include_str!("docs_embedding.rs"),
         include_str!("../examples/embed.rs"),
         include_str!("../examples/builder.rs"),
+        include_str!("../examples/sweep.rs"),
         include_str!("../examples/engine_tour.rs"),
     ];
     let blocks = rust_blocks(page);
-    assert!(blocks.len() >= 5, "{} rust blocks", blocks.len());
+    assert!(blocks.len() >= 10, "{} rust blocks", blocks.len());
+    // The typed results are shown, and from compiled code.
+    assert!(
+        blocks
+            .iter()
+            .any(|b| b.iter().any(|l| l.contains(".flows_of(\"long\")"))),
+        "docs/embedding.md shows no typed results"
+    );
     for block in &blocks {
         assert!(
             sources.iter().any(|s| quoted_in(block, s)),
