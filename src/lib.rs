@@ -80,9 +80,14 @@
 //! - [`core`] (`htsim-core`): the engine — time, event queue, packets, queues, links, routes,
 //!   endpoints, timers, random streams — for networks, queues and transports of your own.
 
+// Inlined, so that the crate's documentation (even `cargo doc --no-deps`) carries the models'.
+#[doc(inline)]
 pub use htsim_core as core;
+#[doc(inline)]
 pub use htsim_topology as topology;
+#[doc(inline)]
 pub use htsim_transport as transport;
+#[doc(inline)]
 pub use htsim_workload as workload;
 
 pub mod builder;
