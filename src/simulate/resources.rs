@@ -31,9 +31,9 @@ pub const BYTES_PER_TIMESERIES_ROW: u64 = 160;
 
 /// Bytes per flow a run opens, kept until the run ends: the generator's record of the flow
 /// (`StartedFlow`, 48 B), the engine's record once it completed (`FlowRecord`, 136 B), the slot
-/// and metrics input built from both at the end (`Option<FlowRecord>` and `FlowInput`, 344 B)
-/// and its flows.csv row (about 150 B): 678 B by `size_of` (see the test below), rounded up to
-/// 1 KiB for allocator overhead. Transport state of open flows is transient and not counted.
+/// and metrics input built from both at the end (`Option<FlowRecord>` and `FlowInput`, 344 B),
+/// its typed result (`FlowResult`, 200 B) and its flows.csv row (about 150 B): 878 B by
+/// `size_of` (see the test below), rounded up to 1 KiB for allocator overhead. Transport state of open flows is transient and not counted.
 pub const BYTES_PER_FLOW: u64 = 1024;
 
 /// Bytes per trace event kept (`[output.trace] max_events`): the event and its
@@ -293,6 +293,7 @@ mod tests {
             + size_of::<htsim_core::flow::FlowRecord>()
             + size_of::<Option<htsim_core::flow::FlowRecord>>()
             + size_of::<crate::report::metrics::FlowInput>()
+            + size_of::<crate::simulate::results::FlowResult>()
             + 150;
         eprintln!("per flow: {kept} B");
         assert!(kept as u64 <= BYTES_PER_FLOW, "{kept}");
