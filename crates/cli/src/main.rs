@@ -10,16 +10,18 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 use htsim::report::merge;
 use htsim::report::rebuild::{build_report, Report, ReportOptions};
 use htsim::runner::{self, ReportOutcome, RunEvent, RunOptions};
-use htsim::scenario::{self, params, LoadOptions, Seeds};
+use htsim::scenario::{self, LoadOptions, Seeds};
 use htsim::shard::Shard;
 use htsim_core::SimTime;
 use indicatif::{ProgressBar, ProgressStyle};
 
+mod list;
 mod progress;
+use list::ListWhat;
 use progress::LogProgress;
 
 /// Packet-level simulator of datacenter networks.
@@ -47,7 +49,7 @@ enum Command {
     /// Rebuild summary.csv and summary.json (and plots) from the run files, merging shard
     /// directories.
     Report(ReportArgs),
-    /// What exists, each parameter with its default.
+    /// Every key a scenario may hold: its default, type and what it does.
     List {
         /// What to list (everything when absent).
         what: Option<ListWhat>,
@@ -109,22 +111,6 @@ struct ReportArgs {
     /// Print only errors.
     #[arg(long, short)]
     quiet: bool,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum ListWhat {
-    Transports,
-    Topologies,
-    Queues,
-    Workloads,
-}
-
-/// `writeln!` into a `String` (which cannot fail).
-macro_rules! wl {
-    ($s:expr, $($arg:tt)*) => {{
-        use std::fmt::Write as _;
-        let _ = writeln!($s, $($arg)*);
-    }};
 }
 
 /// A failure and its exit code.
@@ -557,87 +543,5 @@ the report needs {} to know which runs to summarise",
 
 fn list(what: Option<ListWhat>) {
     // Written in one piece, ignoring a closed pipe (`htsim list | head`).
-    let mut s = String::new();
-    let all = what.is_none();
-    let params = |s: &mut String, params: &[params::ParamSpec]| {
-        for p in params {
-            let mut default = p
-                .default
-                .map_or("(required)".to_string(), |d| format!("= {d}"));
-            for (profile, value) in p.profile_defaults {
-                default.push_str(&format!(" ({profile}: {value})"));
-            }
-            wl!(
-                s,
-                "      {:<18} {:<14} {}; {}",
-                p.key,
-                default,
-                p.kind.expected(),
-                p.doc
-            );
-        }
-    };
-    let kinds = |s: &mut String, title: &str, kinds: &[params::KindSpec]| {
-        wl!(s, "{title}:");
-        for k in kinds {
-            wl!(s, "  {}  {}", k.name, k.doc);
-            params(s, k.params);
-            if !k.layers.is_empty() {
-                wl!(s, "      layers: {}", k.layers.join(", "));
-            }
-        }
-    };
-    if all || matches!(what, Some(ListWhat::Topologies)) {
-        kinds(
-            &mut s,
-            "topologies ([topology] kind = ...)",
-            params::TOPOLOGIES,
-        );
-        wl!(
-            s,
-            "  node names: host<i>; FatTree tor<pod>.<i>, agg<pod>.<i>, core<i>"
-        );
-    }
-    if all || matches!(what, Some(ListWhat::Transports)) {
-        kinds(
-            &mut s,
-            "transports ([transports.<name>] kind = ...)",
-            params::TRANSPORTS,
-        );
-    }
-    if all || matches!(what, Some(ListWhat::Queues)) {
-        wl!(s, "queues ([queue] and [queue.layers.<layer>]):");
-        wl!(s, "  droptail  drop arrivals when full");
-        wl!(
-            s,
-            "  ecn       drop-tail, marking CE when the queue exceeds mark_threshold on arrival"
-        );
-        wl!(
-            s,
-            "      capacity           = 100pkt      a buffer size (\"100pkt\" or bytes)"
-        );
-        wl!(
-            s,
-            "      mark_threshold     (ecn: required) a buffer size, at most the capacity"
-        );
-    }
-    if all || matches!(what, Some(ListWhat::Workloads)) {
-        wl!(s, "workloads ([[flows]]):");
-        wl!(s, "  matrix    permutation (default) | stride (offset) | random | incast (fan_in = 10) | many-to-one | locality (rack_local)");
-        wl!(
-            s,
-            "  senders   \"33%\" | a count | \"all\" (default) | \"rest\""
-        );
-        wl!(s, "  size      \"70KB\" | \"infinite\" | {{ uniform = [lo, hi] }} | {{ pareto = {{ shape, mean, max }} }} | {{ cdf = {} }} | {{ cdf_file = path }}", scenario::BUILTIN_CDFS.join(" | "));
-        wl!(s, "  arrivals  (absent: one flow per sender at start) | {{ poisson = flows/s }} | {{ every = \"500ms\" }} | {{ closed_loop = true }}");
-        wl!(s, "  start     = 0s");
-        wl!(
-            s,
-            "  jobs      {{ servers, request, response, concurrent, rack_local }} instead of \
-             matrix, senders, size and arrivals: {}",
-            params::JOBS.doc
-        );
-        params(&mut s, params::JOBS.params);
-    }
-    let _ = std::io::stdout().write_all(s.as_bytes());
+    let _ = std::io::stdout().write_all(list::listing(what).as_bytes());
 }
