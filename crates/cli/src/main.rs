@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory as _, Parser, Subcommand};
 use htsim::report::merge;
 use htsim::report::rebuild::{build_report, Report, ReportOptions};
 use htsim::runner::{self, ReportOutcome, RunEvent, RunOptions};
@@ -19,6 +19,7 @@ use htsim::shard::Shard;
 use htsim_core::SimTime;
 use indicatif::{ProgressBar, ProgressStyle};
 
+mod generate;
 mod list;
 mod progress;
 use list::ListWhat;
@@ -26,7 +27,16 @@ use progress::LogProgress;
 
 /// Packet-level simulator of datacenter networks.
 #[derive(Parser, Debug)]
-#[command(name = "htsim", version, about)]
+#[command(
+    name = "htsim",
+    version,
+    about,
+    after_long_help = "Exit status: 0 success; 2 bad arguments or a bad scenario (nothing was \
+                       run); 1 a failure while running.\n\nThe scenario file, the outputs and \
+                       the model are documented in the docs/ directory of the htsim repository \
+                       (scenarios.md, outputs.md, model.md); `htsim list` prints every scenario \
+                       key with its default."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -53,6 +63,19 @@ enum Command {
     List {
         /// What to list (everything when absent).
         what: Option<ListWhat>,
+    },
+    /// Print a shell completion script, e.g. `htsim completions bash >
+    /// ~/.local/share/bash-completion/completions/htsim`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), e.g. `htsim man > ~/.local/share/man/man1/htsim.1`.
+    Man {
+        /// Write one page per command (htsim.1, htsim-run.1, ...) into this existing directory
+        /// instead.
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<PathBuf>,
     },
 }
 
@@ -135,6 +158,19 @@ fn main() -> ExitCode {
         Command::List { what } => {
             list(what);
             Ok(())
+        }
+        Command::Completions { shell } => {
+            generate::completions(Cli::command(), shell);
+            Ok(())
+        }
+        Command::Man { out_dir } => {
+            generate::man(Cli::command(), out_dir.as_deref()).map_err(|e| {
+                let place = out_dir.map_or("stdout".into(), |d| d.display().to_string());
+                Failure {
+                    code: 1,
+                    message: format!("cannot write the man pages to {place}: {e}"),
+                }
+            })
         }
     };
     match result {
