@@ -52,9 +52,13 @@
 //!   generator, and flows.csv / links.csv / summary.json.
 //! - [`report`]: metrics, cross-seed summaries (summary.csv / summary.json) and plots.
 
+#[doc(inline)]
 pub use htsim_core as core;
+#[doc(inline)]
 pub use htsim_topology as topology;
+#[doc(inline)]
 pub use htsim_transport as transport;
+#[doc(inline)]
 pub use htsim_workload as workload;
 
 pub mod builder;
