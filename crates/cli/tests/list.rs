@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use htsim::scenario::{load_str, LoadOptions};
+use htsim_core::units::parse_duration;
 
 mod common;
 
@@ -226,4 +227,84 @@ fn columns_line_up_across_the_listing() {
 
 fn listing_of(group: &str) -> String {
     listing(&["list", group])
+}
+
+/// `key = value` lines of a written scenario, by table: the first table of each name (the first
+/// `[[flows]]`), values as written.
+fn written(text: &str) -> BTreeMap<(String, String), String> {
+    let mut values = BTreeMap::new();
+    let mut table = String::new();
+    for line in text.lines().map(str::trim) {
+        if let Some(header) = line.strip_prefix('[') {
+            table = header.trim_matches(['[', ']']).to_string();
+        } else if let Some((key, value)) = line.split_once(" = ") {
+            values
+                .entry((table.clone(), key.to_string()))
+                .or_insert_with(|| value.to_string());
+        }
+    }
+    values
+}
+
+/// A value as `htsim list` and a scenario file write it compare: quotes and spaces dropped,
+/// durations by value (`0s` is written back as `0ps`).
+fn normalised(value: &str) -> String {
+    let value: String = value.chars().filter(|c| !matches!(c, '"' | ' ')).collect();
+    match parse_duration(&value) {
+        Ok(t) => format!("{} ps", t.as_ps()),
+        Err(_) => value,
+    }
+}
+
+#[test]
+fn listed_defaults_are_the_ones_the_loader_writes() {
+    let loaded = load_str(
+        "probe.toml",
+        &probe("none"),
+        Path::new("."),
+        &LoadOptions::default(),
+    )
+    .expect("the probe scenario loads");
+    let written = written(&loaded.scenario.to_toml_string().unwrap());
+    let listing = listing(&["list"]);
+    let mut compared = 0;
+    let (mut group, mut parent) = (None, String::new());
+    for line in listing.lines() {
+        let word = line
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        if !line.starts_with(' ') {
+            group = group_table(line);
+            continue;
+        }
+        let Some(g) = group else { continue };
+        let table = if line.starts_with("      ") {
+            parent.clone()
+        } else {
+            parent = format!("{g}.{word}");
+            g.to_string()
+        };
+        let Some((_, default)) = line.split_once("  = ") else {
+            continue;
+        };
+        let default = default.split("  ").next().unwrap_or_default();
+        // Values the probe sets itself.
+        let set_by_probe = [("flows", "senders"), ("flows.jobs", "servers")];
+        if set_by_probe.contains(&(table.as_str(), word.as_str())) {
+            continue;
+        }
+        if let Some(value) = written.get(&(table.clone(), word.clone())) {
+            assert_eq!(
+                normalised(default),
+                normalised(value),
+                "default of {table}.{word}"
+            );
+            compared += 1;
+        }
+    }
+    // run (3), queue (2), routing, flows (matrix, start), jobs (4 of 5), output (3),
+    // timeseries (3), trace (1).
+    assert!(compared >= 19, "only {compared} defaults compared");
 }
