@@ -1,13 +1,15 @@
 //! The scenario document as a tree of values, each with the place it came from.
 //!
-//! The TOML text is parsed once into this tree (keeping every key's and value's byte span);
-//! `--set` and `[sweep]` overrides edit the tree; the resolver then reads it into typed settings,
-//! so every error can point at the line and column of the value at fault.
+//! The TOML text is parsed once, through the toml crate's spanned document
+//! ([`toml::de::DeTable`]), into this tree (keeping every key's and value's byte span); `--set`
+//! and `[sweep]` overrides edit the tree; the resolver then reads it into typed settings, so
+//! every error can point at the line and column of the value at fault.
 
 use std::fmt;
 use std::ops::Range;
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use toml::de::{DeTable, DeValue};
+use toml::Spanned;
 
 use super::error::{Origin, Result, Source};
 
@@ -202,22 +204,135 @@ impl Node {
 /// Parses TOML text into a tree whose root is a table. A syntax error is reported at its line
 /// and column with the parser's message.
 pub fn parse(source: &Source) -> Result<Node> {
-    match toml::from_str::<Value>(&source.text) {
-        Ok(value @ Value::Table(_)) => Ok(Node::new(value, Origin::File(0..0))),
-        Ok(other) => Err(source.error(
-            &Origin::File(0..0),
+    let syntax_error = |span: Option<Range<usize>>, message: &str| {
+        let origin = span.map_or(Origin::Unknown, Origin::File);
+        source.error(
+            &origin,
             "",
-            format!(
-                "expected a TOML document (a table), found {}",
-                other.type_name()
-            ),
-        )),
-        Err(e) => {
-            let origin = e.span().map_or(Origin::Unknown, Origin::File);
-            let message = e.message().trim().to_string();
-            Err(source.error(&origin, "", format!("TOML syntax error: {message}")))
-        }
+            format!("TOML syntax error: {}", message.trim()),
+        )
+    };
+    let root = DeTable::parse(&source.text).map_err(|e| {
+        let message = match e.span() {
+            Some(span) if e.message() == "duplicate key" => name_duplicate(&source.text, span),
+            _ => None,
+        };
+        syntax_error(e.span(), message.as_deref().unwrap_or(e.message()))
+    })?;
+    let table = read_table(root.into_inner())
+        .map_err(|NumberError { span, message }| syntax_error(Some(span), message))?;
+    Ok(Node::new(Value::Table(table), Origin::File(0..0)))
+}
+
+/// `duplicate key `k` in table `a.b`` (or `in document root`) for the duplicate key written at
+/// `span`: the parser's message names neither. The text is parsed again with that key renamed,
+/// and the table the renamed key lands in is the one it was written twice in.
+fn name_duplicate(text: &str, span: Range<usize>) -> Option<String> {
+    const RENAMED: &str = "htsim-duplicate-key";
+    let written = text.get(span.clone())?;
+    // A quoted key (`"flows.short.size"` in `[sweep]`) is named by its value.
+    let key = match DeValue::parse(written).map(Spanned::into_inner) {
+        Ok(DeValue::String(s)) => s.into_owned(),
+        _ => written.to_string(),
+    };
+    let renamed = format!("{}{RENAMED}{}", &text[..span.start], &text[span.end..]);
+    let (root, _) = DeTable::parse_recoverable(&renamed);
+    let mut path = Vec::new();
+    if !path_to_key(root.get_ref(), RENAMED, &mut path) {
+        return None;
     }
+    Some(if path.is_empty() {
+        format!("duplicate key `{key}` in document root")
+    } else {
+        format!("duplicate key `{key}` in table `{}`", path.join("."))
+    })
+}
+
+/// Whether `key` is in `table` or a table below it; `path` ends holding the names of the tables
+/// down to the one holding it (an array of tables by its name).
+fn path_to_key(table: &DeTable<'_>, key: &str, path: &mut Vec<String>) -> bool {
+    for (name, value) in table {
+        if name.get_ref() == key {
+            return true;
+        }
+        let tables: Vec<&DeTable<'_>> = match value.get_ref() {
+            DeValue::Table(t) => vec![t],
+            DeValue::Array(items) => items
+                .iter()
+                .filter_map(|i| i.get_ref().as_table())
+                .collect(),
+            _ => continue,
+        };
+        path.push(name.get_ref().to_string());
+        if tables.into_iter().any(|t| path_to_key(t, key, path)) {
+            return true;
+        }
+        path.pop();
+    }
+    false
+}
+
+/// A number the TOML grammar accepts that does not fit the type it is read as.
+struct NumberError {
+    span: Range<usize>,
+    message: &'static str,
+}
+
+/// The entries of a parsed table, in the order their keys are first written. The parser keeps
+/// them sorted by key, so they are put back in file order by where each key is written.
+fn read_table(table: DeTable<'_>) -> std::result::Result<Table, NumberError> {
+    let mut entries = table
+        .into_iter()
+        .map(|(key, value)| {
+            Ok(Entry {
+                key_origin: Origin::File(key.span()),
+                key: key.into_inner().into_owned(),
+                value: read_node(value)?,
+            })
+        })
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    entries.sort_by_key(|e| match &e.key_origin {
+        Origin::File(span) => span.start,
+        _ => 0,
+    });
+    Ok(Table { entries })
+}
+
+/// A parsed value and the span it is written at (a table's header, or the key of a table only
+/// implied by a longer header or dotted key).
+fn read_node(node: Spanned<DeValue<'_>>) -> std::result::Result<Node, NumberError> {
+    let span = node.span();
+    let value = match node.into_inner() {
+        DeValue::String(s) => Value::String(s.into_owned()),
+        DeValue::Integer(i) => i64::from_str_radix(i.as_str(), i.radix())
+            .map(Value::Integer)
+            .map_err(|_| NumberError {
+                span: span.clone(),
+                message: "number too large to fit in target type",
+            })?,
+        DeValue::Float(x) => {
+            // As the toml crate reads floats: an overflow to infinity is an error, `inf` is not.
+            match x.as_str().parse::<f64>() {
+                Ok(v) if !v.is_infinite() || x.as_str().contains("inf") => Value::Float(v),
+                _ => {
+                    return Err(NumberError {
+                        span,
+                        message: "invalid floating-point number",
+                    })
+                }
+            }
+        }
+        DeValue::Boolean(b) => Value::Boolean(b),
+        DeValue::Datetime(d) => Value::Datetime(d.to_string()),
+        DeValue::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .map(read_node)
+                .collect::<std::result::Result<_, _>>()?,
+        ),
+        DeValue::Table(t) => Value::Table(read_table(t)?),
+    };
+    Ok(Node::new(value, Origin::File(span)))
 }
 
 /// Parses the text of a `--set` value: a TOML value (`8`, `true`, `[1, 2]`, `{ kind = "tcp" }`,
@@ -233,206 +348,9 @@ pub fn parse_value(text: &str, origin: &Origin) -> Node {
     }
 }
 
-/// Spanned node, as read from the TOML deserializer. Values of implicit tables (`a` in `[a.b]`)
-/// come without a span and are read as plain tables.
-impl<'de> Deserialize<'de> for Node {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        d.deserialize_struct(SPANNED_NAME, &SPANNED_FIELDS, NodeVisitor)
-    }
-}
-
-struct NodeVisitor;
-
-macro_rules! unspanned {
-    ($($name:ident: $t:ty),*) => {
-        $(fn $name<E: de::Error>(self, v: $t) -> std::result::Result<Node, E> {
-            ValueVisitor.$name(v).map(|value| Node::new(value, Origin::Unknown))
-        })*
-    };
-}
-
-impl<'de> Visitor<'de> for NodeVisitor {
-    type Value = Node;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a TOML value")
-    }
-
-    unspanned!(visit_bool: bool, visit_i64: i64, visit_u64: u64, visit_f64: f64, visit_str: &str, visit_string: String);
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> std::result::Result<Node, A::Error> {
-        ValueVisitor
-            .visit_seq(seq)
-            .map(|value| Node::new(value, Origin::Unknown))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Node, A::Error> {
-        let Some(first) = map.next_key::<Key>()? else {
-            return Ok(Node::new(Value::Table(Table::default()), Origin::Unknown));
-        };
-        if first.name != SPANNED_FIELDS[0] {
-            // A plain table handed over without a span.
-            return read_table(Some(first), map).map(|value| Node::new(value, Origin::Unknown));
-        }
-        let start: usize = map.next_value()?;
-        let mut end = start;
-        let mut value = None;
-        while let Some(field) = map.next_key::<String>()? {
-            if field == SPANNED_FIELDS[1] {
-                end = map.next_value()?;
-            } else {
-                value = Some(map.next_value::<Value>()?);
-            }
-        }
-        let value = value.ok_or_else(|| de::Error::custom("a spanned value without its value"))?;
-        Ok(Node::new(value, Origin::File(start..end)))
-    }
-}
-
-/// Reads the entries of a table, `first` being a key already taken from `map`.
-fn read_table<'de, A: MapAccess<'de>>(
-    first: Option<Key>,
-    mut map: A,
-) -> std::result::Result<Value, A::Error> {
-    let mut entries = Vec::new();
-    let mut next = first;
-    if next.is_none() {
-        next = map.next_key::<Key>()?;
-    }
-    while let Some(key) = next {
-        if key.name == DATETIME_KEY {
-            let text: String = map.next_value()?;
-            return Ok(Value::Datetime(text));
-        }
-        let value: Node = map.next_value()?;
-        // Keys of implicit tables (`b` in `[a.b.c]`) may come without a span: point at the value.
-        let key_origin = key.span.map_or_else(|| value.origin.clone(), Origin::File);
-        entries.push(Entry {
-            key: key.name,
-            key_origin,
-            value,
-        });
-        next = map.next_key::<Key>()?;
-    }
-    Ok(Value::Table(Table { entries }))
-}
-
-impl<'de> Deserialize<'de> for Value {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        d.deserialize_any(ValueVisitor)
-    }
-}
-
-/// A table key with its span when the deserializer knows it.
-struct Key {
-    name: String,
-    span: Option<Range<usize>>,
-}
-
-/// The struct name and fields through which the TOML deserializer hands out spans
-/// (`serde_spanned`'s protocol).
-const SPANNED_NAME: &str = "$__serde_spanned_private_Spanned";
-const SPANNED_FIELDS: [&str; 3] = [
-    "$__serde_spanned_private_start",
-    "$__serde_spanned_private_end",
-    "$__serde_spanned_private_value",
-];
-
-impl<'de> Deserialize<'de> for Key {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        d.deserialize_struct(SPANNED_NAME, &SPANNED_FIELDS, KeyVisitor)
-    }
-}
-
-struct KeyVisitor;
-
-impl<'de> Visitor<'de> for KeyVisitor {
-    type Value = Key;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a table key")
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Key, E> {
-        Ok(Key {
-            name: v.to_string(),
-            span: None,
-        })
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Key, A::Error> {
-        let (mut start, mut end, mut name) = (None, None, None);
-        while let Some(field) = map.next_key::<String>()? {
-            if field == SPANNED_FIELDS[0] {
-                start = Some(map.next_value::<usize>()?);
-            } else if field == SPANNED_FIELDS[1] {
-                end = Some(map.next_value::<usize>()?);
-            } else {
-                name = Some(map.next_value::<String>()?);
-            }
-        }
-        let name = name.ok_or_else(|| de::Error::custom("a key without its text"))?;
-        let span = match (start, end) {
-            (Some(s), Some(e)) => Some(s..e),
-            _ => None,
-        };
-        Ok(Key { name, span })
-    }
-}
-
-/// The marker key under which the TOML deserializer passes a date-time.
-const DATETIME_KEY: &str = "$__toml_private_datetime";
-
-struct ValueVisitor;
-
-impl<'de> Visitor<'de> for ValueVisitor {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a TOML value")
-    }
-
-    fn visit_bool<E: de::Error>(self, v: bool) -> std::result::Result<Value, E> {
-        Ok(Value::Boolean(v))
-    }
-
-    fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Value, E> {
-        Ok(Value::Integer(v))
-    }
-
-    fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Value, E> {
-        i64::try_from(v)
-            .map(Value::Integer)
-            .map_err(|_| E::custom("integer too large"))
-    }
-
-    fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Value, E> {
-        Ok(Value::Float(v))
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Value, E> {
-        Ok(Value::String(v.to_string()))
-    }
-
-    fn visit_string<E: de::Error>(self, v: String) -> std::result::Result<Value, E> {
-        Ok(Value::String(v))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Value, A::Error> {
-        let mut items = Vec::new();
-        while let Some(n) = seq.next_element::<Node>()? {
-            items.push(n);
-        }
-        Ok(Value::Array(items))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Value, A::Error> {
-        read_table(None, map)
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::error::Location;
     use super::*;
 
     #[test]
@@ -455,6 +373,83 @@ mod tests {
             panic!("value has a span")
         };
         assert_eq!(src.line_col(span.start), (3, 12));
+    }
+
+    #[test]
+    fn entries_keep_the_order_written() {
+        let src = Source::new("t.toml", "[sweep]\nz = [1]\n\"b.c\" = [2]\na = [3]\n");
+        let Value::Table(root) = parse(&src).unwrap().value else {
+            panic!("root is a table")
+        };
+        let Value::Table(sweep) = &root.get("sweep").unwrap().value.value else {
+            panic!("sweep is a table")
+        };
+        let keys: Vec<&str> = sweep.entries.iter().map(|e| e.key.as_str()).collect();
+        assert_eq!(keys, ["z", "b.c", "a"]);
+    }
+
+    #[test]
+    fn duplicate_keys_are_named_with_their_table() {
+        let cases = [
+            (
+                "a = 1\na = 2\n",
+                "duplicate key `a` in document root",
+                (2, 1),
+            ),
+            (
+                "[run]\nseeds = 1\n[queue]\nkind = \"ecn\"\n[run.x]\ny = 1\ny = 2\n",
+                "duplicate key `y` in table `run.x`",
+                (7, 1),
+            ),
+            (
+                "[[flows]]\nname = \"a\"\n[[flows]]\nname = \"b\"\nname = \"c\"\n",
+                "duplicate key `name` in table `flows`",
+                (5, 1),
+            ),
+            (
+                "[sweep]\n\"run.seeds\" = [1]\n'run.seeds' = [2]\n",
+                "duplicate key `run.seeds` in table `sweep`",
+                (3, 1),
+            ),
+        ];
+        for (text, message, line_col) in cases {
+            let src = Source::new("t.toml", text);
+            let e = parse(&src).unwrap_err();
+            assert_eq!(e.message, format!("TOML syntax error: {message}"), "{text}");
+            let location = Location::Position {
+                line: line_col.0,
+                column: line_col.1,
+            };
+            assert_eq!(e.location, location, "{text}");
+        }
+    }
+
+    #[test]
+    fn numbers_beyond_64_bits_are_syntax_errors() {
+        let src = Source::new("t.toml", "k = 1\nn = 99999999999999999999\n");
+        let e = parse(&src).unwrap_err();
+        assert_eq!(
+            e.message,
+            "TOML syntax error: number too large to fit in target type"
+        );
+        let location = Location::Position { line: 2, column: 5 };
+        assert_eq!(e.location, location);
+        let e = parse(&Source::new("t.toml", "x = 1e400\n")).unwrap_err();
+        assert_eq!(
+            e.message,
+            "TOML syntax error: invalid floating-point number"
+        );
+        let Value::Table(t) = parse(&Source::new("t.toml", "x = nan\ny = -inf\n"))
+            .unwrap()
+            .value
+        else {
+            panic!("root is a table")
+        };
+        assert!(matches!(t.get("x").unwrap().value.value, Value::Float(x) if x.is_nan()));
+        assert_eq!(
+            t.get("y").unwrap().value.value,
+            Value::Float(f64::NEG_INFINITY)
+        );
     }
 
     #[test]

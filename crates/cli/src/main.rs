@@ -10,21 +10,33 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory as _, Parser, Subcommand};
 use htsim::report::merge;
 use htsim::report::rebuild::{build_report, Report, ReportOptions};
 use htsim::runner::{self, ReportOutcome, RunEvent, RunOptions};
-use htsim::scenario::{self, params, LoadOptions, Seeds};
+use htsim::scenario::{self, LoadOptions, Seeds};
 use htsim::shard::Shard;
 use htsim_core::SimTime;
 use indicatif::{ProgressBar, ProgressStyle};
 
+mod generate;
+mod list;
 mod progress;
+use list::ListWhat;
 use progress::LogProgress;
 
 /// Packet-level simulator of datacenter networks.
 #[derive(Parser, Debug)]
-#[command(name = "htsim", version, about)]
+#[command(
+    name = "htsim",
+    version,
+    about,
+    after_long_help = "Exit status: 0 success; 2 bad arguments or a bad scenario (nothing was \
+                       run); 1 a failure while running.\n\nThe scenario file, the outputs and \
+                       the model are documented in the docs/ directory of the htsim repository \
+                       (scenarios.md, outputs.md, model.md); `htsim list` prints every scenario \
+                       key with its default."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -47,10 +59,23 @@ enum Command {
     /// Rebuild summary.csv and summary.json (and plots) from the run files, merging shard
     /// directories.
     Report(ReportArgs),
-    /// What exists, each parameter with its default.
+    /// Every key a scenario may hold: its default, type and what it does.
     List {
         /// What to list (everything when absent).
         what: Option<ListWhat>,
+    },
+    /// Print a shell completion script, e.g. `htsim completions bash >
+    /// ~/.local/share/bash-completion/completions/htsim`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), e.g. `htsim man > ~/.local/share/man/man1/htsim.1`.
+    Man {
+        /// Write one page per command (htsim.1, htsim-run.1, ...) into this existing directory
+        /// instead.
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<PathBuf>,
     },
 }
 
@@ -111,22 +136,6 @@ struct ReportArgs {
     quiet: bool,
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum ListWhat {
-    Transports,
-    Topologies,
-    Queues,
-    Workloads,
-}
-
-/// `writeln!` into a `String` (which cannot fail).
-macro_rules! wl {
-    ($s:expr, $($arg:tt)*) => {{
-        use std::fmt::Write as _;
-        let _ = writeln!($s, $($arg)*);
-    }};
-}
-
 /// A failure and its exit code.
 struct Failure {
     code: u8,
@@ -149,6 +158,19 @@ fn main() -> ExitCode {
         Command::List { what } => {
             list(what);
             Ok(())
+        }
+        Command::Completions { shell } => {
+            generate::completions(Cli::command(), shell);
+            Ok(())
+        }
+        Command::Man { out_dir } => {
+            generate::man(Cli::command(), out_dir.as_deref()).map_err(|e| {
+                let place = out_dir.map_or("stdout".into(), |d| d.display().to_string());
+                Failure {
+                    code: 1,
+                    message: format!("cannot write the man pages to {place}: {e}"),
+                }
+            })
         }
     };
     match result {
@@ -557,87 +579,5 @@ the report needs {} to know which runs to summarise",
 
 fn list(what: Option<ListWhat>) {
     // Written in one piece, ignoring a closed pipe (`htsim list | head`).
-    let mut s = String::new();
-    let all = what.is_none();
-    let params = |s: &mut String, params: &[params::ParamSpec]| {
-        for p in params {
-            let mut default = p
-                .default
-                .map_or("(required)".to_string(), |d| format!("= {d}"));
-            for (profile, value) in p.profile_defaults {
-                default.push_str(&format!(" ({profile}: {value})"));
-            }
-            wl!(
-                s,
-                "      {:<18} {:<14} {}; {}",
-                p.key,
-                default,
-                p.kind.expected(),
-                p.doc
-            );
-        }
-    };
-    let kinds = |s: &mut String, title: &str, kinds: &[params::KindSpec]| {
-        wl!(s, "{title}:");
-        for k in kinds {
-            wl!(s, "  {}  {}", k.name, k.doc);
-            params(s, k.params);
-            if !k.layers.is_empty() {
-                wl!(s, "      layers: {}", k.layers.join(", "));
-            }
-        }
-    };
-    if all || matches!(what, Some(ListWhat::Topologies)) {
-        kinds(
-            &mut s,
-            "topologies ([topology] kind = ...)",
-            params::TOPOLOGIES,
-        );
-        wl!(
-            s,
-            "  node names: host<i>; FatTree tor<pod>.<i>, agg<pod>.<i>, core<i>"
-        );
-    }
-    if all || matches!(what, Some(ListWhat::Transports)) {
-        kinds(
-            &mut s,
-            "transports ([transports.<name>] kind = ...)",
-            params::TRANSPORTS,
-        );
-    }
-    if all || matches!(what, Some(ListWhat::Queues)) {
-        wl!(s, "queues ([queue] and [queue.layers.<layer>]):");
-        wl!(s, "  droptail  drop arrivals when full");
-        wl!(
-            s,
-            "  ecn       drop-tail, marking CE when the queue exceeds mark_threshold on arrival"
-        );
-        wl!(
-            s,
-            "      capacity           = 100pkt      a buffer size (\"100pkt\" or bytes)"
-        );
-        wl!(
-            s,
-            "      mark_threshold     (ecn: required) a buffer size, at most the capacity"
-        );
-    }
-    if all || matches!(what, Some(ListWhat::Workloads)) {
-        wl!(s, "workloads ([[flows]]):");
-        wl!(s, "  matrix    permutation (default) | stride (offset) | random | incast (fan_in = 10) | many-to-one | locality (rack_local)");
-        wl!(
-            s,
-            "  senders   \"33%\" | a count | \"all\" (default) | \"rest\""
-        );
-        wl!(s, "  size      \"70KB\" | \"infinite\" | {{ uniform = [lo, hi] }} | {{ pareto = {{ shape, mean, max }} }} | {{ cdf = {} }} | {{ cdf_file = path }}", scenario::BUILTIN_CDFS.join(" | "));
-        wl!(s, "  arrivals  (absent: one flow per sender at start) | {{ poisson = flows/s }} | {{ every = \"500ms\" }} | {{ closed_loop = true }}");
-        wl!(s, "  start     = 0s");
-        wl!(
-            s,
-            "  jobs      {{ servers, request, response, concurrent, rack_local }} instead of \
-             matrix, senders, size and arrivals: {}",
-            params::JOBS.doc
-        );
-        params(&mut s, params::JOBS.params);
-    }
-    let _ = std::io::stdout().write_all(s.as_bytes());
+    let _ = std::io::stdout().write_all(list::listing(what).as_bytes());
 }

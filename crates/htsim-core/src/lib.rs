@@ -13,6 +13,7 @@
 //! - [`rng`]: named, independent random streams from one seed.
 //! - [`flow`]: the per-flow result record; [`source`]: constant-rate and fixed-window sources
 //!   and a sink that exercise the engine without a transport.
+//! - [`suggest`]: the "did you mean" rule shared by every error that names an unknown name.
 //!
 //! See docs/model.md 15 for the design and `README.md` for figures.
 
@@ -28,6 +29,7 @@ mod ring;
 pub mod rng;
 pub mod routing;
 pub mod source;
+pub mod suggest;
 pub mod time;
 pub mod timer;
 pub mod units;

@@ -75,49 +75,20 @@ pub enum TopologyError {
 /// Result of topology operations.
 pub type Result<T, E = TopologyError> = std::result::Result<T, E>;
 
-/// `" (did you mean \"x\"?)"` for the candidate closest to `given` by edit distance, when it is
-/// close (at most a third of the longer name, and at least 1 edit), else the empty string. Of
-/// equally close names, one that extends `given` wins.
+/// `" (did you mean \"x\"?)"` for the candidate closest to `given`
+/// ([`htsim_core::suggest::closest`]), else the empty string.
 pub(crate) fn did_you_mean<'a>(
     given: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> String {
-    candidates
-        .into_iter()
-        .map(|c| (edit_distance(given, c), c))
-        .filter(|&(d, c)| d > 0 && d * 3 <= given.chars().count().max(c.chars().count()).max(3))
-        .min_by_key(|&(d, c)| (d, !c.starts_with(given)))
-        .map(|(_, c)| format!(" (did you mean \"{c}\"?)"))
+    htsim_core::suggest::closest(given, candidates)
+        .map(|c| format!(" (did you mean \"{c}\"?)"))
         .unwrap_or_default()
-}
-
-/// Levenshtein distance between two strings, in characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diag = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let up = row[j + 1];
-            row[j + 1] = (diag + usize::from(ca != cb)).min(up + 1).min(row[j] + 1);
-            diag = up;
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn edit_distance_counts_edits() {
-        assert_eq!(edit_distance("core3", "core3"), 0);
-        assert_eq!(edit_distance("core3", "cor3"), 1);
-        assert_eq!(edit_distance("agg1.0", "agg0.1"), 2);
-        assert_eq!(edit_distance("", "abc"), 3);
-    }
 
     #[test]
     fn suggestion_only_when_close() {

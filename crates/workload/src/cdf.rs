@@ -278,31 +278,18 @@ fn number(line: usize, text: &str) -> Result<f64, CdfError> {
         })
 }
 
-/// `" (did you mean \"x\"?)"` for the built-in name closest to `key`, if one is close.
+/// `" (did you mean \"x\"?)"` for the built-in name closest to `key`
+/// ([`htsim_core::suggest::closest`]), else for the first one containing `key` or contained in it
+/// (`benson`, `web`), else the empty string.
 fn suggest(key: &str) -> String {
-    BUILTIN_NAMES
-        .iter()
-        .map(|&n| (edit_distance(key, n), n))
-        .filter(|&(d, n)| d <= 3 || (!key.is_empty() && n.contains(key)) || key.contains(n))
-        .min()
-        .map(|(_, n)| format!(" (did you mean \"{n}\"?)"))
+    htsim_core::suggest::closest(key, BUILTIN_NAMES)
+        .or_else(|| {
+            BUILTIN_NAMES
+                .into_iter()
+                .find(|n| (!key.is_empty() && n.contains(key)) || key.contains(n))
+        })
+        .map(|n| format!(" (did you mean \"{n}\"?)"))
         .unwrap_or_default()
-}
-
-/// Levenshtein distance between two strings, by characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let substitution = diagonal + usize::from(ca != cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(diagonal + 1);
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]
@@ -503,6 +490,11 @@ mod tests {
         let err = EmpiricalCdf::builtin("hadoop").unwrap_err();
         assert!(
             err.to_string().contains("did you mean \"fb_hadoop\""),
+            "{err}"
+        );
+        let err = EmpiricalCdf::builtin("benson").unwrap_err();
+        assert!(
+            err.to_string().contains("did you mean \"benson_imc10\""),
             "{err}"
         );
         let err = EmpiricalCdf::builtin("zzzzzzzzzzzz").unwrap_err();
