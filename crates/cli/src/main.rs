@@ -623,13 +623,25 @@ fn list(what: Option<ListWhat>) {
     }
     if all || matches!(what, Some(ListWhat::Workloads)) {
         wl!(s, "workloads ([[flows]]):");
-        wl!(s, "  matrix    permutation (default) | stride (offset) | random | incast (fan_in = 10) | many-to-one | locality (rack_local)");
+        wl!(s, "  matrix    permutation (default) | stride (offset) | random (max_per_destination, exclude_rack_local) | incast (fan_in = 10) | many-to-one | locality (rack_local) | pairs (pairs or pairs_file) | neighbours (distance = 1)");
+        wl!(
+            s,
+            "  pairs     (pairs) [[src, dst], ...]: host index pairs, e.g. [[0, 1], [2, 3]]"
+        );
+        wl!(s, "  pairs_file  (pairs) a file of `src dst` or `src,dst` lines, relative to the scenario");
+        wl!(s, "  distance  = 1  (neighbours) switch hops between the hosts of each pair (BCube: 1 = one-hop neighbours at every level)");
+        wl!(s, "  max_per_destination  (random) absent = no limit; the most connections any host receives");
+        wl!(
+            s,
+            "  exclude_rack_local   = false  (random) no connection stays in its rack"
+        );
+        wl!(s, "  hosts     absent = every host; the hosts the class's matrix is drawn over: [0, 1, \"4-7\"] or \"0-7\"");
         wl!(
             s,
             "  senders   \"33%\" | a count | \"all\" (default) | \"rest\""
         );
         wl!(s, "  size      \"70KB\" | \"infinite\" | {{ uniform = [lo, hi] }} | {{ pareto = {{ shape, mean, max }} }} | {{ cdf = {} }} | {{ cdf_file = path }}", scenario::BUILTIN_CDFS.join(" | "));
-        wl!(s, "  arrivals  (absent: one flow per sender at start) | {{ poisson = flows/s }} | {{ every = \"500ms\" }} | {{ closed_loop = true }}");
+        wl!(s, "  arrivals  (absent: one flow per sender at start) | {{ poisson = flows/s }} | {{ every = \"500ms\" }} | {{ closed_loop = true }} | {{ matrix_rounds = true }}");
         wl!(s, "  start     = 0s");
         wl!(
             s,

@@ -3,6 +3,7 @@
 use htsim_core::SimTime;
 
 use super::kinds::*;
+use super::matrix::class_matrix;
 use super::transports::transport;
 use super::values::*;
 use super::Cx;
@@ -12,19 +13,8 @@ use crate::scenario::schema::*;
 use crate::scenario::suggest::did_you_mean;
 use crate::scenario::tree::{Node, Value};
 
-pub(super) const FLOW_KEYS: &[&str] = &[
-    "name",
-    "matrix",
-    "senders",
-    "size",
-    "start",
-    "arrivals",
-    "transport",
-    "offset",
-    "fan_in",
-    "rack_local",
-    "jobs",
-];
+/// The keys every class may have besides [`MATRIX_KEYS`].
+pub(super) const CLASS_KEYS: &[&str] = &["name", "start", "transport", "jobs"];
 
 /// The keys a job class (`jobs = { ... }`) cannot have: `jobs` decides its hosts, sizes and
 /// arrivals.
@@ -36,6 +26,12 @@ pub(super) const MATRIX_KEYS: &[&str] = &[
     "offset",
     "fan_in",
     "rack_local",
+    "pairs",
+    "pairs_file",
+    "distance",
+    "max_per_destination",
+    "exclude_rack_local",
+    "hosts",
 ];
 
 pub(super) fn flows(
@@ -61,7 +57,8 @@ pub(super) fn flows(
     let mut used_count = 0u64;
     for (i, item) in items.iter().enumerate() {
         let provisional = format!("flows[{i}]");
-        let t = Tab::open(cx, item, &provisional, FLOW_KEYS)?;
+        let keys: Vec<&str> = CLASS_KEYS.iter().chain(MATRIX_KEYS).copied().collect();
+        let t = Tab::open(cx, item, &provisional, &keys)?;
         let name_node = t.required("name", "a unique name for the flow class, e.g. \"short\"")?;
         let name = string(cx, name_node, &t.key("name"))?.to_string();
         check_name(cx, name_node, &t.key("name"), &name)?;
@@ -83,61 +80,7 @@ pub(super) fn flows(
             out.push(job_class(cx, &t, jn, name, transports, run, hosts)?);
             continue;
         }
-        let matrix = match t
-            .choice(
-                "matrix",
-                &[
-                    "permutation",
-                    "stride",
-                    "random",
-                    "incast",
-                    "many-to-one",
-                    "locality",
-                ],
-                Some("permutation"),
-            )?
-            .as_str()
-        {
-            "stride" => MatrixKind::Stride,
-            "random" => MatrixKind::Random,
-            "incast" => MatrixKind::Incast,
-            "many-to-one" => MatrixKind::ManyToOne,
-            "locality" => MatrixKind::Locality,
-            _ => MatrixKind::Permutation,
-        };
-        let only_for = |key: &str, m: MatrixKind, what: &str| -> Result<()> {
-            match t.get(key) {
-                Some(n) if matrix != m => Err(cx.err(
-                    &n.origin,
-                    &t.key(key),
-                    format!("`{key}` is only used with matrix = \"{what}\""),
-                )),
-                _ => Ok(()),
-            }
-        };
-        only_for("offset", MatrixKind::Stride, "stride")?;
-        only_for("fan_in", MatrixKind::Incast, "incast")?;
-        only_for("rack_local", MatrixKind::Locality, "locality")?;
-        let offset = t
-            .get("offset")
-            .map(|n| int(cx, n, &t.key("offset"), 1, i64::MAX))
-            .transpose()?
-            .map(|v| v as u64);
-        let fan_in = match matrix {
-            MatrixKind::Incast => Some(match t.get("fan_in") {
-                Some(n) => int(cx, n, &t.key("fan_in"), 1, i64::MAX)? as u64,
-                None => 10,
-            }),
-            _ => None,
-        };
-        let rack_local = match matrix {
-            MatrixKind::Locality => {
-                let n = t.required("rack_local", "the share of rack-local flows, e.g. \"30%\"")?;
-                share(cx, n, &t.key("rack_local"))?;
-                Some(n.value.to_string())
-            }
-            _ => None,
-        };
+        let m = class_matrix(cx, &t, hosts)?;
         let senders = match t.get("senders") {
             None => Senders::All,
             Some(n) => senders(cx, n, &t.key("senders"))?,
@@ -188,19 +131,26 @@ pub(super) fn flows(
                 "infinite flows never end, so they cannot arrive repeatedly: remove `arrivals` or give a finite `size`",
             ));
         }
+        if arrivals == Some(Arrivals::MatrixRounds) && senders == Senders::Rest {
+            return Err(cx
+                .err(
+                    &sn.origin,
+                    &t.key("senders"),
+                    "\"rest\" has no meaning with matrix_rounds: the class draws a matrix of its \
+                     own every round, and no earlier class takes from it",
+                )
+                .with_hint("use \"all\", a share such as \"50%\" or a count"));
+        }
         let transport = class_transport(cx, &t, transports)?;
         out.push(FlowClass {
             name,
-            matrix,
-            offset,
-            fan_in,
-            rack_local,
             senders,
             size,
             start,
             arrivals,
             jobs: None,
             transport,
+            ..m
         });
     }
     Ok(out)
@@ -426,41 +376,31 @@ pub(super) fn size_spec(cx: &Cx, n: &Node, path: &str) -> Result<SizeSpec> {
                 return Ok(SizeSpec::Cdf(name));
             }
             let f = t.required("cdf_file", "a file")?;
-            let p = t.key("cdf_file");
-            let file = string(cx, f, &p)?;
-            let full = cx.base_dir.join(file);
-            if cx.check_files && !full.is_file() {
-                let what = if full.is_dir() {
-                    "is a directory, not a file"
-                } else if full.exists() {
-                    "is not a regular file (a FIFO, socket or device)"
-                } else {
-                    "does not exist"
-                };
-                return Err(cx
-                    .err(
-                        &f.origin,
-                        &p,
-                        format!(
-                            "the CDF file \"{file}\" {what} (looked for {})",
-                            full.display()
-                        ),
-                    )
-                    .with_hint(format!(
-                        "paths are relative to the scenario's directory; built-in CDFs: {}",
-                        BUILTIN_CDFS.join(", ")
-                    )));
-            }
-            Ok(SizeSpec::CdfFile(file.to_string()))
+            let file = existing_file(
+                cx,
+                f,
+                &t.key("cdf_file"),
+                "CDF file",
+                &format!(
+                    "paths are relative to the scenario's directory; built-in CDFs: {}",
+                    BUILTIN_CDFS.join(", ")
+                ),
+            )?;
+            Ok(SizeSpec::CdfFile(file))
         }
         _ => Err(cx.type_err(n, path, &format!("a size: {FORMS}"))),
     }
 }
 
 pub(super) fn arrivals(cx: &Cx, n: &Node, path: &str) -> Result<Arrivals> {
-    let t = Tab::open(cx, n, path, &["poisson", "every", "closed_loop"])?;
+    let t = Tab::open(
+        cx,
+        n,
+        path,
+        &["poisson", "every", "closed_loop", "matrix_rounds"],
+    )?;
     if t.table.entries.len() != 1 {
-        return Err(cx.err(&n.origin, path, "expected exactly one of { poisson = 256 }, { every = \"500ms\" } or { closed_loop = true }"));
+        return Err(cx.err(&n.origin, path, "expected exactly one of { poisson = 256 }, { every = \"500ms\" }, { closed_loop = true } or { matrix_rounds = true }"));
     }
     if let Some(p) = t.get("poisson") {
         let rate = float(cx, p, &t.key("poisson"), 0.0, 1e12)?;
@@ -480,20 +420,28 @@ pub(super) fn arrivals(cx: &Cx, n: &Node, path: &str) -> Result<Arrivals> {
         }
         return Ok(Arrivals::Every(d));
     }
-    match t.get("closed_loop") {
-        Some(Node {
-            value: Value::Boolean(true),
-            ..
-        }) => Ok(Arrivals::ClosedLoop),
-        Some(c) => Err(cx.err(
-            &c.origin,
-            &t.key("closed_loop"),
-            "expected closed_loop = true (remove `arrivals` for one flow per sender)",
-        )),
-        None => Err(cx.err(
-            &n.origin,
-            path,
-            "expected one of poisson, every, closed_loop",
-        )),
+    for (key, arrivals) in [
+        ("closed_loop", Arrivals::ClosedLoop),
+        ("matrix_rounds", Arrivals::MatrixRounds),
+    ] {
+        match t.get(key) {
+            Some(Node {
+                value: Value::Boolean(true),
+                ..
+            }) => return Ok(arrivals),
+            Some(c) => {
+                return Err(cx.err(
+                    &c.origin,
+                    &t.key(key),
+                    format!("expected {key} = true (remove `arrivals` for one flow per sender)"),
+                ))
+            }
+            None => {}
+        }
     }
+    Err(cx.err(
+        &n.origin,
+        path,
+        "expected one of poisson, every, closed_loop, matrix_rounds",
+    ))
 }

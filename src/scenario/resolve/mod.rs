@@ -12,6 +12,7 @@ use super::tree::{Node, Table, Value};
 mod events;
 mod flows;
 mod kinds;
+mod matrix;
 mod output;
 mod queue;
 mod routing;

@@ -150,17 +150,25 @@ pub(super) fn flow_selectors(
 }
 
 /// The most flows a run of `classes` opens, when that is known before it runs: every class
-/// opens one flow per sender at its start (no `arrivals`, no `jobs`) and the topology's host
-/// count is known. Flow ids are dense from 0, so no id reaches this bound.
-pub(super) fn flow_count_bound(classes: &[FlowClass], hosts: Option<u64>) -> Option<u64> {
+/// opens one flow per connection at its start (no `arrivals`, no `jobs`), and its connections
+/// are known: at most one per sender of the topology's hosts (or of the class's `hosts`), the
+/// listed pairs of an inline `pairs` matrix. Flow ids are dense from 0, so no id reaches this
+/// bound.
+fn flow_count_bound(classes: &[FlowClass], hosts: Option<u64>) -> Option<u64> {
     let hosts = hosts?;
     classes.iter().try_fold(0u64, |sum, c| {
         if c.arrivals.is_some() || c.jobs.is_some() {
             return None;
         }
-        let senders = match c.senders {
-            Senders::Count(n) => n.min(hosts),
+        let connections = match (&c.matrix, &c.pairs, &c.hosts) {
+            (MatrixKind::Pairs, Some(PairsSpec::List(pairs)), _) => pairs.len() as u64,
+            (MatrixKind::Pairs | MatrixKind::Neighbours, _, _) => return None,
+            (_, _, Some(set)) => set.0.len() as u64,
             _ => hosts,
+        };
+        let senders = match c.senders {
+            Senders::Count(n) => n.min(connections),
+            _ => connections,
         };
         Some(sum + senders)
     })

@@ -299,6 +299,40 @@ pub(super) fn share(cx: &Cx, node: &Node, path: &str) -> Result<f64> {
     Ok(f)
 }
 
+/// A file the scenario names at `node` (a string, relative to the scenario's directory), which
+/// must be a regular file when files are checked; `what` names it in the error ("CDF file"),
+/// `hint` says where files are looked for.
+pub(super) fn existing_file(
+    cx: &Cx,
+    node: &Node,
+    path: &str,
+    what: &str,
+    hint: &str,
+) -> Result<String> {
+    let file = string(cx, node, path)?;
+    let full = cx.base_dir.join(file);
+    if cx.check_files && !full.is_file() {
+        let why = if full.is_dir() {
+            "is a directory, not a file"
+        } else if full.exists() {
+            "is not a regular file (a FIFO, socket or device)"
+        } else {
+            "does not exist"
+        };
+        return Err(cx
+            .err(
+                &node.origin,
+                path,
+                format!(
+                    "the {what} \"{file}\" {why} (looked for {})",
+                    full.display()
+                ),
+            )
+            .with_hint(hint));
+    }
+    Ok(file.to_string())
+}
+
 /// Names used in key paths and outputs: letters, digits, `-` and `_`.
 pub(super) fn check_name(cx: &Cx, node: &Node, path: &str, name: &str) -> Result<()> {
     if name.is_empty()
