@@ -622,3 +622,30 @@ transport = { kind = "tcp" }
         .unwrap();
     assert_eq!(built, file);
 }
+
+#[test]
+fn traced_flow_ids_are_bounded_by_the_pairs_a_class_opens() {
+    // BCube(4, 1) read opens 96 flows on 16 hosts: id 50 exists.
+    let read =
+        "[run]\nduration = \"300ms\"\n[topology]\nkind = \"bcube\"\n[[flows]]\nname = \"read\"\n\
+                matrix = \"neighbours\"\nsize = \"20KB\"\ntransport = { kind = \"tcp\" }\n\
+                [output.trace]\nflows = [50]\n";
+    ok(read);
+    // Three inline pairs open flows 0 to 2.
+    let pairs = fattree("matrix = \"pairs\"\npairs = [[0, 1], [1, 2], [2, 3]]\nsize = \"20KB\"");
+    ok(&format!("{pairs}[output.trace]\nflows = [2]\n"));
+    bad(
+        &format!("{pairs}[output.trace]\nflows = [3]\n"),
+        14,
+        "output.trace.flows",
+        "no flow 3: this scenario opens at most 3 flows",
+    );
+    // A class on 8 hosts opens at most 8.
+    let group = fattree("hosts = \"0-7\"\nsize = \"20KB\"");
+    bad(
+        &format!("{group}[output.trace]\nflows = [8]\n"),
+        13,
+        "output.trace.flows",
+        "no flow 8: this scenario opens at most 8 flows",
+    );
+}
