@@ -74,10 +74,10 @@ use crate::scenario::error::{Location, Origin, Result, ScenarioError, Source};
 use crate::scenario::params::{ParamValue, Params};
 use crate::scenario::tree::{self, Node, Table, Value};
 use crate::scenario::{
-    load_tree, Arrivals, Event, FlowClass, JobsConfig, LinkOverride, LoadOptions, Loaded,
-    MatrixKind, OutputConfig, QueueConfig, QueueKind, QueueSettings, RoutingMode, Scenario, Seeds,
-    Senders, SizeSpec, TimeseriesConfig, TopologyConfig, TraceConfig, TransportConfig,
-    TransportRef,
+    load_tree, Arrivals, Event, FlowClass, HostSet, JobsConfig, LinkOverride, LoadOptions, Loaded,
+    MatrixKind, OutputConfig, PairsSpec, QueueConfig, QueueKind, QueueSettings, RoutingMode,
+    Scenario, Seeds, Senders, SizeSpec, TimeseriesConfig, TopologyConfig, TraceConfig,
+    TransportConfig, TransportRef,
 };
 
 /// A scenario assembled in code, checked and completed by the scenario loader on
@@ -780,6 +780,93 @@ impl FlowClass {
     pub fn locality(mut self, rack_local: impl Into<String>) -> Self {
         self.matrix = MatrixKind::Locality;
         self.rack_local = Some(rack_local.into());
+        self
+    }
+
+    /// A pairs matrix (`matrix = "pairs"`): these (source, destination) host pairs, in order;
+    /// a pair may repeat (two connections).
+    ///
+    /// ```
+    /// use htsim::builder::ScenarioBuilder;
+    /// use htsim::core::SimTime;
+    /// use htsim::scenario::{FlowClass, TopologyConfig, TransportConfig};
+    ///
+    /// let base = ScenarioBuilder::new("pairs")
+    ///     .duration(SimTime::from_ms(10))
+    ///     .topology(TopologyConfig::fattree(4));
+    /// let class = FlowClass::long("long", TransportConfig::tcp()).pairs([(0, 5), (3, 9)]);
+    /// assert!(base.clone().flows(class).build().is_ok());
+    /// // Checked as in a file: the FatTree has hosts 0 to 15.
+    /// let bad = FlowClass::long("long", TransportConfig::tcp()).pairs([(0, 16)]);
+    /// let err = base.flows(bad).build().unwrap_err();
+    /// assert_eq!(err.key_path, "flows.long.pairs");
+    /// assert_eq!(err.message, "host 16 does not exist: the topology has 16 hosts");
+    /// ```
+    pub fn pairs(mut self, pairs: impl IntoIterator<Item = (u64, u64)>) -> Self {
+        self.matrix = MatrixKind::Pairs;
+        self.pairs = Some(PairsSpec::List(pairs.into_iter().collect()));
+        self
+    }
+
+    /// A pairs matrix read from a file of `src dst` (or `src,dst`) lines, relative to
+    /// [`ScenarioBuilder::base_dir`].
+    pub fn pairs_file(mut self, path: impl Into<String>) -> Self {
+        self.matrix = MatrixKind::Pairs;
+        self.pairs = Some(PairsSpec::File(path.into()));
+        self
+    }
+
+    /// A neighbours matrix (`matrix = "neighbours"`): every host talks to every host `distance`
+    /// switch hops away (1 on a BCube: its one-hop neighbours at every level).
+    pub fn neighbours(mut self, distance: u64) -> Self {
+        self.matrix = MatrixKind::Neighbours;
+        self.distance = Some(distance);
+        self
+    }
+
+    /// `max_per_destination` of a random matrix: no host receives more connections (sets
+    /// `matrix = "random"`).
+    pub fn max_per_destination(mut self, max: u64) -> Self {
+        self.matrix = MatrixKind::Random;
+        self.max_per_destination = Some(max);
+        self
+    }
+
+    /// `exclude_rack_local` of a random matrix: no connection stays in its rack (sets
+    /// `matrix = "random"`).
+    pub fn exclude_rack_local(mut self) -> Self {
+        self.matrix = MatrixKind::Random;
+        self.exclude_rack_local = true;
+        self
+    }
+
+    /// `hosts`: the class's matrix is drawn over these hosts only (host indices, as `host<i>`
+    /// in outputs), so classes on different hosts have matrices of their own.
+    ///
+    /// ```
+    /// use htsim::builder::ScenarioBuilder;
+    /// use htsim::core::SimTime;
+    /// use htsim::scenario::{FlowClass, MatrixKind, SizeSpec, TopologyConfig, TransportConfig};
+    ///
+    /// // Two independent groups of 8 hosts, each with one client reading from the other 7.
+    /// let group = |name: &str, first: u64| {
+    ///     FlowClass::new(name, SizeSpec::Fixed(1_000_000), TransportConfig::tcp())
+    ///         .matrix(MatrixKind::ManyToOne)
+    ///         .hosts(first..first + 8)
+    /// };
+    /// let scenario = ScenarioBuilder::new("groups")
+    ///     .duration(SimTime::from_ms(10))
+    ///     .topology(TopologyConfig::fattree(4))
+    ///     .flows(group("a", 0))
+    ///     .flows(group("b", 8))
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(scenario.flows[1].hosts.as_ref().unwrap().0, (8..16).collect::<Vec<u64>>());
+    /// ```
+    pub fn hosts(mut self, hosts: impl IntoIterator<Item = u64>) -> Self {
+        let mut set: Vec<u64> = hosts.into_iter().collect();
+        set.sort_unstable();
+        self.hosts = Some(HostSet(set));
         self
     }
 

@@ -366,6 +366,51 @@ pub enum MatrixKind {
     ManyToOne,
     /// A fraction `rack_local` of flows stay in their rack.
     Locality,
+    /// The (source, destination) pairs written in `pairs` or `pairs_file`.
+    Pairs,
+    /// Every pair of hosts `distance` switch hops apart (on a BCube at distance 1: each host
+    /// with its one-hop neighbours at every level).
+    Neighbours,
+}
+
+/// Explicit pairs of a class (`matrix = "pairs"`): host indices, as `host<i>` in outputs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PairsSpec {
+    /// `pairs = [[0, 1], [2, 3]]`: (source, destination) pairs.
+    List(Vec<(u64, u64)>),
+    /// `pairs_file = "pairs.txt"`: a file of `src dst` (or `src,dst`) lines, relative to the
+    /// scenario.
+    File(String),
+}
+
+/// The hosts a class's matrix is drawn over (`hosts`): distinct host indices, increasing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostSet(pub Vec<u64>);
+
+impl Serialize for HostSet {
+    /// Runs of 3 or more consecutive hosts as `"first-last"`, other hosts as integers: the form
+    /// the loader reads back to the same set.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut items: Vec<toml::Value> = Vec::new();
+        let mut i = 0;
+        while i < self.0.len() {
+            let mut j = i;
+            while j + 1 < self.0.len() && self.0[j + 1] == self.0[j] + 1 {
+                j += 1;
+            }
+            if j - i >= 2 {
+                items.push(toml::Value::String(format!("{}-{}", self.0[i], self.0[j])));
+            } else {
+                items.extend(
+                    self.0[i..=j]
+                        .iter()
+                        .map(|&h| toml::Value::Integer(h as i64)),
+                );
+            }
+            i = j + 1;
+        }
+        items.serialize(s)
+    }
 }
 
 /// Which hosts of the topology send flows of a class.
@@ -470,6 +515,9 @@ pub enum Arrivals {
     Every(SimTime),
     /// A new flow when the previous one of the same sender ends.
     ClosedLoop,
+    /// Rounds of a fresh matrix: every connection starts a flow at `start`; once every flow of
+    /// the round has finished, a new matrix is drawn and its connections start theirs.
+    MatrixRounds,
 }
 
 impl Serialize for Arrivals {
@@ -479,6 +527,7 @@ impl Serialize for Arrivals {
             Arrivals::Poisson(rate) => m.serialize_entry("poisson", rate)?,
             Arrivals::Every(t) => m.serialize_entry("every", &format_duration(*t))?,
             Arrivals::ClosedLoop => m.serialize_entry("closed_loop", &true)?,
+            Arrivals::MatrixRounds => m.serialize_entry("matrix_rounds", &true)?,
         }
         m.end()
     }
@@ -525,6 +574,16 @@ pub struct FlowClass {
     pub fan_in: Option<u64>,
     /// Fraction of rack-local flows (locality only), as written (`"30%"`).
     pub rack_local: Option<String>,
+    /// The pairs of a `pairs` matrix.
+    pub pairs: Option<PairsSpec>,
+    /// Switch hops between the hosts of each pair (neighbours only; absent = 1).
+    pub distance: Option<u64>,
+    /// The most connections a host receives (random only; absent = no limit).
+    pub max_per_destination: Option<u64>,
+    /// No connection stays in its rack (random only).
+    pub exclude_rack_local: bool,
+    /// The hosts the matrix is drawn over (absent = every host).
+    pub hosts: Option<HostSet>,
     /// Which hosts send.
     pub senders: Senders,
     /// Flow sizes.
@@ -557,6 +616,26 @@ impl Serialize for FlowClass {
                 }
                 if let Some(rack_local) = &self.rack_local {
                     m.serialize_entry("rack_local", rack_local)?;
+                }
+                match &self.pairs {
+                    Some(PairsSpec::List(pairs)) => {
+                        let pairs: Vec<[u64; 2]> = pairs.iter().map(|&(a, b)| [a, b]).collect();
+                        m.serialize_entry("pairs", &pairs)?;
+                    }
+                    Some(PairsSpec::File(path)) => m.serialize_entry("pairs_file", path)?,
+                    None => {}
+                }
+                if let Some(distance) = self.distance {
+                    m.serialize_entry("distance", &distance)?;
+                }
+                if let Some(max) = self.max_per_destination {
+                    m.serialize_entry("max_per_destination", &max)?;
+                }
+                if self.exclude_rack_local {
+                    m.serialize_entry("exclude_rack_local", &true)?;
+                }
+                if let Some(hosts) = &self.hosts {
+                    m.serialize_entry("hosts", hosts)?;
                 }
                 m.serialize_entry("senders", &self.senders)?;
                 m.serialize_entry("size", &self.size)?;

@@ -7,7 +7,11 @@
 //!   chosen uniformly; a next arrival is drawn only while `now < duration - 0.2 s`;
 //! - `every`: synchronised rounds, every connection at once, with the same cut-off rule;
 //! - `closed_loop`: each connection starts a flow at `start` and a new one when its previous
-//!   one completes (or fails), while `now < duration - 0.2 s`.
+//!   one completes (or fails), while `now < duration - 0.2 s`;
+//! - `matrix_rounds`: every connection of round 0 starts a flow at `start`; when the last flow
+//!   of a round has completed (or failed), and while `now < duration - 0.2 s`, round r + 1's
+//!   matrix is drawn ([`super::workload::RoundsPlan`]) and every connection of it starts a flow
+//!   at that instant.
 //!
 //! Partition/aggregate jobs (a class with `jobs`, docs/model.md 7.6): at `start`, `concurrent`
 //! jobs start. A job opens a request flow from its client to each server at once; when a request
@@ -111,6 +115,10 @@ struct ClassState {
     next_job: u64,
     /// A job class: the jobs running.
     running: Vec<RunningJob>,
+    /// A class with matrix rounds: the current round.
+    round: u64,
+    /// A class with matrix rounds: the flows of the current round still open.
+    round_open: usize,
 }
 
 /// The generator endpoint (see the module doc).
@@ -131,7 +139,10 @@ pub struct Generator {
     /// Notification tokens of job flows still open (tokens after the closed-loop ones, never
     /// reused, so a late second notification of a flow finds nothing).
     job_flows: HashMap<u32, JobFlow>,
-    /// The next job flow token.
+    /// Notification tokens of matrix-round flows still open, with their class (drawn like job
+    /// tokens).
+    round_flows: HashMap<u32, u32>,
+    /// The next job or round flow token.
     next_token: u32,
     started: Vec<StartedFlow>,
     /// The sending endpoint of each started flow, by flow id.
@@ -191,6 +202,8 @@ impl Generator {
                     loop_sizes,
                     next_job: 0,
                     running: Vec::new(),
+                    round: 0,
+                    round_open: 0,
                     plan,
                 }
             })
@@ -205,6 +218,7 @@ impl Generator {
             duration,
             cutoff,
             job_flows: HashMap::new(),
+            round_flows: HashMap::new(),
             next_token: loop_slots.len() as u32,
             loop_slots,
             started: Vec::new(),
@@ -318,6 +332,65 @@ impl Generator {
         }
     }
 
+    /// A notification token not used before; `None` (and the run fails) when they ran out.
+    fn new_token(&mut self) -> Option<u32> {
+        let token = self.next_token;
+        let Some(next) = token.checked_add(1) else {
+            self.error = Some("more job and round flows than notification tokens (2^32)".into());
+            return None;
+        };
+        self.next_token = next;
+        Some(token)
+    }
+
+    /// Opens a flow on every connection of class `c`'s current round, each to be notified when
+    /// it ends.
+    fn open_round(&mut self, ctx: &mut Ctx<'_>, c: usize) {
+        let n = self.classes[c].plan.pool.len();
+        self.classes[c].round_open = n;
+        for conn in 0..n {
+            let Some(token) = self.new_token() else {
+                return;
+            };
+            self.round_flows.insert(token, c as u32);
+            let class = &mut self.classes[c];
+            let size = class.plan.size.sample(&mut class.sizes);
+            self.open(ctx, c, conn, size, Some(token));
+        }
+    }
+
+    /// A flow of class `c`'s current round ended: after the last one, the next round starts
+    /// while arrivals last.
+    fn round_flow_ended(&mut self, ctx: &mut Ctx<'_>, c: usize) {
+        let class = &mut self.classes[c];
+        class.round_open = class.round_open.saturating_sub(1);
+        if class.round_open > 0 || ctx.now() >= self.cutoff {
+            return;
+        }
+        let Some(rounds) = &class.plan.rounds else {
+            return;
+        };
+        class.round += 1;
+        match rounds.connections(&self.streams, &class.plan.name, class.round) {
+            Ok(pool) => {
+                if let Some(reach) = &self.reach_of {
+                    self.reach[c] = pool
+                        .iter()
+                        .map(|p| reach(p.src as u32, p.dst as u32))
+                        .collect();
+                }
+                class.plan.pool = pool;
+                self.open_round(ctx, c);
+            }
+            Err(e) => {
+                self.error = Some(format!(
+                    "flows.{}: round {}: {e}",
+                    class.plan.name, class.round
+                ))
+            }
+        }
+    }
+
     /// Opens a request or response of a job, to be notified when it ends.
     fn open_job_flow(&mut self, ctx: &mut Ctx<'_>, f: JobFlow) {
         let Some(plan) = self.classes[f.class as usize].plan.jobs.as_ref() else {
@@ -328,12 +401,9 @@ impl Generator {
         } else {
             (f.client, f.server, plan.shape.request_bytes)
         };
-        let token = self.next_token;
-        let Some(next) = token.checked_add(1) else {
-            self.error = Some("more job flows than notification tokens (2^32)".into());
+        let Some(token) = self.new_token() else {
             return;
         };
-        self.next_token = next;
         self.job_flows.insert(token, f);
         let reach = self.reach_of.as_ref().map(|r| r(src, dst));
         self.open_flow(
@@ -453,6 +523,7 @@ impl Generator {
                     self.agenda.push(Reverse((t, c as u32)));
                 }
             }
+            Some(Arrivals::MatrixRounds) => self.open_round(ctx, c),
             Some(Arrivals::ClosedLoop) => {
                 let first = self
                     .loop_slots
@@ -545,6 +616,8 @@ impl Endpoint for Generator {
             }
         } else if let Some(f) = self.job_flows.remove(&token) {
             self.job_flow_ended(ctx, f);
+        } else if let Some(c) = self.round_flows.remove(&token) {
+            self.round_flow_ended(ctx, c as usize);
         }
     }
 }

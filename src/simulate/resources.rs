@@ -207,9 +207,9 @@ impl Budget {
 
 /// The flows `plan` opens over `duration`, with the key (within the class) that decides it:
 /// Poisson arrivals rate x duration, rounds (`every`) one flow per connection per round, a
-/// class without arrivals one flow per connection. Closed-loop and job classes have no bound
-/// short of the flows' completion times, so their flows open at once are counted (one per
-/// connection; 2 x servers per concurrent job): a lower bound.
+/// class without arrivals one flow per connection. Closed-loop, matrix-round and job classes
+/// have no bound short of the flows' completion times, so their flows open at once are counted
+/// (one per connection; 2 x servers per concurrent job): a lower bound.
 pub fn flows_estimate(plan: &ClassPlan, duration: htsim_core::SimTime) -> (&'static str, u64) {
     let connections = plan.pool.len() as u64;
     if let Some(jobs) = &plan.jobs {
@@ -227,7 +227,7 @@ pub fn flows_estimate(plan: &ClassPlan, duration: htsim_core::SimTime) -> (&'sta
             let rounds = duration.as_ns() / period.as_ns().max(1) + 1;
             ("arrivals", connections.saturating_mul(rounds))
         }
-        Some(Arrivals::ClosedLoop) => ("arrivals", connections),
+        Some(Arrivals::ClosedLoop | Arrivals::MatrixRounds) => ("arrivals", connections),
     }
 }
 

@@ -4,29 +4,41 @@
 //! Random choices come from the run's workload streams only, never from a transport's, so
 //! transports compared on one seed see the same workload:
 //! - `workload.matrix`: every traffic matrix, built once per run, in the order classes first use
-//!   it (classes with the same recipe share one matrix);
+//!   it (classes with the same recipe and the same `hosts` share one matrix);
 //! - `workload.senders`: which of a matrix's connections each class takes (`senders`), in file
 //!   order; a class takes its connections out of the matrix's pool, so `"rest"` is what earlier
 //!   classes on the same matrix left (docs/model.md 9.3: long flows take `floor(|CM| x 33%)`
 //!   connections, short flows the rest).
 //!
+//! - `substream("workload.rounds.<class>", r)`: round r of a class with matrix rounds, its
+//!   matrix and then its connections (`senders`); such a class shares its matrices with no
+//!   other class. Round 0 is drawn here, the later ones by [`super::generator`].
+//!
+//! A class's `hosts` restrict its matrix to those hosts: the matrix is drawn over them as if they
+//! were the whole network (their racks and pods kept), and its host indices mapped back.
+//!
 //! The per-flow draws (sizes, arrival gaps, which pool connection) and the hosts of each
 //! partition/aggregate job are in [`super::generator`]; a job class (`jobs = { ... }`) has no
 //! matrix and takes no connection here.
 
+use std::collections::VecDeque;
+use std::path::Path;
+
+use htsim_core::rng::{RngStreams, SimRng};
 use htsim_core::units::parse_share;
-use htsim_topology::topology::Topology;
+use htsim_topology::topology::{NodeId, NodeKind, Topology};
 use htsim_workload::matrix::{self, LocalityBase};
 use htsim_workload::{
-    split_connections, Connection, EmpiricalCdf, HostLayout, PartitionAggregate, SizeDist,
-    TrafficMatrix,
+    parse_pairs, split_connections, Connection, EmpiricalCdf, HostLayout, PartitionAggregate,
+    RandomLimits, SizeDist, TrafficMatrix,
 };
 
 use super::setup_error::SetupError;
 use super::transports::{configure, Configured};
 use crate::scenario::input::read_text;
 use crate::scenario::{
-    Arrivals, FlowClass, JobsConfig, MatrixKind, Scenario, Senders, SizeSpec, TransportRef,
+    Arrivals, FlowClass, JobsConfig, MatrixKind, PairsSpec, Scenario, Senders, SizeSpec,
+    TransportRef,
 };
 
 /// One flow class ready to generate flows.
@@ -46,6 +58,33 @@ pub struct ClassPlan {
     pub transport: Configured,
     /// Partition/aggregate jobs instead of pool connections.
     pub jobs: Option<JobPlan>,
+    /// Matrix rounds (`arrivals = { matrix_rounds = true }`): how each round's connections are
+    /// drawn; `pool` holds round 0's.
+    pub rounds: Option<RoundsPlan>,
+}
+
+/// The rounds of a class with `arrivals = { matrix_rounds = true }`.
+#[derive(Clone, Debug)]
+pub struct RoundsPlan {
+    /// Draws each round's matrix.
+    matrix: MatrixSource,
+    /// Which of its connections the class takes.
+    senders: htsim_workload::Senders,
+}
+
+impl RoundsPlan {
+    /// The connections of round `round` of class `class`, from its own stream.
+    pub fn connections(
+        &self,
+        streams: &RngStreams,
+        class: &str,
+        round: u64,
+    ) -> Result<Vec<Connection>, String> {
+        let mut rng = streams.substream(&format!("workload.rounds.{class}"), round);
+        let mut pool = self.matrix.draw(&mut rng)?;
+        let len = pool.len();
+        split_connections(&mut rng, &self.senders, len, &mut pool).map_err(|e| e.to_string())
+    }
 }
 
 /// The jobs of a partition/aggregate class: their shape and the hosts they are drawn from.
@@ -129,8 +168,8 @@ pub fn plan(
     .map_err(|e| vec![SetupError::new("topology", format!("host layout: {e}"))])?;
     let mut matrix_rng = streams.stream("workload.matrix");
     let mut senders_rng = streams.stream("workload.senders");
-    // (recipe, full length, pool left) per distinct matrix, in order of first use.
-    let mut matrices: Vec<(Recipe, usize, Vec<Connection>)> = Vec::new();
+    // (recipe and hosts, full length, pool left) per distinct matrix, in order of first use.
+    let mut matrices: Vec<(MatrixKey, usize, Vec<Connection>)> = Vec::new();
     let mut out = Vec::with_capacity(scenario.flows.len());
     let mut problems = Vec::new();
     for class in &scenario.flows {
@@ -160,36 +199,53 @@ pub fn plan(
                     start: class.start,
                     transport,
                     jobs: Some(JobPlan::new(jobs, &layout).map_err(|e| fail(e.within("jobs")))?),
+                    rounds: None,
                 });
             }
-            let recipe = Recipe::of(class);
-            let idx = match matrices.iter().position(|(r, _, _)| *r == recipe) {
-                Some(i) => i,
-                None => {
-                    let conns = recipe
-                        .build(&mut matrix_rng, &layout)
-                        .map_err(|e| fail(SetupError::new("matrix", e)))?;
-                    matrices.push((recipe, conns.len(), conns));
-                    matrices.len() - 1
-                }
-            };
-            let (_, len, pool) = &mut matrices[idx];
             let senders = match &class.senders {
                 Senders::Share { fraction, .. } => htsim_workload::Senders::Share(*fraction),
                 Senders::Count(n) => htsim_workload::Senders::Count(*n as usize),
                 Senders::All => htsim_workload::Senders::All,
                 Senders::Rest => htsim_workload::Senders::Rest,
             };
-            let taken = split_connections(&mut senders_rng, &senders, *len, pool)
-                .map_err(|e| fail(SetupError::new("senders", e.to_string())))?;
+            let matrix_key = MatrixKey::of(class);
+            let (pool, rounds) = if class.arrivals == Some(Arrivals::MatrixRounds) {
+                let rounds = RoundsPlan {
+                    matrix: MatrixSource::new(&matrix_key, topology, &layout, &scenario.base_dir)
+                        .map_err(fail)?,
+                    senders,
+                };
+                let pool = rounds
+                    .connections(&streams, &class.name, 0)
+                    .map_err(|e| fail(SetupError::new("matrix", e)))?;
+                (pool, Some(rounds))
+            } else {
+                let idx = match matrices.iter().position(|(k, _, _)| *k == matrix_key) {
+                    Some(i) => i,
+                    None => {
+                        let conns =
+                            MatrixSource::new(&matrix_key, topology, &layout, &scenario.base_dir)
+                                .map_err(fail)?
+                                .draw(&mut matrix_rng)
+                                .map_err(|e| fail(SetupError::new("matrix", e)))?;
+                        matrices.push((matrix_key, conns.len(), conns));
+                        matrices.len() - 1
+                    }
+                };
+                let (_, len, pool) = &mut matrices[idx];
+                let taken = split_connections(&mut senders_rng, &senders, *len, pool)
+                    .map_err(|e| fail(SetupError::new("senders", e.to_string())))?;
+                (taken, None)
+            };
             Ok(ClassPlan {
                 name: class.name.clone(),
-                pool: taken,
+                pool,
                 size: size_dist(scenario, &class.size).map_err(fail)?,
                 arrivals: class.arrivals.clone(),
                 start: class.start,
                 transport,
                 jobs: None,
+                rounds,
             })
         })();
         match planned {
@@ -203,70 +259,283 @@ pub fn plan(
     Ok(out)
 }
 
-/// What defines a traffic matrix; classes with equal recipes share one matrix.
+/// What defines a traffic matrix.
 #[derive(Clone, Debug, PartialEq)]
 enum Recipe {
     Permutation,
     Stride(Option<u64>),
-    Random,
+    Random(RandomLimits),
     Incast(u64),
     ManyToOne,
     Locality(String),
+    Pairs(PairsSpec),
+    Neighbours(u64),
 }
 
-impl Recipe {
-    fn of(class: &FlowClass) -> Recipe {
-        match class.matrix {
+/// A recipe and the hosts it is drawn over (absent: all); classes with equal keys share one
+/// matrix.
+#[derive(Clone, Debug, PartialEq)]
+struct MatrixKey {
+    recipe: Recipe,
+    hosts: Option<Vec<u64>>,
+}
+
+impl MatrixKey {
+    fn of(class: &FlowClass) -> MatrixKey {
+        let recipe = match class.matrix {
             MatrixKind::Permutation => Recipe::Permutation,
             MatrixKind::Stride => Recipe::Stride(class.offset),
-            MatrixKind::Random => Recipe::Random,
+            MatrixKind::Random => Recipe::Random(RandomLimits {
+                max_per_destination: class
+                    .max_per_destination
+                    .map(|m| usize::try_from(m).unwrap_or(usize::MAX)),
+                exclude_rack_local: class.exclude_rack_local,
+            }),
             MatrixKind::Incast => Recipe::Incast(class.fan_in.unwrap_or(10)),
             MatrixKind::ManyToOne => Recipe::ManyToOne,
             MatrixKind::Locality => Recipe::Locality(class.rack_local.clone().unwrap_or_default()),
+            MatrixKind::Pairs => {
+                Recipe::Pairs(class.pairs.clone().unwrap_or(PairsSpec::List(Vec::new())))
+            }
+            MatrixKind::Neighbours => Recipe::Neighbours(class.distance.unwrap_or(1)),
+        };
+        MatrixKey {
+            recipe,
+            hosts: class.hosts.as_ref().map(|h| h.0.clone()),
+        }
+    }
+}
+
+/// A matrix key resolved against the topology: what draws the matrix.
+#[derive(Clone, Debug)]
+enum MatrixSource {
+    /// A random (or layout-given) matrix over `layout`, whose host `i` is host `hosts[i]`.
+    Drawn {
+        recipe: Recipe,
+        layout: HostLayout,
+        hosts: Vec<usize>,
+    },
+    /// The same pairs every time (explicit pairs, neighbours).
+    Fixed(Vec<Connection>),
+}
+
+impl MatrixSource {
+    /// Resolves `key` on `topology` (whose hosts `layout` describes), reading a pairs file from
+    /// `base_dir`; errors name the key within the class.
+    fn new(
+        key: &MatrixKey,
+        topology: &Topology,
+        layout: &HostLayout,
+        base_dir: &Path,
+    ) -> Result<MatrixSource, SetupError> {
+        let n = layout.num_hosts();
+        let hosts: Vec<usize> = match &key.hosts {
+            None => (0..n).collect(),
+            Some(set) => {
+                if let Some(&h) = set.iter().find(|&&h| h >= n as u64) {
+                    return Err(SetupError::new(
+                        "hosts",
+                        format!("host {h} does not exist: the topology has {n} hosts"),
+                    )
+                    .with_hint(format!(
+                        "hosts are numbered from 0 to {}, as host<i> in the outputs",
+                        n.saturating_sub(1)
+                    )));
+                }
+                set.iter().map(|&h| h as usize).collect()
+            }
+        };
+        match &key.recipe {
+            Recipe::Pairs(spec) => Ok(MatrixSource::Fixed(explicit_pairs(spec, n, base_dir)?)),
+            Recipe::Neighbours(d) => {
+                let distance = u32::try_from(*d).unwrap_or(u32::MAX);
+                let rows = switch_hops(topology, &hosts);
+                let pairs = matrix::at_distance(rows, distance).map_err(|e| {
+                    SetupError::new("distance", e.to_string()).with_hint(
+                        "`distance` counts the switches between two hosts: on a BCube(n, k) \
+                             1 to k + 1, on a FatTree 1 (one rack), 3 (one pod) or 5",
+                    )
+                })?;
+                Ok(MatrixSource::Fixed(
+                    pairs
+                        .into_iter()
+                        .map(|c| Connection {
+                            src: hosts[c.src],
+                            dst: hosts[c.dst],
+                        })
+                        .collect(),
+                ))
+            }
+            recipe => {
+                let layout = if key.hosts.is_some() {
+                    HostLayout::from_vectors(
+                        hosts.iter().map(|&h| layout.rack_of(h)).collect(),
+                        hosts.iter().map(|&h| layout.pod_of(h)).collect(),
+                    )
+                    .map_err(|e| SetupError::new("hosts", format!("host layout: {e}")))?
+                } else {
+                    layout.clone()
+                };
+                Ok(MatrixSource::Drawn {
+                    recipe: recipe.clone(),
+                    layout,
+                    hosts,
+                })
+            }
         }
     }
 
-    fn build(
-        &self,
-        rng: &mut htsim_core::rng::SimRng,
-        layout: &HostLayout,
-    ) -> Result<Vec<Connection>, String> {
-        use rand::Rng;
-        let n = layout.num_hosts();
-        let m = |e: htsim_workload::MatrixError| e.to_string();
-        match self {
-            Recipe::Permutation => TrafficMatrix::Permutation.build(rng, layout).map_err(m),
-            Recipe::Stride(None) => TrafficMatrix::StrideNextPod.build(rng, layout).map_err(m),
-            Recipe::Stride(Some(offset)) => TrafficMatrix::Stride {
-                offset: *offset as usize,
+    /// Draws the matrix (a fixed one is the same every time).
+    fn draw(&self, rng: &mut SimRng) -> Result<Vec<Connection>, String> {
+        let (recipe, layout, hosts) = match self {
+            MatrixSource::Fixed(pairs) => return Ok(pairs.clone()),
+            MatrixSource::Drawn {
+                recipe,
+                layout,
+                hosts,
+            } => (recipe, layout, hosts),
+        };
+        let conns = draw_recipe(recipe, rng, layout)?;
+        Ok(conns
+            .into_iter()
+            .map(|c| Connection {
+                src: hosts[c.src],
+                dst: hosts[c.dst],
+            })
+            .collect())
+    }
+}
+
+/// Draws a matrix of `recipe` over the hosts of `layout`.
+fn draw_recipe(
+    recipe: &Recipe,
+    rng: &mut SimRng,
+    layout: &HostLayout,
+) -> Result<Vec<Connection>, String> {
+    use rand::Rng;
+    let n = layout.num_hosts();
+    let m = |e: htsim_workload::MatrixError| e.to_string();
+    match recipe {
+        Recipe::Permutation => TrafficMatrix::Permutation.build(rng, layout).map_err(m),
+        Recipe::Stride(None) => TrafficMatrix::StrideNextPod.build(rng, layout).map_err(m),
+        Recipe::Stride(Some(offset)) => TrafficMatrix::Stride {
+            offset: *offset as usize,
+        }
+        .build(rng, layout)
+        .map_err(m),
+        Recipe::Random(limits) => TrafficMatrix::Random(*limits).build(rng, layout).map_err(m),
+        Recipe::Incast(fan_in) => TrafficMatrix::Incast {
+            senders: *fan_in as usize,
+        }
+        .build(rng, layout)
+        .map_err(m),
+        Recipe::ManyToOne => {
+            if n < 2 {
+                return Err("many-to-one needs at least 2 hosts".into());
+            }
+            let receiver = rng.random_range(0..n);
+            let senders: Vec<usize> = (0..n).filter(|&h| h != receiver).collect();
+            matrix::many_to_one(&senders, receiver).map_err(m)
+        }
+        Recipe::Locality(share) => {
+            let rack_local = parse_share(share).map_err(|e| format!("rack_local: {e}"))?;
+            TrafficMatrix::Locality {
+                base: LocalityBase::Permutation,
+                rack_local,
             }
             .build(rng, layout)
-            .map_err(m),
-            Recipe::Random => TrafficMatrix::Random.build(rng, layout).map_err(m),
-            Recipe::Incast(fan_in) => TrafficMatrix::Incast {
-                senders: *fan_in as usize,
+            .map_err(m)
+        }
+        // Resolved to fixed pairs by `MatrixSource::new`.
+        Recipe::Pairs(_) | Recipe::Neighbours(_) => Err("not a drawn matrix".into()),
+    }
+}
+
+/// The pairs of a pairs matrix over `hosts` hosts: inline, or read from a file relative to
+/// `base_dir` (its problems name the file and line).
+fn explicit_pairs(
+    spec: &PairsSpec,
+    hosts: usize,
+    base_dir: &Path,
+) -> Result<Vec<Connection>, SetupError> {
+    match spec {
+        PairsSpec::List(list) => {
+            let list: Vec<(usize, usize)> = list
+                .iter()
+                .map(|&(a, b)| {
+                    let h = |x: u64| usize::try_from(x).unwrap_or(usize::MAX);
+                    (h(a), h(b))
+                })
+                .collect();
+            htsim_workload::pairs::explicit(&list, hosts)
+                .map_err(|e| SetupError::new("pairs", e.to_string()))
+        }
+        PairsSpec::File(path) => {
+            let full = base_dir.join(path);
+            let key = "pairs_file";
+            let text = read_input(&full, key, "pairs file")?;
+            let lines = parse_pairs(&text)
+                .map_err(|e| SetupError::new(key, e.message).on_line(&full, e.line))?;
+            if lines.is_empty() {
+                return Err(SetupError::new(
+                    key,
+                    format!(
+                        "the pairs file {} holds no pair: expected `src dst` lines",
+                        full.display()
+                    ),
+                ));
             }
-            .build(rng, layout)
-            .map_err(m),
-            Recipe::ManyToOne => {
-                if n < 2 {
-                    return Err("many-to-one needs at least 2 hosts".into());
-                }
-                let receiver = rng.random_range(0..n);
-                let senders: Vec<usize> = (0..n).filter(|&h| h != receiver).collect();
-                matrix::many_to_one(&senders, receiver).map_err(m)
-            }
-            Recipe::Locality(share) => {
-                let rack_local = parse_share(share).map_err(|e| format!("rack_local: {e}"))?;
-                TrafficMatrix::Locality {
-                    base: LocalityBase::Permutation,
-                    rack_local,
-                }
-                .build(rng, layout)
-                .map_err(m)
-            }
+            lines
+                .iter()
+                .map(|&(src, dst, line)| {
+                    htsim_workload::pairs::pair(src, dst, hosts)
+                        .map_err(|e| SetupError::new(key, e.to_string()).on_line(&full, line))
+                })
+                .collect()
         }
     }
+}
+
+/// The switch hops between the hosts `hosts` of `topology`, one row per host of `hosts`: entry
+/// `j` of row `i` is the fewest switches on any path from `hosts[i]` to `hosts[j]` that only
+/// crosses nodes that forward (switches, and a BCube's hosts), `None` without such a path. On a
+/// BCube that is the number of digits two hosts differ in; on a FatTree 1 under one ToR, 3 in
+/// one pod, 5 across pods.
+fn switch_hops<'a>(
+    topology: &'a Topology,
+    hosts: &'a [usize],
+) -> impl Iterator<Item = Vec<Option<u32>>> + 'a {
+    let nodes = topology.nodes();
+    let node_of = |h: usize| topology.hosts()[h].node.0 as usize;
+    hosts.iter().map(move |&h| {
+        // A 0-1 breadth-first search: entering a switch costs 1, entering a host 0.
+        let start = node_of(h);
+        let mut dist = vec![u32::MAX; nodes.len()];
+        let mut queue = VecDeque::from([start]);
+        dist[start] = 0;
+        while let Some(n) = queue.pop_front() {
+            if n != start && !nodes[n].forwards {
+                continue;
+            }
+            for link in topology.links_of_node(NodeId(n as u32)) {
+                let next = link.to.0 as usize;
+                let switch = nodes[next].kind == NodeKind::Switch;
+                let d = dist[n] + u32::from(switch);
+                if d < dist[next] {
+                    dist[next] = d;
+                    if switch {
+                        queue.push_back(next);
+                    } else {
+                        queue.push_front(next);
+                    }
+                }
+            }
+        }
+        hosts
+            .iter()
+            .map(|&g| Some(dist[node_of(g)]).filter(|&d| d != u32::MAX))
+            .collect()
+    })
 }
 
 /// The size distribution of a class; errors name the key within the class.
@@ -285,12 +554,7 @@ fn size_dist(scenario: &Scenario, size: &SizeSpec) -> Result<SizeDist, SetupErro
         SizeSpec::CdfFile(path) => {
             let full = scenario.base_dir.join(path);
             let key = "size.cdf_file";
-            let text = read_text(&full).map_err(|err| {
-                SetupError::new(
-                    key,
-                    format!("cannot use the CDF file {}: {err}", full.display()),
-                )
-            })?;
+            let text = read_input(&full, key, "CDF file")?;
             SizeDist::Cdf(EmpiricalCdf::parse(&text).map_err(|err| match err.line() {
                 Some(line) => {
                     let text = err.to_string();
@@ -302,5 +566,16 @@ fn size_dist(scenario: &Scenario, size: &SizeSpec) -> Result<SizeDist, SetupErro
                 None => SetupError::new(key, format!("{}: {err}", full.display())),
             })?)
         }
+    })
+}
+
+/// The text of the `what` file (`"CDF file"`) at `full`, named by `key` of the class; an error
+/// naming it when it cannot be read.
+fn read_input(full: &Path, key: &str, what: &str) -> Result<String, SetupError> {
+    read_text(full).map_err(|err| {
+        SetupError::new(
+            key,
+            format!("cannot use the {what} {}: {err}", full.display()),
+        )
     })
 }

@@ -293,8 +293,50 @@ fn flows(l: &mut Listing) {
         0,
         "matrix",
         "= permutation",
-        "permutation | stride | random | incast | many-to-one | locality",
+        "permutation | stride | random | incast | many-to-one | locality | pairs | neighbours",
         "who sends to whom",
+    );
+    l.key(
+        0,
+        "pairs",
+        "(pairs: this or pairs_file)",
+        "[[src, dst], ...] host indices, e.g. [[0, 1], [2, 3]]",
+        "pairs only: the explicit (source, destination) pairs",
+    );
+    l.key(
+        0,
+        "pairs_file",
+        "(pairs: this or pairs)",
+        "a file of `src dst` or `src,dst` lines, relative to the scenario",
+        "pairs only: the pairs, read from a file",
+    );
+    l.key(
+        0,
+        "distance",
+        "= 1",
+        "an integer from 1 to 1000",
+        "neighbours only: switch hops between the hosts of each pair (BCube: 1 = one-hop neighbours at every level)",
+    );
+    l.key(
+        0,
+        "max_per_destination",
+        "(absent: no limit)",
+        "an integer from 1",
+        "random only: the most flows any host receives",
+    );
+    l.key(
+        0,
+        "exclude_rack_local",
+        "= false",
+        "true | false",
+        "random only: no pair stays in its rack",
+    );
+    l.key(
+        0,
+        "hosts",
+        "(absent: every host)",
+        "[0, 1, \"4-7\"] or \"0-7\"",
+        "the hosts the class's matrix is drawn over",
     );
     l.key(
         0,
@@ -339,7 +381,7 @@ fn flows(l: &mut Listing) {
         0,
         "arrivals",
         "(absent)",
-        "{ poisson = flows/s } | { every = \"500ms\" } | { closed_loop = true }",
+        "{ poisson = flows/s } | { every = \"500ms\" } | { closed_loop = true } | { matrix_rounds = true }",
         "how flows arrive (absent: one flow per sender at start)",
     );
     l.key(

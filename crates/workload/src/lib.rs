@@ -4,8 +4,10 @@
 //! seeded choices; it simulates nothing itself. It holds:
 //!
 //! - [`layout`]: the rack (ToR) and pod of every host ([`HostLayout`]).
-//! - [`matrix`]: traffic matrices, permutation, stride, random, incast, many-to-one and
-//!   rack-locality (docs/model.md 9.2; docs/model.md 16.1).
+//! - [`matrix`]: traffic matrices, permutation, stride, random (with a per-destination limit and
+//!   without rack-local pairs), incast, many-to-one, rack-locality and hosts at a distance
+//!   (docs/model.md 9.2; docs/model.md 14.1).
+//! - [`pairs`]: explicit (source, destination) pairs, inline or from a pairs file.
 //! - [`senders`]: which hosts or matrix connections a flow class takes (`"33%"`, `12`, `"all"`,
 //!   `"rest"`), and the long/short split of docs/model.md 9.3.
 //! - [`size`]: flow-size distributions (fixed, infinite, uniform, capped Pareto, empirical CDF)
@@ -27,6 +29,7 @@ pub mod cdf;
 pub mod jobs;
 pub mod layout;
 pub mod matrix;
+pub mod pairs;
 pub mod senders;
 pub mod size;
 
@@ -34,6 +37,7 @@ pub use arrivals::{rate_for_load, round_times, ArrivalError, Arrivals, PoissonAr
 pub use cdf::{CdfError, EmpiricalCdf, BUILTIN_NAMES};
 pub use jobs::{Job, JobError, PartitionAggregate};
 pub use layout::{HostLayout, LayoutError};
-pub use matrix::{Connection, LocalityBase, MatrixError, TrafficMatrix};
+pub use matrix::{Connection, LocalityBase, MatrixError, RandomLimits, TrafficMatrix};
+pub use pairs::{parse_pairs, PairsError};
 pub use senders::{pick_senders, split_connections, Senders, SendersError};
 pub use size::{FlowSize, Pareto, SizeDist, SizeError, UniformSize};

@@ -3,7 +3,7 @@
 //! A matrix is a list of [`Connection`]s built once per run from a seeded random stream. No
 //! constructor here returns a self pair (`src == dst`), and none loops without bound.
 
-use rand::seq::{index, SliceRandom};
+use rand::seq::{index, IndexedRandom, SliceRandom};
 use rand::Rng;
 
 use crate::layout::HostLayout;
@@ -70,6 +70,37 @@ pub enum MatrixError {
     /// Off-rack flows asked for, but every host is in one rack.
     #[error("flows leaving their rack need at least 2 racks, and all hosts share one")]
     NoOffRackPair,
+    /// A limit of 0 flows per destination.
+    #[error("a limit of 0 flows per destination leaves no destination")]
+    ZeroPerDestination,
+    /// An explicit pair names a host that does not exist.
+    #[error("host {host} does not exist: the hosts are 0 to {}", hosts - 1)]
+    HostOutOfRange {
+        /// The host named.
+        host: usize,
+        /// The number of hosts there are (at least 1).
+        hosts: usize,
+    },
+    /// An explicit pair from a host to itself.
+    #[error("the pair ({host}, {host}) sends from a host to itself")]
+    SelfPair {
+        /// The host.
+        host: usize,
+    },
+    /// An explicit matrix with no pair.
+    #[error("no pairs: expected at least one (source, destination) pair")]
+    NoPairs,
+    /// No two hosts at the distance asked for.
+    #[error(
+        "no two hosts are {distance} switch {} apart (the farthest are {farthest} apart)",
+        if *distance == 1 { "hop" } else { "hops" }
+    )]
+    NoPairAtDistance {
+        /// The distance asked for, in switch hops.
+        distance: u32,
+        /// The largest distance between two of the hosts.
+        farthest: u32,
+    },
 }
 
 /// A traffic-matrix recipe, as a scenario's `matrix` key names it; [`TrafficMatrix::build`]
@@ -85,8 +116,8 @@ pub enum TrafficMatrix {
     },
     /// See [`stride_next_pod`].
     StrideNextPod,
-    /// See [`random`].
-    Random,
+    /// See [`random`], or [`random_limited`] with limits.
+    Random(RandomLimits),
     /// See [`incast`].
     Incast {
         /// Number of senders.
@@ -113,7 +144,8 @@ impl TrafficMatrix {
             TrafficMatrix::Permutation => permutation(rng, n),
             TrafficMatrix::Stride { offset } => stride(n, offset),
             TrafficMatrix::StrideNextPod => stride_next_pod(layout),
-            TrafficMatrix::Random => random(rng, n),
+            TrafficMatrix::Random(limits) if limits == RandomLimits::default() => random(rng, n),
+            TrafficMatrix::Random(limits) => random_limited(rng, layout, limits),
             TrafficMatrix::Incast { senders } => incast(rng, n, senders),
             TrafficMatrix::Locality { base, rack_local } => locality(rng, layout, base, rack_local),
         }
@@ -229,6 +261,112 @@ pub fn random<R: Rng + ?Sized>(rng: &mut R, n: usize) -> Result<Vec<Connection>,
             }
         })
         .collect())
+}
+
+/// Limits on a random matrix ([`random_limited`]); the default is no limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RandomLimits {
+    /// The most connections any host receives (the XMP paper's random pattern: 4).
+    pub max_per_destination: Option<usize>,
+    /// No connection stays in its rack.
+    pub exclude_rack_local: bool,
+}
+
+/// Tries of drawing an open destination at random before [`random_limited`] lists the eligible
+/// ones (the result is uniform over them either way).
+const DRAW_TRIES: usize = 16;
+
+/// The random matrix with `limits`: `n` connections for `n` hosts, each with a uniform source
+/// and a destination uniform among the hosts other than the source (outside its rack with
+/// `exclude_rack_local`) that still receive fewer than `max_per_destination` connections.
+///
+/// Connections are drawn in turn. When the drawn source has no such destination left (near the
+/// end, when only its own rack still has room), the source is drawn again among the hosts that
+/// have one; so sources stay uniform except for those last draws. The loop is bounded: every
+/// connection takes one source draw, at most 16 destination draws and one listing.
+pub fn random_limited<R: Rng + ?Sized>(
+    rng: &mut R,
+    layout: &HostLayout,
+    limits: RandomLimits,
+) -> Result<Vec<Connection>, MatrixError> {
+    let n = layout.num_hosts();
+    need_hosts("random", 2, n)?;
+    let cap = limits.max_per_destination.unwrap_or(usize::MAX);
+    if cap == 0 {
+        return Err(MatrixError::ZeroPerDestination);
+    }
+    if limits.exclude_rack_local && (0..n).all(|h| layout.same_rack(0, h)) {
+        return Err(MatrixError::NoOffRackPair);
+    }
+    let eligible = |src: usize, dst: usize| {
+        dst != src && !(limits.exclude_rack_local && layout.same_rack(src, dst))
+    };
+    // The destinations with room left, and how many connections each receives.
+    let mut open: Vec<usize> = (0..n).collect();
+    let mut received = vec![0usize; n];
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let mut src = rng.random_range(0..n);
+        let drawn = (0..DRAW_TRIES)
+            .map(|_| rng.random_range(0..open.len()))
+            .find(|&k| eligible(src, open[k]));
+        let k = match drawn {
+            Some(k) => k,
+            None => {
+                let choices = |src: usize| -> Vec<usize> {
+                    (0..open.len())
+                        .filter(|&k| eligible(src, open[k]))
+                        .collect()
+                };
+                let mut listed = choices(src);
+                if listed.is_empty() {
+                    // Capacity n x cap >= n leaves a destination open, and with 2 hosts (2
+                    // racks when rack-local pairs are excluded) some host may send to it.
+                    let sources: Vec<usize> = (0..n)
+                        .filter(|&h| open.iter().any(|&d| eligible(h, d)))
+                        .collect();
+                    src = *sources.choose(rng).ok_or(MatrixError::NoOffRackPair)?;
+                    listed = choices(src);
+                }
+                *listed.choose(rng).ok_or(MatrixError::NoOffRackPair)?
+            }
+        };
+        let dst = open[k];
+        received[dst] += 1;
+        if received[dst] == cap {
+            open.swap_remove(k);
+        }
+        out.push(Connection { src, dst });
+    }
+    Ok(out)
+}
+
+/// Every ordered pair of distinct hosts exactly `distance` switch hops apart, listed by source,
+/// then destination: row `a` of `hops` holds the distance from host `a` to every host (`None`:
+/// no path), one row at a time. Each host thus talks to all of its neighbours at that distance
+/// (on a BCube at distance 1, its one-hop neighbours at every level: the "BCube read" of
+/// many-to-one reads).
+pub fn at_distance(
+    hops: impl IntoIterator<Item = Vec<Option<u32>>>,
+    distance: u32,
+) -> Result<Vec<Connection>, MatrixError> {
+    let mut out = Vec::new();
+    let mut farthest = 0;
+    for (src, row) in hops.into_iter().enumerate() {
+        for (dst, &h) in row.iter().enumerate() {
+            let Some(h) = h else { continue };
+            if src != dst {
+                farthest = farthest.max(h);
+                if h == distance {
+                    out.push(Connection { src, dst });
+                }
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(MatrixError::NoPairAtDistance { distance, farthest });
+    }
+    Ok(out)
 }
 
 /// An incast over hosts `0..n`: one uniform receiver and `senders` distinct uniform senders other
@@ -677,6 +815,114 @@ mod tests {
         }
         // 100 destinations per host on average; uniform draws stay well within 50..150.
         assert!(hits.iter().all(|&h| (50..150).contains(&h)), "{hits:?}");
+    }
+
+    #[test]
+    fn random_limited_never_exceeds_the_limit() {
+        // The XMP paper's random pattern: at most 4 flows per destination; here also off-rack.
+        let layout = HostLayout::fat_tree(4, 4, 8).unwrap();
+        let limits = RandomLimits {
+            max_per_destination: Some(4),
+            exclude_rack_local: true,
+        };
+        let mut most = 0;
+        for seed in 0..300 {
+            let mut rng = Pcg64::seed_from_u64(seed);
+            let m = random_limited(&mut rng, &layout, limits).unwrap();
+            assert_eq!(m.len(), 128);
+            let mut received = [0usize; 128];
+            for c in &m {
+                assert!(!layout.same_rack(c.src, c.dst), "{c:?} stays in its rack");
+                received[c.dst] += 1;
+            }
+            let max = *received.iter().max().unwrap();
+            assert!(max <= 4, "seed {seed}: a host receives {max}");
+            most = most.max(max);
+        }
+        // Unlimited, 128 uniform draws put 4 or more on one of 128 hosts almost always.
+        assert_eq!(most, 4, "the limit never bound");
+        // A limit of 1 makes every host receive exactly once.
+        let one = RandomLimits {
+            max_per_destination: Some(1),
+            exclude_rack_local: false,
+        };
+        for seed in 0..50 {
+            let mut rng = Pcg64::seed_from_u64(seed);
+            let m = random_limited(&mut rng, &HostLayout::fat_tree(1, 2, 2).unwrap(), one).unwrap();
+            let mut dsts: Vec<usize> = m.iter().map(|c| c.dst).collect();
+            dsts.sort_unstable();
+            assert_eq!(dsts, [0, 1, 2, 3]);
+            assert!(m.iter().all(|c| c.src != c.dst));
+        }
+    }
+
+    #[test]
+    fn random_limited_spreads_sources_and_checks_its_limits() {
+        let layout = HostLayout::fat_tree(4, 4, 8).unwrap();
+        let limits = RandomLimits {
+            max_per_destination: Some(4),
+            exclude_rack_local: false,
+        };
+        let mut rng = Pcg64::seed_from_u64(3);
+        let mut sent = vec![0usize; 128];
+        for _ in 0..100 {
+            for c in random_limited(&mut rng, &layout, limits).unwrap() {
+                sent[c.src] += 1;
+            }
+        }
+        // 100 flows per host on average, as from uniform sources.
+        assert!(sent.iter().all(|&h| (50..150).contains(&h)), "{sent:?}");
+        let zero = RandomLimits {
+            max_per_destination: Some(0),
+            exclude_rack_local: false,
+        };
+        assert_eq!(
+            random_limited(&mut rng, &layout, zero),
+            Err(MatrixError::ZeroPerDestination)
+        );
+        let off_rack = RandomLimits {
+            max_per_destination: None,
+            exclude_rack_local: true,
+        };
+        let one_rack = HostLayout::fat_tree(8, 1, 1).unwrap();
+        assert_eq!(
+            random_limited(&mut rng, &one_rack, off_rack),
+            Err(MatrixError::NoOffRackPair)
+        );
+        // Without limits `build` draws the plain random matrix.
+        let mut a = Pcg64::seed_from_u64(9);
+        let mut b = Pcg64::seed_from_u64(9);
+        assert_eq!(
+            TrafficMatrix::Random(RandomLimits::default()).build(&mut a, &layout),
+            random(&mut b, 128)
+        );
+    }
+
+    #[test]
+    fn at_distance_lists_every_pair_that_far() {
+        // A path of 4 hosts, one switch between neighbours: host 3 unreachable from 0.
+        let hops = vec![
+            vec![Some(0), Some(1), Some(2), None],
+            vec![Some(1), Some(0), Some(1), Some(2)],
+            vec![Some(2), Some(1), Some(0), Some(1)],
+            vec![None, Some(2), Some(1), Some(0)],
+        ];
+        let pairs = |d| {
+            at_distance(hops.clone(), d)
+                .unwrap()
+                .iter()
+                .map(|c| (c.src, c.dst))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(pairs(1), [(0, 1), (1, 0), (1, 2), (2, 1), (2, 3), (3, 2)]);
+        assert_eq!(pairs(2), [(0, 2), (1, 3), (2, 0), (3, 1)]);
+        assert_eq!(
+            at_distance(hops.clone(), 3),
+            Err(MatrixError::NoPairAtDistance {
+                distance: 3,
+                farthest: 2
+            })
+        );
     }
 
     #[test]

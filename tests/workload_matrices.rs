@@ -1,0 +1,651 @@
+//! The workload keys of the paper reproductions: explicit pairs (inline and from a file), the
+//! neighbours matrix, random-matrix limits, host subsets per class and matrix rounds. Their
+//! statistics (pair counts, limits never exceeded over many seeds, subsets respected, rounds
+//! that start only once the previous round's last flow finished) and their errors.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use htsim::scenario::{load_str, LoadOptions, Loaded, Scenario, ScenarioError};
+use htsim::simulate::{preflight, run, setup, RunContext, RunOutput};
+
+fn load_in(dir: &Path, text: &str) -> Result<Loaded, Box<ScenarioError>> {
+    load_str("test.toml", text, dir, &LoadOptions::default())
+}
+
+fn ok(text: &str) -> Scenario {
+    load_in(Path::new("."), text)
+        .unwrap_or_else(|e| panic!("should load:\n{e}"))
+        .scenario
+}
+
+/// Asserts `text` fails to load at `line` with key path `key` and a message holding `needle`.
+fn bad(text: &str, line: usize, key: &str, needle: &str) -> Box<ScenarioError> {
+    let e = match load_in(Path::new("."), text) {
+        Ok(_) => panic!("should fail:\n{text}"),
+        Err(e) => e,
+    };
+    let shown = e.to_string();
+    assert_eq!(e.line(), Some(line), "wrong line in:\n{shown}");
+    assert_eq!(e.key_path, key, "{shown}");
+    assert!(shown.contains(needle), "message lacks `{needle}`:\n{shown}");
+    e
+}
+
+/// A k = 4 FatTree (16 hosts, 2 per ToR, 2 ToRs per pod) and one class whose keys are
+/// `class` (the class table starts on line 8).
+fn fattree(class: &str) -> String {
+    format!(
+        "[run]\nduration = \"300ms\"\n[topology]\nkind = \"fattree\"\nk = 4\nlink_rate = \"1Gbps\"\n\
+         [[flows]]\nname = \"c\"\ntransport = {{ kind = \"tcp\" }}\n{class}\n"
+    )
+}
+
+/// The (source, destination) pairs of class `class` of setup for `seed`, in pool order.
+fn pairs_of(s: &Scenario, seed: u64, class: usize) -> Vec<(usize, usize)> {
+    let set = setup(s, seed, None).unwrap_or_else(|e| panic!("{e:?}"));
+    set.plans[class]
+        .pool
+        .iter()
+        .map(|c| (c.src, c.dst))
+        .collect()
+}
+
+#[test]
+fn inline_pairs_are_the_flows_in_order() {
+    let s = ok(&fattree(
+        "matrix = \"pairs\"\npairs = [[0, 5], [3, 9], [3, 9], [15, 0]]\nsize = \"20KB\"",
+    ));
+    assert_eq!(pairs_of(&s, 1, 0), [(0, 5), (3, 9), (3, 9), (15, 0)]);
+    let out = run(&s, 1, &RunContext::default()).unwrap();
+    let started: Vec<(u32, u32)> = out.started.iter().map(|f| (f.src, f.dst)).collect();
+    assert_eq!(started, [(0, 5), (3, 9), (3, 9), (15, 0)]);
+    assert_eq!(out.summary.classes[0].completed, 4);
+    // Written out and read back to the same scenario.
+    let text = s.to_toml_string().unwrap();
+    assert!(
+        text.contains("pairs = [[0, 5], [3, 9], [3, 9], [15, 0]]"),
+        "{text}"
+    );
+    assert_eq!(ok(&text), s);
+}
+
+#[test]
+fn inline_pair_errors_name_the_pair() {
+    let base = |pairs: &str| fattree(&format!("matrix = \"pairs\"\n{pairs}\nsize = \"20KB\""));
+    let e = bad(
+        &base("pairs = [[0, 1], [2, 16]]"),
+        11,
+        "flows.c.pairs",
+        "host 16 does not exist: the topology has 16 hosts",
+    );
+    assert_eq!(
+        e.hint.as_deref(),
+        Some("hosts are numbered from 0 to 15, as host<i> in the outputs")
+    );
+    bad(
+        &base("pairs = [[0, 1], [4, 4]]"),
+        11,
+        "flows.c.pairs",
+        "the pair [4, 4] sends from host 4 to itself",
+    );
+    bad(
+        &base("pairs = [[0, 1], [2]]"),
+        11,
+        "flows.c.pairs",
+        "expected a pair [source, destination]",
+    );
+    bad(
+        &base("pairs = [[0, -1]]"),
+        11,
+        "flows.c.pairs",
+        "out of range",
+    );
+    bad(&base("pairs = []"), 11, "flows.c.pairs", "no pairs");
+    bad(
+        &base("pairs = [[0, 1]]\npairs_file = \"p.txt\""),
+        12,
+        "flows.c.pairs_file",
+        "either `pairs` or `pairs_file`",
+    );
+    bad(
+        &base(""),
+        10,
+        "flows.c.pairs",
+        "matrix = \"pairs\" needs the pairs",
+    );
+    bad(
+        &base("pairs_file = \"no-such-pairs.txt\""),
+        11,
+        "flows.c.pairs_file",
+        "the pairs file \"no-such-pairs.txt\" does not exist",
+    );
+    bad(
+        &fattree("pairs = [[0, 1]]\nsize = \"20KB\""),
+        10,
+        "flows.c.pairs",
+        "only used with matrix = \"pairs\"",
+    );
+    bad(
+        &base("pairs = [[0, 1]]\nhosts = \"0-3\""),
+        12,
+        "flows.c.hosts",
+        "`hosts` has no meaning with matrix = \"pairs\"",
+    );
+}
+
+/// A directory of its own under the target dir, emptied.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn a_pairs_file_is_read_and_its_bad_lines_are_named() {
+    let dir = scratch("pairs_file");
+    std::fs::write(
+        dir.join("p.csv"),
+        "# pairs\nsrc,dst\n1,0\n2 0\n\n4,\t0 # last\n",
+    )
+    .unwrap();
+    let text = fattree("matrix = \"pairs\"\npairs_file = \"p.csv\"\nsize = \"20KB\"");
+    let loaded = load_in(&dir, &text).unwrap();
+    assert_eq!(pairs_of(&loaded.scenario, 1, 0), [(1, 0), (2, 0), (4, 0)]);
+    preflight::check(&loaded, 1).unwrap();
+
+    for (body, line, needle) in [
+        ("0 1\n0 1 2\n", 2, "expected two host indices"),
+        ("0 1\n\n0 x\n", 3, "\"x\" is not a host index"),
+        (
+            "0 1\n3 16\n",
+            2,
+            "host 16 does not exist: the hosts are 0 to 15",
+        ),
+        (
+            "0 1\n3 3\n",
+            2,
+            "the pair (3, 3) sends from a host to itself",
+        ),
+    ] {
+        std::fs::write(dir.join("p.csv"), body).unwrap();
+        let loaded = load_in(&dir, &text).unwrap();
+        let problems = preflight::check(&loaded, 1).unwrap_err();
+        let p = &problems.0[0];
+        let shown = p.to_string();
+        assert_eq!(p.key_path, "flows.c.pairs_file", "{shown}");
+        assert!(shown.contains(&format!("p.csv:{line}")), "{shown}");
+        assert!(shown.contains(needle), "{shown}");
+    }
+    std::fs::write(dir.join("p.csv"), "# nothing\n").unwrap();
+    let loaded = load_in(&dir, &text).unwrap();
+    let shown = preflight::check(&loaded, 1).unwrap_err().to_string();
+    assert!(shown.contains("holds no pair"), "{shown}");
+}
+
+/// Host `i` of BCube(n, k) has digits `(i / n^l) mod n`; the number of digits two hosts differ
+/// in.
+fn bcube_digits_apart(a: usize, b: usize, n: usize, k: u32) -> u32 {
+    (0..=k)
+        .filter(|&l| (a / n.pow(l)) % n != (b / n.pow(l)) % n)
+        .count() as u32
+}
+
+#[test]
+fn neighbours_on_a_bcube_are_the_one_hop_neighbours_at_every_level() {
+    for (n, k) in [(4usize, 1u32), (3, 2)] {
+        let text = format!(
+            "[run]\nduration = \"300ms\"\n[topology]\nkind = \"bcube\"\nn = {n}\nk = {k}\n\
+             [[flows]]\nname = \"read\"\nmatrix = \"neighbours\"\nsize = \"20KB\"\n\
+             transport = {{ kind = \"tcp\" }}\n"
+        );
+        let s = ok(&text);
+        assert_eq!(s.flows[0].distance, Some(1), "the default is written out");
+        let hosts = n.pow(k + 1);
+        for d in 1..=k + 1 {
+            let over = if d == 1 {
+                s.clone()
+            } else {
+                let o = LoadOptions {
+                    overrides: vec![format!("flows.read.distance={d}")],
+                    ..LoadOptions::default()
+                };
+                load_str("b.toml", &text, Path::new("."), &o)
+                    .unwrap()
+                    .scenario
+            };
+            let pairs = pairs_of(&over, 1, 0);
+            let want: Vec<(usize, usize)> = (0..hosts)
+                .flat_map(|a| (0..hosts).map(move |b| (a, b)))
+                .filter(|&(a, b)| bcube_digits_apart(a, b, n, k) == d)
+                .collect();
+            assert_eq!(pairs, want, "BCube({n}, {k}) at distance {d}");
+        }
+        // Distance 1: (k + 1)(n - 1) neighbours per host, each reading from all of them.
+        let pairs = pairs_of(&s, 1, 0);
+        assert_eq!(pairs.len(), hosts * (k as usize + 1) * (n - 1));
+        let mut readers: BTreeMap<usize, usize> = BTreeMap::new();
+        for &(_, dst) in &pairs {
+            *readers.entry(dst).or_default() += 1;
+        }
+        assert!(readers.values().all(|&r| r == (k as usize + 1) * (n - 1)));
+    }
+}
+
+#[test]
+fn neighbours_on_a_fattree_are_counted_in_switches_and_a_missing_distance_is_an_error() {
+    let at = |d: u64| {
+        ok(&fattree(&format!(
+            "matrix = \"neighbours\"\ndistance = {d}\nsize = \"20KB\""
+        )))
+    };
+    // Under one ToR: 1 other host; other rack of the pod: 2; other pods: 12.
+    let pairs = pairs_of(&at(1), 1, 0);
+    assert_eq!(pairs.len(), 16);
+    assert!(pairs.iter().all(|&(a, b)| a / 2 == b / 2 && a != b));
+    let pairs = pairs_of(&at(3), 1, 0);
+    assert_eq!(pairs.len(), 16 * 2);
+    assert!(pairs.iter().all(|&(a, b)| a / 4 == b / 4 && a / 2 != b / 2));
+    assert_eq!(pairs_of(&at(5), 1, 0).len(), 16 * 12);
+    // No two hosts 2 switches apart: refused before the run, naming the farthest distance.
+    let loaded = load_in(
+        Path::new("."),
+        &fattree("matrix = \"neighbours\"\ndistance = 2\nsize = \"20KB\""),
+    )
+    .unwrap();
+    let p = &preflight::check(&loaded, 1).unwrap_err().0[0];
+    assert_eq!(p.key_path, "flows.c.distance");
+    assert_eq!(p.line(), Some(11));
+    assert!(
+        p.message
+            .contains("no two hosts are 2 switch hops apart (the farthest are 5 apart)"),
+        "{p}"
+    );
+    bad(
+        &fattree("matrix = \"neighbours\"\ndistance = 0\nsize = \"20KB\""),
+        11,
+        "flows.c.distance",
+        "0 is out of range",
+    );
+    bad(
+        &fattree("distance = 1\nsize = \"20KB\""),
+        10,
+        "flows.c.distance",
+        "only used with matrix = \"neighbours\"",
+    );
+}
+
+#[test]
+fn random_limits_hold_over_many_seeds() {
+    // k = 8 FatTree: 128 hosts, 4 per ToR.
+    let text = "[run]\nduration = \"300ms\"\n[topology]\nkind = \"fattree\"\nk = 8\n[[flows]]\n\
+                name = \"r\"\nmatrix = \"random\"\nmax_per_destination = 4\nexclude_rack_local = true\n\
+                size = \"20KB\"\ntransport = { kind = \"tcp\" }\n";
+    let s = ok(text);
+    let mut most = 0;
+    for seed in 1..=40 {
+        let pairs = pairs_of(&s, seed, 0);
+        assert_eq!(pairs.len(), 128);
+        let mut received = [0usize; 128];
+        for &(a, b) in &pairs {
+            assert_ne!(a / 4, b / 4, "seed {seed}: ({a}, {b}) stays in its rack");
+            received[b] += 1;
+        }
+        let max = *received.iter().max().unwrap();
+        assert!(max <= 4, "seed {seed}: a host receives {max} flows");
+        most = most.max(max);
+    }
+    assert_eq!(most, 4, "the limit never bound");
+    // Without the keys, the same seed gives the plain random matrix, with rack-local pairs and
+    // hosts receiving more than 4.
+    let plain = ok(&text.replace("max_per_destination = 4\nexclude_rack_local = true\n", ""));
+    let (mut local, mut over) = (0, 0);
+    for seed in 1..=40 {
+        let pairs = pairs_of(&plain, seed, 0);
+        local += pairs.iter().filter(|&&(a, b)| a / 4 == b / 4).count();
+        let mut received = [0usize; 128];
+        pairs.iter().for_each(|&(_, b)| received[b] += 1);
+        over += received.iter().filter(|&&r| r > 4).count();
+    }
+    assert!(local > 0 && over > 0, "local {local}, over {over}");
+    bad(
+        &fattree("matrix = \"random\"\nmax_per_destination = 0\nsize = \"20KB\""),
+        11,
+        "flows.c.max_per_destination",
+        "0 is out of range",
+    );
+    bad(
+        &fattree("max_per_destination = 4\nsize = \"20KB\""),
+        10,
+        "flows.c.max_per_destination",
+        "only used with matrix = \"random\"",
+    );
+    bad(
+        &fattree("matrix = \"random\"\nexclude_rack_local = \"yes\"\nsize = \"20KB\""),
+        11,
+        "flows.c.exclude_rack_local",
+        "expected true or false",
+    );
+    // One rack: nothing can leave it.
+    let star = "[run]\nduration = \"300ms\"\n[topology]\nkind = \"star\"\nhosts = 4\n[[flows]]\nname = \"c\"\n\
+                matrix = \"random\"\nexclude_rack_local = true\nsize = \"20KB\"\ntransport = { kind = \"tcp\" }\n";
+    let p = &preflight::check(&load_in(Path::new("."), star).unwrap(), 1)
+        .unwrap_err()
+        .0[0];
+    assert_eq!(p.key_path, "flows.c.matrix", "{p}");
+    assert!(p.message.contains("at least 2 racks"), "{p}");
+}
+
+/// Two independent groups of 8 hosts on a k = 4 FatTree, each with one client reading from
+/// the 7 others (the P4 scenario's many-to-one groups).
+const GROUPS: &str = r#"
+[run]
+duration = "300ms"
+drain = "300ms"
+[topology]
+kind = "fattree"
+k = 4
+link_rate = "1Gbps"
+[[flows]]
+name = "a"
+matrix = "many-to-one"
+hosts = "0-7"
+size = "50KB"
+transport = { kind = "tcp" }
+[[flows]]
+name = "b"
+matrix = "many-to-one"
+hosts = [8, 9, "10-15"]
+size = "50KB"
+transport = { kind = "tcp" }
+"#;
+
+#[test]
+fn host_subsets_give_each_class_a_matrix_of_its_own() {
+    let s = ok(GROUPS);
+    let mut receivers = [BTreeSet::new(), BTreeSet::new()];
+    for seed in 1..=40 {
+        for (class, group) in [(0usize, 0..8usize), (1, 8..16)] {
+            let pairs = pairs_of(&s, seed, class);
+            assert_eq!(pairs.len(), 7, "seed {seed}");
+            let dst = pairs[0].1;
+            assert!(pairs.iter().all(|&(a, b)| b == dst && a != dst));
+            let mut hosts: Vec<usize> = pairs.iter().map(|p| p.0).chain([dst]).collect();
+            hosts.sort_unstable();
+            assert_eq!(hosts, group.clone().collect::<Vec<_>>(), "seed {seed}");
+            receivers[class].insert(dst);
+        }
+    }
+    // Over 40 seeds, most of each group's 8 hosts get to be the receiver.
+    assert!(receivers.iter().all(|r| r.len() >= 6), "{receivers:?}");
+    let out = run(&s, 3, &RunContext::default()).unwrap();
+    assert_eq!(
+        out.summary.classes[0].completed + out.summary.classes[1].completed,
+        14
+    );
+    // The set is written out compactly and read back.
+    let text = s.to_toml_string().unwrap();
+    assert!(text.contains("hosts = [\"8-15\"]"), "{text}");
+    assert_eq!(ok(&text), s);
+
+    let with = |hosts: &str| {
+        fattree(&format!(
+            "matrix = \"many-to-one\"\nhosts = {hosts}\nsize = \"20KB\""
+        ))
+    };
+    bad(
+        &with("[0, 1, \"1-3\"]"),
+        11,
+        "flows.c.hosts",
+        "host 1 is listed twice",
+    );
+    bad(
+        &with("\"8-16\""),
+        11,
+        "flows.c.hosts",
+        "host 16 does not exist: the topology has 16 hosts",
+    );
+    bad(
+        &with("\"7-2\""),
+        11,
+        "flows.c.hosts",
+        "the range \"7-2\" is empty",
+    );
+    bad(
+        &with("\"0..7\""),
+        11,
+        "flows.c.hosts",
+        "\"0..7\" is not a host range",
+    );
+    bad(&with("[3]"), 11, "flows.c.hosts", "at least 2 hosts");
+    bad(
+        &with("3"),
+        11,
+        "flows.c.hosts",
+        "expected a list of host indices and ranges",
+    );
+}
+
+/// A flow of a run: its class, hosts, arrival and, from flows.csv, its end.
+struct Flow {
+    class: u32,
+    src: u32,
+    dst: u32,
+    arrival_ns: u64,
+    end_ns: Option<u64>,
+}
+
+fn flows(out: &RunOutput) -> Vec<Flow> {
+    let text = String::from_utf8(out.files.flows_csv.clone().unwrap()).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (id, end) = (col("flow_id"), col("end_ns"));
+    let ends: HashMap<u64, Option<u64>> = lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[id].parse().unwrap(), f[end].parse().ok())
+        })
+        .collect();
+    out.started
+        .iter()
+        .map(|f| Flow {
+            class: f.class,
+            src: f.src,
+            dst: f.dst,
+            arrival_ns: f.arrival.as_ns(),
+            end_ns: ends[&f.flow_id],
+        })
+        .collect()
+}
+
+const ROUNDS: &str = r#"
+[run]
+duration = "500ms"
+drain = "500ms"
+[topology]
+kind = "fattree"
+k = 4
+link_rate = "1Gbps"
+[[flows]]
+name = "perm"
+matrix = "permutation"
+size = { uniform = ["20KB", "200KB"] }
+arrivals = { matrix_rounds = true }
+transport = { kind = "tcp" }
+"#;
+
+#[test]
+fn matrix_rounds_start_when_the_last_flow_of_the_round_finished() {
+    let s = ok(ROUNDS);
+    let out = run(&s, 2, &RunContext::default()).unwrap();
+    let all = flows(&out);
+    let mut rounds: BTreeMap<u64, Vec<&Flow>> = BTreeMap::new();
+    for f in &all {
+        rounds.entry(f.arrival_ns).or_default().push(f);
+    }
+    assert!(rounds.len() >= 5, "only {} rounds", rounds.len());
+    let list: Vec<&Vec<&Flow>> = rounds.values().collect();
+    let mut matrices = BTreeSet::new();
+    for (r, round) in list.iter().enumerate() {
+        // Every round is a whole permutation of the 16 hosts.
+        assert_eq!(round.len(), 16, "round {r}");
+        let srcs: BTreeSet<u32> = round.iter().map(|f| f.src).collect();
+        let dsts: BTreeSet<u32> = round.iter().map(|f| f.dst).collect();
+        assert!(srcs.len() == 16 && dsts.len() == 16 && round.iter().all(|f| f.src != f.dst));
+        matrices.insert(round.iter().map(|f| (f.src, f.dst)).collect::<Vec<_>>());
+        let last_end = round
+            .iter()
+            .map(|f| f.end_ns.expect("every flow finishes"))
+            .max()
+            .unwrap();
+        match list.get(r + 1) {
+            // The next round starts at the instant the last flow of this one finished.
+            Some(next) => assert_eq!(next[0].arrival_ns, last_end, "round {}", r + 1),
+            // No round starts after duration - 0.2 s.
+            None => assert!(
+                last_end >= 300_000_000,
+                "the last round ended at {last_end} ns"
+            ),
+        }
+    }
+    assert_eq!(
+        matrices.len(),
+        list.len(),
+        "each round draws a new permutation"
+    );
+    // Same seed, byte-identical flows.csv.
+    let again = run(&s, 2, &RunContext::default()).unwrap();
+    assert_eq!(again.files.flows_csv, out.files.flows_csv);
+
+    bad(
+        &ROUNDS.replace("{ uniform = [\"20KB\", \"200KB\"] }", "\"infinite\""),
+        13,
+        "flows.perm.arrivals",
+        "infinite flows never end",
+    );
+    bad(
+        &ROUNDS.replace("name = \"perm\"\n", "name = \"perm\"\nsenders = \"rest\"\n"),
+        11,
+        "flows.perm.senders",
+        "\"rest\" has no meaning with matrix_rounds",
+    );
+    bad(
+        &ROUNDS.replace("matrix_rounds = true", "matrix_rounds = false"),
+        13,
+        "flows.perm.arrivals.matrix_rounds",
+        "expected matrix_rounds = true",
+    );
+}
+
+#[test]
+fn a_rounds_class_with_senders_takes_that_many_each_round() {
+    let s = ok(&ROUNDS.replace("name = \"perm\"\n", "name = \"perm\"\nsenders = 6\n"));
+    let out = run(&s, 4, &RunContext::default()).unwrap();
+    let mut rounds: BTreeMap<u64, usize> = BTreeMap::new();
+    for f in flows(&out) {
+        assert_eq!(f.class, 0);
+        *rounds.entry(f.arrival_ns).or_default() += 1;
+    }
+    assert!(
+        rounds.len() >= 5 && rounds.values().all(|&n| n == 6),
+        "{rounds:?}"
+    );
+}
+
+#[test]
+fn the_builder_gives_the_scenario_the_file_gives() {
+    use htsim::builder::ScenarioBuilder;
+    use htsim::core::SimTime;
+    use htsim::scenario::{
+        Arrivals, FlowClass, MatrixKind, SizeSpec, TopologyConfig, TransportConfig,
+    };
+
+    let file = ok(r#"
+name = "b"
+[run]
+duration = "300ms"
+[topology]
+kind = "fattree"
+k = 4
+[[flows]]
+name = "pairs"
+matrix = "pairs"
+pairs = [[0, 5], [3, 9]]
+size = "infinite"
+transport = { kind = "tcp" }
+[[flows]]
+name = "random"
+matrix = "random"
+max_per_destination = 4
+exclude_rack_local = true
+hosts = [0, 1, "4-7"]
+senders = 3
+size = "20KB"
+transport = { kind = "tcp" }
+[[flows]]
+name = "near"
+matrix = "neighbours"
+distance = 3
+size = "20KB"
+transport = { kind = "tcp" }
+[[flows]]
+name = "rounds"
+matrix = "many-to-one"
+hosts = "8-15"
+size = "20KB"
+arrivals = { matrix_rounds = true }
+transport = { kind = "tcp" }
+"#);
+    let built = ScenarioBuilder::new("b")
+        .duration(SimTime::from_ms(300))
+        .topology(TopologyConfig::fattree(4))
+        .flows(FlowClass::long("pairs", TransportConfig::tcp()).pairs([(0, 5), (3, 9)]))
+        .flows(
+            FlowClass::new("random", SizeSpec::Fixed(20_000), TransportConfig::tcp())
+                .max_per_destination(4)
+                .exclude_rack_local()
+                .hosts([0, 1, 4, 5, 6, 7])
+                .senders(htsim::scenario::Senders::Count(3)),
+        )
+        .flows(
+            FlowClass::new("near", SizeSpec::Fixed(20_000), TransportConfig::tcp()).neighbours(3),
+        )
+        .flows(
+            FlowClass::new("rounds", SizeSpec::Fixed(20_000), TransportConfig::tcp())
+                .matrix(MatrixKind::ManyToOne)
+                .hosts(8..16)
+                .arrivals(Arrivals::MatrixRounds),
+        )
+        .build()
+        .unwrap();
+    assert_eq!(built, file);
+}
+
+#[test]
+fn traced_flow_ids_are_bounded_by_the_pairs_a_class_opens() {
+    // BCube(4, 1) read opens 96 flows on 16 hosts: id 50 exists.
+    let read =
+        "[run]\nduration = \"300ms\"\n[topology]\nkind = \"bcube\"\n[[flows]]\nname = \"read\"\n\
+                matrix = \"neighbours\"\nsize = \"20KB\"\ntransport = { kind = \"tcp\" }\n\
+                [output.trace]\nflows = [50]\n";
+    ok(read);
+    // Three inline pairs open flows 0 to 2.
+    let pairs = fattree("matrix = \"pairs\"\npairs = [[0, 1], [1, 2], [2, 3]]\nsize = \"20KB\"");
+    ok(&format!("{pairs}[output.trace]\nflows = [2]\n"));
+    bad(
+        &format!("{pairs}[output.trace]\nflows = [3]\n"),
+        14,
+        "output.trace.flows",
+        "no flow 3: this scenario opens at most 3 flows",
+    );
+    // A class on 8 hosts opens at most 8.
+    let group = fattree("hosts = \"0-7\"\nsize = \"20KB\"");
+    bad(
+        &format!("{group}[output.trace]\nflows = [8]\n"),
+        13,
+        "output.trace.flows",
+        "no flow 8: this scenario opens at most 8 flows",
+    );
+}
