@@ -29,11 +29,16 @@ pub struct Cx<'a> {
 }
 
 impl Cx<'_> {
-    fn err(&self, origin: &Origin, path: &str, msg: impl Into<String>) -> Box<ScenarioError> {
+    pub(super) fn err(
+        &self,
+        origin: &Origin,
+        path: &str,
+        msg: impl Into<String>,
+    ) -> Box<ScenarioError> {
         self.src.error(origin, path, msg)
     }
 
-    fn type_err(&self, node: &Node, path: &str, expected: &str) -> Box<ScenarioError> {
+    pub(super) fn type_err(&self, node: &Node, path: &str, expected: &str) -> Box<ScenarioError> {
         self.err(
             &node.origin,
             path,
@@ -43,7 +48,7 @@ impl Cx<'_> {
 }
 
 /// Joins a key path.
-fn join(path: &str, key: &str) -> String {
+pub(super) fn join(path: &str, key: &str) -> String {
     if path.is_empty() {
         key.to_string()
     } else {
@@ -52,7 +57,7 @@ fn join(path: &str, key: &str) -> String {
 }
 
 /// A table being read: checks unknown keys up front, then hands out its values.
-struct Tab<'a> {
+pub(super) struct Tab<'a> {
     cx: &'a Cx<'a>,
     table: &'a Table,
     origin: &'a Origin,
@@ -61,7 +66,12 @@ struct Tab<'a> {
 
 impl<'a> Tab<'a> {
     /// Opens `node` as a table whose keys must be among `allowed`.
-    fn open(cx: &'a Cx<'a>, node: &'a Node, path: &str, allowed: &[&str]) -> Result<Tab<'a>> {
+    pub(super) fn open(
+        cx: &'a Cx<'a>,
+        node: &'a Node,
+        path: &str,
+        allowed: &[&str],
+    ) -> Result<Tab<'a>> {
         let Value::Table(table) = &node.value else {
             return Err(cx.type_err(node, path, "a table"));
         };
@@ -93,15 +103,15 @@ impl<'a> Tab<'a> {
         })
     }
 
-    fn key(&self, key: &str) -> String {
+    pub(super) fn key(&self, key: &str) -> String {
         join(&self.path, key)
     }
 
-    fn get(&self, key: &str) -> Option<&'a Node> {
+    pub(super) fn get(&self, key: &str) -> Option<&'a Node> {
         self.table.get(key).map(|e| &e.value)
     }
 
-    fn required(&self, key: &str, expected: &str) -> Result<&'a Node> {
+    pub(super) fn required(&self, key: &str, expected: &str) -> Result<&'a Node> {
         self.get(key).ok_or_else(|| {
             let within = if self.path.is_empty() {
                 String::new()
@@ -116,7 +126,7 @@ impl<'a> Tab<'a> {
         })
     }
 
-    fn string(&self, key: &str, default: Option<&str>) -> Result<String> {
+    pub(super) fn string(&self, key: &str, default: Option<&str>) -> Result<String> {
         match (self.get(key), default) {
             (Some(n), _) => string(self.cx, n, &self.key(key)).map(str::to_string),
             (None, Some(d)) => Ok(d.to_string()),
@@ -168,7 +178,7 @@ impl<'a> Tab<'a> {
     }
 }
 
-fn string<'n>(cx: &Cx, node: &'n Node, path: &str) -> Result<&'n str> {
+pub(super) fn string<'n>(cx: &Cx, node: &'n Node, path: &str) -> Result<&'n str> {
     match &node.value {
         Value::String(s) => Ok(s),
         _ => Err(cx.type_err(node, path, "a string")),
@@ -207,7 +217,7 @@ fn int(cx: &Cx, node: &Node, path: &str, min: i64, max: i64) -> Result<i64> {
     }
 }
 
-fn float(cx: &Cx, node: &Node, path: &str, min: f64, max: f64) -> Result<f64> {
+pub(super) fn float(cx: &Cx, node: &Node, path: &str, min: f64, max: f64) -> Result<f64> {
     let expected = format!("a number from {min} to {max}");
     let x = match node.value {
         Value::Integer(i) => i as f64,
@@ -358,6 +368,7 @@ pub fn scenario(cx: &Cx, root: &Node) -> Result<Scenario> {
         "events",
         "output",
         "sweep",
+        "reference",
     ];
     if let Value::Table(t) = &root.value {
         if t.entries.is_empty() {
@@ -423,7 +434,14 @@ pub fn scenario(cx: &Cx, root: &Node) -> Result<Scenario> {
         topology.host_count(),
     )?;
     let sweep = match top.get("sweep") {
-        Some(n) => sweep(cx, n)?,
+        Some(n) => super::sweep::read(cx, n)?
+            .iter()
+            .map(super::sweep::Axis::resolved)
+            .collect(),
+        None => Vec::new(),
+    };
+    let references = match top.get("reference") {
+        Some(n) => super::reference::read(cx, n, &flows, &sweep)?,
         None => Vec::new(),
     };
     Ok(Scenario {
@@ -438,6 +456,7 @@ pub fn scenario(cx: &Cx, root: &Node) -> Result<Scenario> {
         events,
         output,
         sweep,
+        references,
         base_dir: cx.base_dir.to_path_buf(),
     })
 }
@@ -1608,29 +1627,4 @@ fn trace(
         Some(n) => int(cx, n, &t.key("max_events"), 1, MAX_TRACE_EVENTS as i64)? as u64,
     };
     Ok(TraceConfig { flows, max_events })
-}
-
-fn sweep(cx: &Cx, node: &Node) -> Result<Vec<SweepAxis>> {
-    let Value::Table(t) = &node.value else {
-        return Err(cx.type_err(node, "sweep", "a table of \"key.path\" = [values]"));
-    };
-    let mut out = Vec::new();
-    for e in &t.entries {
-        let path = join("sweep", &e.key);
-        let Value::Array(items) = &e.value.value else {
-            return Err(cx.type_err(&e.value, &path, "a list of values, e.g. [1, 2, 4, 8]"));
-        };
-        if items.is_empty() {
-            return Err(cx.err(
-                &e.value.origin,
-                &path,
-                "an empty list of values: the sweep would have no point",
-            ));
-        }
-        out.push(SweepAxis {
-            path: e.key.clone(),
-            values: items.as_slice().into(),
-        });
-    }
-    Ok(out)
 }
