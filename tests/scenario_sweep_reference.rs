@@ -481,3 +481,29 @@ fn a_reference_to_a_layer_the_network_lacks_is_found_before_any_run() {
     assert!(e.message.ends_with("(at 6 sweep points, the first `topology.link_rate=1Gbps,transports.long=_kind=tcp_,queue.mark_threshold=100pkt`)"), "{e}");
     assert!(htsim::simulate::preflight::check(&ok(&format!("{BASE}{REFERENCES}")), 1).is_ok());
 }
+
+#[test]
+fn a_swept_table_keeps_the_order_of_its_keys_in_scenario_toml() {
+    // `htsim report` names the points from DIR/scenario.toml: the names must be the runs'.
+    let text = BASE.replace("{ kind = \"dctcp\" }", "{ kind = \"dctcp\", g = 0.5 }");
+    let l = ok(&text);
+    assert!(names(&l)[1].contains("transports.long=_kind=dctcp_g=0.5_"));
+    let written = l.scenario.to_toml_string().unwrap();
+    assert!(
+        written.contains("{ kind = \"dctcp\", g = 0.5 }"),
+        "{written}"
+    );
+    assert_eq!(names(&ok(&written)), names(&l));
+    // A reference's point matches a table whatever the order of its keys.
+    let refs = REFERENCES.replace(
+        "\"transports.long\" = { kind = \"tcp\" }",
+        "\"transports.long\" = { g = 0.5, kind = \"dctcp\" }",
+    );
+    let refs = refs.replace("\"100pkt\" }", "\"20pkt\" }");
+    let l = ok(&format!("{text}{refs}"));
+    assert!(l.scenario.references[0].applies_to(&l.points[1].assignments));
+    assert_eq!(
+        ok(&l.scenario.to_toml_string().unwrap()).scenario,
+        l.scenario
+    );
+}

@@ -377,7 +377,7 @@ fn point(cx: &Cx, node: &Node, path: &str, sweep: &[SweepAxis]) -> Result<Vec<(S
                 .err(&e.key_origin, &key, message)
                 .with_hint_opt(did_you_mean(&e.key, axes.iter().copied())));
         };
-        if !axis.values.contains(&e.value) {
+        if positions(axis, &e.value).is_empty() {
             let values: Vec<String> = axis.values.iter().map(|v| v.value.to_string()).collect();
             let shown = e.value.value.to_string();
             return Err(cx
@@ -405,20 +405,17 @@ fn point(cx: &Cx, node: &Node, path: &str, sweep: &[SweepAxis]) -> Result<Vec<(S
         let Some(group) = &axis.group else {
             continue;
         };
-        let at = |a: &SweepAxis, v: &Node| -> Vec<usize> {
-            (0..a.values.len()).filter(|&i| a.values[i] == *v).collect()
-        };
-        let mut positions = at(axis, value);
+        let mut at = positions(axis, value);
         for (other_key, other) in &out {
             if let Some(b) = sweep
                 .iter()
                 .find(|b| &b.path == other_key && b.group.as_ref() == Some(group))
             {
-                let theirs = at(b, other);
-                positions.retain(|i| theirs.contains(i));
+                let theirs = positions(b, other);
+                at.retain(|i| theirs.contains(i));
             }
         }
-        if positions.is_empty() {
+        if at.is_empty() {
             return Err(cx
                 .err(
                     &node.origin,
@@ -432,4 +429,13 @@ fn point(cx: &Cx, node: &Node, path: &str, sweep: &[SweepAxis]) -> Result<Vec<(S
         }
     }
     Ok(out)
+}
+
+/// The positions in `axis`'s list of values equal to `value`, compared as TOML values (tables
+/// by their keys, whatever the order they are written in).
+fn positions(axis: &SweepAxis, value: &Node) -> Vec<usize> {
+    let value = value.to_toml();
+    (0..axis.values.len())
+        .filter(|&i| axis.values[i].to_toml() == value)
+        .collect()
 }

@@ -90,11 +90,12 @@ impl Scenario {
     }
 }
 
-/// `"key.path" = [values]`: one axis as `[sweep]` writes it.
+/// `"key.path" = [values]`: one axis as `[sweep]` writes it, tables in values keeping the
+/// order of their keys (which the point names follow).
 fn axis_entry(axis: &SweepAxis) -> String {
     let key = toml::Value::String(axis.path.clone());
-    let values = toml::Value::Array(axis.values.iter().map(Node::to_toml).collect());
-    format!("{key} = {values}")
+    let values: Vec<String> = axis.values.iter().map(Node::to_inline_toml).collect();
+    format!("{key} = [{}]", values.join(", "))
 }
 
 /// The most seeds a count may ask for (`seeds = N`, `--seeds N`).
