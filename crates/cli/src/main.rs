@@ -117,6 +117,7 @@ enum ListWhat {
     Topologies,
     Queues,
     Workloads,
+    References,
 }
 
 /// `writeln!` into a `String` (which cannot fail).
@@ -655,5 +656,59 @@ fn list(what: Option<ListWhat>) {
         );
         params(&mut s, params::JOBS.params);
     }
+    if all || matches!(what, Some(ListWhat::References)) {
+        list_references(&mut s);
+    }
     let _ = std::io::stdout().write_all(s.as_bytes());
+}
+
+/// The keys of `[[reference]]`, and every summary.csv metric it may name with its unit.
+fn list_references(s: &mut String) {
+    use htsim::report::aggregate::{metric_catalogue, MetricScope};
+    let metrics = |scope: MetricScope| -> String {
+        metric_catalogue()
+            .iter()
+            .filter(|m| m.scope == scope)
+            .map(|m| format!("{} ({})", m.metric, m.unit))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    wl!(s, "references ([[reference]]):");
+    for (key, doc) in [
+        ("source", "(required) the paper and its table or figure"),
+        (
+            "metric",
+            "(required) a summary.csv metric, listed below with its unit",
+        ),
+        (
+            "class",
+            "(required) a flow class, \"layer:<name>\" or \"run\"",
+        ),
+        (
+            "point",
+            "= every point; { \"key.path\" = value }: the sweep-axis values it applies to",
+        ),
+        ("value", "the published value, in the metric's unit"),
+        ("unit", "(required) the metric's unit"),
+        (
+            "tolerance_pct",
+            "= none; within when ours is within this % of value",
+        ),
+        ("spread", "= none; the published spread, shown beside ours"),
+        ("at_most", "instead of value: within when ours <= at_most"),
+        ("at_least", "instead of value: within when ours >= at_least"),
+    ] {
+        wl!(s, "  {key:<14} {doc}");
+    }
+    wl!(
+        s,
+        "  metric of a flow class: {}",
+        metrics(MetricScope::Class)
+    );
+    wl!(
+        s,
+        "  metric of \"layer:<name>\": {}",
+        metrics(MetricScope::Layer)
+    );
+    wl!(s, "  metric of \"run\": {}", metrics(MetricScope::Run));
 }
