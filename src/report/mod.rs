@@ -9,7 +9,7 @@
 //!   cross-seed `summary.csv` and `summary.json`;
 //! - [`rebuild`] is `htsim report DIR...`: summaries and plots from the run files alone
 //!   ([`flow_samples`] reads the per-flow values back);
-//! - [`reference`] compares the summary with the scenario's `[[reference]]` values
+//! - [`mod@reference`] compares the summary with the scenario's `[[reference]]` values
 //!   (`reference.csv`);
 //! - [`merge`] checks that the runs of several directories belong to one scenario;
 //! - [`stats`] holds the statistics both use;

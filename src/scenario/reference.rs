@@ -152,6 +152,7 @@ pub(super) fn read(
         .collect()
 }
 
+/// One `[[reference]]` table, `item`, at `path` (`reference[i]`).
 fn one(
     cx: &Cx,
     item: &Node,

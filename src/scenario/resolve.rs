@@ -217,7 +217,7 @@ fn int(cx: &Cx, node: &Node, path: &str, min: i64, max: i64) -> Result<i64> {
     }
 }
 
-pub(super) fn float(cx: &Cx, node: &Node, path: &str, min: f64, max: f64) -> Result<f64> {
+fn float(cx: &Cx, node: &Node, path: &str, min: f64, max: f64) -> Result<f64> {
     let expected = format!("a number from {min} to {max}");
     let x = match node.value {
         Value::Integer(i) => i as f64,
@@ -354,22 +354,24 @@ fn check_name(cx: &Cx, node: &Node, path: &str, name: &str) -> Result<()> {
     Ok(())
 }
 
+/// The keys of the top level of a scenario.
+pub(super) const TOP: &[&str] = &[
+    "name",
+    "description",
+    "run",
+    "topology",
+    "queue",
+    "routing",
+    "transports",
+    "flows",
+    "events",
+    "output",
+    "sweep",
+    "reference",
+];
+
 /// Resolves the whole document.
 pub fn scenario(cx: &Cx, root: &Node) -> Result<Scenario> {
-    const TOP: &[&str] = &[
-        "name",
-        "description",
-        "run",
-        "topology",
-        "queue",
-        "routing",
-        "transports",
-        "flows",
-        "events",
-        "output",
-        "sweep",
-        "reference",
-    ];
     if let Value::Table(t) = &root.value {
         if t.entries.is_empty() {
             return Err(cx.err(

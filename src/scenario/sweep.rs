@@ -14,30 +14,12 @@ use std::sync::Arc;
 
 use super::error::{Origin, Result};
 use super::keypath;
-use super::resolve::{join, Cx};
+use super::resolve::{join, Cx, TOP};
 use super::schema::SweepAxis;
-use super::suggest::did_you_mean;
 use super::tree::{Node, Table, Value};
 
 /// One assignment of a sweep point: a key path and its value.
 pub type Assignment = (String, Node);
-
-/// The top-level keys of a scenario: a `[sweep]` group may not be named like one, as an
-/// unquoted key path (`topology.k = [4, 8]`) would read as such a group.
-const SECTIONS: &[&str] = &[
-    "name",
-    "description",
-    "run",
-    "topology",
-    "queue",
-    "routing",
-    "transports",
-    "flows",
-    "events",
-    "output",
-    "sweep",
-    "reference",
-];
 
 /// One `[sweep]` axis as written: its key path, where the key is written, its values (with
 /// their origins) and the group of paired axes it belongs to.
@@ -181,10 +163,10 @@ fn axis(cx: &Cx, e: &super::tree::Entry, path: &str, group: Option<&str>) -> Res
     })
 }
 
-/// A group's name: letters, digits, `-` and `_`, and not a section of the scenario (an
+/// A group's name: letters, digits, `-` and `_`, and not a top-level key of the scenario (an
 /// unquoted key path such as `topology.k = [4, 8]` reads as a group `topology`).
 fn check_group_name(cx: &Cx, name: &str, origin: &Origin, path: &str) -> Result<()> {
-    if SECTIONS.contains(&name) {
+    if TOP.contains(&name) {
         return Err(cx
             .err(
                 origin,
@@ -202,16 +184,14 @@ fn check_group_name(cx: &Cx, name: &str, origin: &Origin, path: &str) -> Result<
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
     {
-        return Err(cx
-            .err(
-                origin,
-                path,
-                format!(
-                    "`{name}` is read as a group of paired axes: a group's name has letters, \
-                     digits, `-` and `_` only"
-                ),
-            )
-            .with_hint_opt(did_you_mean(name, SECTIONS.iter().copied())));
+        return Err(cx.err(
+            origin,
+            path,
+            format!(
+                "`{name}` is read as a group of paired axes: a group's name has letters, \
+                 digits, `-` and `_` only"
+            ),
+        ));
     }
     Ok(())
 }
@@ -263,7 +243,7 @@ pub fn written_values<'a>(root: &'a Node, path: &str) -> Option<&'a [Node]> {
 }
 
 /// The sweep's dimensions: each ungrouped axis alone, each group's axes together (groups are
-/// contiguous, as [`read`] gives them).
+/// contiguous, as `read` gives them).
 pub fn dimensions(axes: &[Axis]) -> Vec<&[Axis]> {
     let mut out: Vec<&[Axis]> = Vec::new();
     let mut start = 0;
