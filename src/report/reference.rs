@@ -4,6 +4,8 @@
 //! reference whose metric has no summary row is reported as missing, never dropped. A mismatch
 //! is a result, never an error.
 
+use std::collections::HashMap;
+
 use super::aggregate::SummaryRow;
 use crate::output::{csv_bytes, csv_writer, CSV_IN_MEMORY};
 use crate::scenario::{Loaded, Published, Reference};
@@ -114,15 +116,24 @@ impl ReferenceRow {
 
 /// Compares every check with the summary rows.
 pub fn compare(checks: &[ReferenceCheck], rows: &[SummaryRow]) -> Vec<ReferenceRow> {
+    if checks.is_empty() {
+        return Vec::new();
+    }
+    let index: HashMap<(&str, &str, &str), &SummaryRow> = rows
+        .iter()
+        .map(|row| {
+            (
+                (row.point.as_str(), row.class.as_str(), row.metric.as_str()),
+                row,
+            )
+        })
+        .collect();
     checks
         .iter()
         .map(|check| {
             let r = &check.reference;
-            let ours = rows
-                .iter()
-                .find(|row| {
-                    row.point == check.point && row.class == r.class && row.metric == r.metric
-                })
+            let ours = index
+                .get(&(check.point.as_str(), r.class.as_str(), r.metric.as_str()))
                 .map(|row| Ours {
                     mean: row.stats.mean,
                     std: row.stats.std,
