@@ -72,11 +72,11 @@ use serde::Serialize;
 
 use crate::scenario::error::{Location, Origin, Result, ScenarioError, Source};
 use crate::scenario::params::{ParamValue, Params};
-use crate::scenario::tree::{self, Node, Table, Value};
+use crate::scenario::tree::{self, Entry, Node, Table, Value};
 use crate::scenario::{
     load_tree, Arrivals, Event, FlowClass, HostSet, JobsConfig, LinkOverride, LoadOptions, Loaded,
-    MatrixKind, OutputConfig, PairsSpec, QueueConfig, QueueKind, QueueSettings, RoutingMode,
-    Scenario, Seeds, Senders, SizeSpec, TimeseriesConfig, TopologyConfig, TraceConfig,
+    MatrixKind, OutputConfig, PairsSpec, QueueConfig, QueueKind, QueueSettings, Reference,
+    RoutingMode, Scenario, Seeds, Senders, SizeSpec, TimeseriesConfig, TopologyConfig, TraceConfig,
     TransportConfig, TransportRef,
 };
 
@@ -217,6 +217,43 @@ impl ScenarioBuilder {
             Node::new(Value::Array(items), Origin::Unknown),
         );
         self
+    }
+
+    /// A `[sweep.<group>]` of paired axes: the i-th point of the group takes the i-th value of
+    /// every axis (key path, values), so the lists must have equal lengths; the group is one
+    /// dimension of the product with the other axes, e.g. each transport with its own marking
+    /// threshold.
+    pub fn paired_sweep<'a, V: Into<toml::Value>>(
+        mut self,
+        group: &str,
+        axes: impl IntoIterator<Item = (&'a str, Vec<V>)>,
+    ) -> Self {
+        let entries = axes
+            .into_iter()
+            .map(|(path, values)| {
+                let items = values
+                    .into_iter()
+                    .map(|v| Node::from_toml(&v.into(), &Origin::Unknown))
+                    .collect();
+                Entry {
+                    key: path.to_string(),
+                    key_origin: Origin::Unknown,
+                    value: Node::new(Value::Array(items), Origin::Unknown),
+                }
+            })
+            .collect();
+        set_in(
+            &mut self.doc,
+            &["sweep", group],
+            Node::new(Value::Table(Table { entries }), Origin::Unknown),
+        );
+        self
+    }
+
+    /// Appends a `[[reference]]`: a published value that reports compare with the summary
+    /// (checked like one read from a file when the scenario is built).
+    pub fn reference(self, reference: Reference) -> Self {
+        self.append("reference", "", &reference)
     }
 
     /// Checks the scenario and fills in every default, as loading the equivalent file does.

@@ -6,7 +6,8 @@
 //! `run.seeds` replaced by the run's one seed (`run.seed`), plus a `[files]` table with the
 //! SHA-256 of every file the scenario reads (`cdf_file`s, a `file` topology's `path`), so that
 //! an edited file counts as a change. Left out: the scenario's `name` and `description` (they
-//! name and describe, and change nothing simulated) and `[sweep]` (the point's values are
+//! name and describe, and change nothing simulated), `[[reference]]` (published values to
+//! compare with, which change nothing simulated either) and `[sweep]` (the point's values are
 //! already in place). The settings are TOML text with sorted keys; their SHA-256 is the run's
 //! *digest*.
 
@@ -111,12 +112,13 @@ impl FileDigests {
     }
 }
 
-/// `sha256:<hex>` of a whole scenario (its sweep included) without its name, description and
-/// seed list: writers of one directory with the same digest run the same scenario.
+/// `sha256:<hex>` of a whole scenario (its sweep included) without its name, description,
+/// references and seed list: writers of one directory with the same digest run the same scenario.
 pub fn scenario_digest(scenario: &Scenario) -> String {
     let mut table = toml::Table::try_from(scenario).unwrap_or_default();
-    table.remove("name");
-    table.remove("description");
+    for key in ["name", "description", "reference"] {
+        table.remove(key);
+    }
     if let Some(toml::Value::Table(run)) = table.get_mut("run") {
         run.remove("seeds");
     }
@@ -127,7 +129,7 @@ pub fn scenario_digest(scenario: &Scenario) -> String {
 fn point_table(scenario: &Scenario) -> toml::Table {
     // Our own plain data converts: the loader refuses integers above i64::MAX.
     let mut table = toml::Table::try_from(scenario).unwrap_or_default();
-    for key in ["name", "description", "sweep"] {
+    for key in ["name", "description", "sweep", "reference"] {
         table.remove(key);
     }
     table

@@ -7,6 +7,7 @@
 //! ```text
 //! DIR/scenario.toml                          SCENARIO_FILE
 //! DIR/summary.csv, DIR/summary.json          SUMMARY_CSV_FILE, SUMMARY_JSON_FILE (all seeds)
+//! DIR/reference.csv                          REFERENCE_CSV_FILE ([[reference]] comparison)
 //! DIR/plots/*.png, *.svg                     PLOTS_DIR
 //! DIR/runs/<point>/seed-<n>/                 RUNS_DIR, run_dir()
 //!     flows.csv, links.csv                   FLOWS_FILE, LINKS_FILE
@@ -42,6 +43,8 @@ pub const RUN_SUMMARY_FILE: &str = "summary.json";
 pub const SUMMARY_CSV_FILE: &str = "summary.csv";
 /// The nested cross-seed summary, `DIR/summary.json`.
 pub const SUMMARY_JSON_FILE: &str = "summary.json";
+/// The comparison with the scenario's `[[reference]]` values, `DIR/reference.csv`.
+pub const REFERENCE_CSV_FILE: &str = "reference.csv";
 /// The plots directory, `DIR/plots`.
 pub const PLOTS_DIR: &str = "plots";
 /// The directory of the runs, `DIR/runs`.

@@ -359,7 +359,11 @@ pub fn run_all(
     // The summaries and plots over them go too: the new ones are written only once the new
     // run list is complete.
     if !stale.is_empty() {
-        for name in [output::SUMMARY_CSV_FILE, output::SUMMARY_JSON_FILE] {
+        for name in [
+            output::SUMMARY_CSV_FILE,
+            output::SUMMARY_JSON_FILE,
+            output::REFERENCE_CSV_FILE,
+        ] {
             let path = out.join(name);
             match std::fs::remove_file(&path) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -500,6 +504,7 @@ pub fn write_report(loaded: &Loaded, out: &Path) -> Result<ReportOutcome, Report
                 .map(|r| (r.point_name.clone(), r.seed))
                 .collect(),
         ),
+        references: crate::report::reference::checks(loaded),
     };
     build_report(&[out.to_path_buf()], out, &options).map(ReportOutcome::Written)
 }

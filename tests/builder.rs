@@ -699,3 +699,53 @@ fn values_the_loader_rejects_never_panic() {
         }
     }
 }
+
+#[test]
+fn paired_sweeps_and_references_build_as_the_file_loads_them() {
+    let built = demo()
+        .sweep("topology.link_rate", ["1Gbps", "10Gbps"])
+        .paired_sweep(
+            "pair",
+            [
+                ("transports.long.cc", vec!["lia", "uncoupled"]),
+                ("queue.mark_threshold", vec!["20pkt", "10pkt"]),
+            ],
+        )
+        .reference(htsim::scenario::Reference {
+            source: "A paper, Table 1".into(),
+            metric: "fct_mean".into(),
+            class: "short".into(),
+            point: vec![(
+                "queue.mark_threshold".into(),
+                htsim::scenario::Node::new(
+                    htsim::scenario::tree::Value::String("10pkt".into()),
+                    htsim::scenario::Origin::Unknown,
+                ),
+            )],
+            unit: "ms".into(),
+            published: htsim::scenario::Published::Value {
+                value: 1.5,
+                tolerance_pct: Some(20.0),
+            },
+            spread: None,
+        })
+        .build_loaded()
+        .unwrap();
+    let loaded = load(&format!(
+        "{DEMO}\n[sweep]\n\"topology.link_rate\" = [\"1Gbps\", \"10Gbps\"]\n[sweep.pair]\n\
+         \"transports.long.cc\" = [\"lia\", \"uncoupled\"]\n\
+         \"queue.mark_threshold\" = [\"20pkt\", \"10pkt\"]\n\
+         [[reference]]\nsource = \"A paper, Table 1\"\nmetric = \"fct_mean\"\nclass = \"short\"\n\
+         point = {{ \"queue.mark_threshold\" = \"10pkt\" }}\nvalue = 1.5\nunit = \"ms\"\n\
+         tolerance_pct = 20\n"
+    ))
+    .unwrap();
+    assert_eq!(built.scenario, loaded.scenario);
+    let names = |l: &Loaded| l.points.iter().map(|p| p.name.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&built), names(&loaded));
+    assert_eq!(built.points.len(), 4);
+    assert_eq!(
+        built.points[3].name,
+        "topology.link_rate=10Gbps,transports.long.cc=uncoupled,queue.mark_threshold=10pkt"
+    );
+}

@@ -23,7 +23,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
 use super::error::{write_file, ReportError, Result};
-use super::run_summary::{read_run_summaries, RunSummary};
+use super::run_summary::{read_run_summaries, ClassSummary, LayerSummary, RunCost, RunSummary};
 use super::stats::Summary;
 use crate::output::{
     csv_bytes, csv_writer, CSV_IN_MEMORY, SUMMARY_CSV_FILE as SUMMARY_CSV,
@@ -216,6 +216,84 @@ pub fn metric_values(run: &RunSummary) -> Vec<MetricValue> {
         });
     }
     out
+}
+
+/// Which rows of summary.csv a metric has: a flow class's, a layer's (`layer:<name>`) or the
+/// run's (`run`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MetricScope {
+    /// A flow class (`class` is its name).
+    Class,
+    /// An egress layer (`class` is `layer:<name>`).
+    Layer,
+    /// The run's cost (`class` is `run`).
+    Run,
+}
+
+/// One metric summary.csv can hold: where, its id and its unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MetricInfo {
+    /// Whose rows have it.
+    pub scope: MetricScope,
+    /// The metric's id (summary.csv `metric`).
+    pub metric: &'static str,
+    /// Its unit (summary.csv `unit`).
+    pub unit: &'static str,
+}
+
+/// Every metric summary.csv can hold, in row order: read off [`metric_values`] of a run with
+/// one flow class and one layer, so that it cannot drift from what reports write.
+pub fn metric_catalogue() -> Vec<MetricInfo> {
+    let run = RunSummary {
+        point: String::new(),
+        point_index: 0,
+        seed: 0,
+        window_start_ns: 0,
+        window_end_ns: 0,
+        classes: vec![ClassSummary {
+            class: String::new(),
+            finite_flows: 0,
+            completed: 0,
+            unfinished: 0,
+            fct_ms: None,
+            slowdown: None,
+            long_flows: 0,
+            goodput_mbps: None,
+            goodput_values_mbps: Vec::new(),
+            goodput_paper_mbps: None,
+            goodput_paper_values_mbps: Vec::new(),
+            jain: None,
+            retransmits: None,
+            fast_retransmits: None,
+            timeouts: None,
+            jobs_completed: 0,
+            jobs_unfinished: 0,
+            jct_ms: None,
+        }],
+        layers: vec![LayerSummary {
+            layer: String::new(),
+            links: 0,
+            utilisation_pct: None,
+            loss_pct: None,
+            paper_utilisation_pct: None,
+            paper_loss_pct: None,
+        }],
+        cost: RunCost::new(0, 0, 0, 0.0),
+    };
+    metric_values(&run)
+        .into_iter()
+        .map(|m| MetricInfo {
+            scope: if m.class == RUN_CLASS {
+                MetricScope::Run
+            } else if m.class.starts_with(LAYER_PREFIX) {
+                MetricScope::Layer
+            } else {
+                MetricScope::Class
+            },
+            metric: m.metric,
+            unit: m.unit,
+        })
+        .collect()
 }
 
 /// The cross-seed statistics of every metric of every point, in the order described in the

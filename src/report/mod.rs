@@ -9,6 +9,8 @@
 //!   cross-seed `summary.csv` and `summary.json`;
 //! - [`rebuild`] is `htsim report DIR...`: summaries and plots from the run files alone
 //!   ([`flow_samples`] reads the per-flow values back);
+//! - [`mod@reference`] compares the summary with the scenario's `[[reference]]` values
+//!   (`reference.csv`);
 //! - [`merge`] checks that the runs of several directories belong to one scenario;
 //! - [`stats`] holds the statistics both use;
 //! - [`timeseries`] reads the runs' timeseries.csv back for the time-series plots;
@@ -23,6 +25,7 @@ pub mod metrics;
 #[cfg(feature = "plots")]
 pub mod plots;
 pub mod rebuild;
+pub mod reference;
 pub mod run_summary;
 pub mod stats;
 pub mod timeseries;

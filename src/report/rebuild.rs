@@ -5,12 +5,13 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::aggregate::{aggregate, write_summaries, SummaryRow};
-use super::error::{ReportError, Result};
+use super::error::{write_file, ReportError, Result};
+use super::reference::{compare, reference_csv, ReferenceCheck, ReferenceRow};
 use super::run_summary::{read_run_summaries, RunSummary};
-use crate::output::{PLOTS_DIR, SUMMARY_CSV_FILE, SUMMARY_JSON_FILE};
+use crate::output::{PLOTS_DIR, REFERENCE_CSV_FILE, SUMMARY_CSV_FILE, SUMMARY_JSON_FILE};
 
 /// What to build (see [`build_report`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ReportOptions {
     /// Draw the plots into `out/plots` too (nothing without the `plots` feature).
     pub plots: bool,
@@ -18,6 +19,10 @@ pub struct ReportOptions {
     /// stale run directories (seeds or points no longer in the scenario) are left out. Every run
     /// found when `None`.
     pub only: Option<Vec<(String, u64)>>,
+    /// The scenario's `[[reference]]` values at the points they apply to
+    /// ([`super::reference::checks`]): compared with the summary into `out/reference.csv`.
+    /// None: no reference.csv (an old one is removed, as it would describe other results).
+    pub references: Vec<ReferenceCheck>,
 }
 
 /// What [`build_report`] did.
@@ -27,14 +32,19 @@ pub struct Report {
     pub runs: usize,
     /// Rows of summary.csv.
     pub rows: usize,
-    /// Every file written: summary.csv, summary.json, then the plots.
+    /// Every file written: summary.csv, summary.json, reference.csv, then the plots.
     pub files: Vec<PathBuf>,
+    /// The comparison with the references, as written to reference.csv.
+    pub references: Vec<ReferenceRow>,
 }
 
 /// Rebuilds `out/summary.csv` and `out/summary.json` from every complete run under `dirs` and,
 /// when `plots` is set, redraws `out/plots`. Returns the files written.
 pub fn rebuild_report(dirs: &[PathBuf], out: &Path, plots: bool) -> Result<Vec<PathBuf>> {
-    let options = ReportOptions { plots, only: None };
+    let options = ReportOptions {
+        plots,
+        ..ReportOptions::default()
+    };
     Ok(build_report(dirs, out, &options)?.files)
 }
 
@@ -62,6 +72,22 @@ pub fn build_report(dirs: &[PathBuf], out: &Path, options: &ReportOptions) -> Re
     let rows = aggregate(&runs);
     write_summaries(out, &rows)?;
     let mut files = vec![out.join(SUMMARY_CSV_FILE), out.join(SUMMARY_JSON_FILE)];
+    let references = compare(&options.references, &rows);
+    let reference_file = out.join(REFERENCE_CSV_FILE);
+    if references.is_empty() {
+        match std::fs::remove_file(&reference_file) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(ReportError::Io {
+                    path: reference_file,
+                    source: e,
+                })
+            }
+            _ => {}
+        }
+    } else {
+        write_file(&reference_file, reference_csv(&references).as_bytes())?;
+        files.push(reference_file);
+    }
     if options.plots {
         files.extend(draw_plots(dirs, out, &rows, &runs)?);
     }
@@ -69,6 +95,7 @@ pub fn build_report(dirs: &[PathBuf], out: &Path, options: &ReportOptions) -> Re
         runs: runs.len(),
         rows: rows.len(),
         files,
+        references,
     })
 }
 

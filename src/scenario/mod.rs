@@ -33,6 +33,7 @@ pub mod error;
 pub mod input;
 pub mod keypath;
 pub mod params;
+pub mod reference;
 pub mod resolve;
 pub mod schema;
 pub mod suggest;
@@ -43,6 +44,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 pub use error::{Location, Origin, Result, ScenarioError, Source};
+pub use reference::{Published, Reference};
 pub use schema::*;
 
 pub use tree::Node;
@@ -168,6 +170,10 @@ pub(crate) fn load_tree(
         };
         let path = path.trim();
         let value = tree::parse_value(value, &origin);
+        if let Some(key) = sweep_key(path) {
+            sweep::set_entry(&mut root, key, value, &origin);
+            continue;
+        }
         keypath::set(&mut root, path, value, &origin)
             .map_err(|e| source.error(&origin, path, e.message).with_hint_opt(e.hint))?;
     }
@@ -175,14 +181,21 @@ pub(crate) fn load_tree(
     if let Some(seeds) = &options.seeds {
         base.run.seeds = seeds.clone();
     }
-    let axes = sweep_axes(&root);
+    let axes = match keypath::get(&root, "sweep") {
+        Some(node) => sweep::read(&cx, node)?,
+        None => Vec::new(),
+    };
     check_overrides_outside_sweep(&source, &options.overrides, &axes)?;
-    let count = axes
+    let dimensions = sweep::dimensions(&axes);
+    let count = dimensions
         .iter()
-        .try_fold(1usize, |n, (_, _, values)| n.checked_mul(values.len()));
+        .try_fold(1usize, |n, dim| n.checked_mul(dim[0].values.len()));
     if count.is_none_or(|n| n > MAX_SWEEP_POINTS) {
-        let origin = axes.first().map_or(Origin::Unknown, |(_, o, _)| o.clone());
-        let sizes: Vec<String> = axes.iter().map(|(_, _, v)| v.len().to_string()).collect();
+        let origin = axes.first().map_or(Origin::Unknown, |a| a.origin.clone());
+        let sizes: Vec<String> = dimensions
+            .iter()
+            .map(|dim| dim[0].values.len().to_string())
+            .collect();
         return Err(source
             .error(
                 &origin,
@@ -216,19 +229,16 @@ pub(crate) fn load_tree(
             )
             .with_hint("run fewer seeds, or split the sweep into several scenarios"));
     }
-    // The sweep table itself is not part of a point.
+    // The sweep table itself is not part of a point, nor are the references, whose point
+    // keys name sweep axes: the base scenario checked both, and every point carries them.
     let mut unswept = root.clone();
     if let Value::Table(t) = &mut unswept.value {
-        t.entries.retain(|e| e.key != "sweep");
+        t.entries
+            .retain(|e| e.key != "sweep" && e.key != "reference");
     }
     let mut points = Vec::with_capacity(count.unwrap_or(0));
     let mut names = HashSet::with_capacity(count.unwrap_or(0));
-    for assignments in sweep::product(
-        &axes
-            .iter()
-            .map(|(p, _, v)| (p.clone(), v.clone()))
-            .collect::<Vec<_>>(),
-    ) {
+    for assignments in sweep::product(&axes) {
         let name = sweep::point_name(&assignments);
         if let Err(e) = crate::output::check_dir_name(&name) {
             return Err(long_point_name(&source, &axes, &assignments, &name, e));
@@ -237,15 +247,8 @@ pub(crate) fn load_tree(
         for (path, value) in &assignments {
             let key_origin = axes
                 .iter()
-                .find(|(p, _, _)| p == path)
-                .map_or(Origin::Unknown, |(_, o, _)| o.clone());
-            if path.split('.').next() == Some("sweep") {
-                return Err(source.error(
-                    &key_origin,
-                    path,
-                    "a sweep cannot change `[sweep]` itself",
-                ));
-            }
+                .find(|a| &a.path == path)
+                .map_or(Origin::Unknown, |a| a.origin.clone());
             keypath::set(&mut tree, path, value.clone(), &key_origin).map_err(|e| {
                 source
                     .error(&key_origin, format!("sweep.{path}"), e.message)
@@ -259,11 +262,12 @@ pub(crate) fn load_tree(
             e
         })?;
         scenario.sweep = base.sweep.clone();
+        scenario.references = base.references.clone();
         if let Some(seeds) = &options.seeds {
             scenario.run.seeds = seeds.clone();
         }
         if !names.insert(name.clone()) {
-            let origin = axes.first().map_or(Origin::Unknown, |(_, o, _)| o.clone());
+            let origin = axes.first().map_or(Origin::Unknown, |a| a.origin.clone());
             return Err(source.error(
                 &origin,
                 "sweep",
@@ -292,16 +296,17 @@ pub(crate) fn load_tree(
 fn check_overrides_outside_sweep(
     source: &Source,
     overrides: &[String],
-    axes: &[(String, Origin, Vec<Node>)],
+    axes: &[sweep::Axis],
 ) -> Result<()> {
     for (i, text) in overrides.iter().enumerate() {
         let Some((path, _)) = text.split_once('=') else {
             continue;
         };
         let path = path.trim();
-        if let Some((axis, _, _)) = axes
+        if let Some(axis) = axes
             .iter()
-            .find(|(axis, _, _)| keypath::overlaps(path, axis))
+            .map(|a| &a.path)
+            .find(|axis| keypath::overlaps(path, axis))
         {
             return Err(source
                 .error(
@@ -324,7 +329,7 @@ fn check_overrides_outside_sweep(
 /// axis that contributes most to it.
 fn long_point_name(
     source: &Source,
-    axes: &[(String, Origin, Vec<Node>)],
+    axes: &[sweep::Axis],
     assignments: &[sweep::Assignment],
     name: &str,
     why: crate::output::NameError,
@@ -336,8 +341,8 @@ fn long_point_name(
     let (origin, key, part) = match longest {
         Some((len, path)) => (
             axes.iter()
-                .find(|(p, _, _)| p == path)
-                .map_or(Origin::Unknown, |(_, o, _)| o.clone()),
+                .find(|a| &a.path == path)
+                .map_or(Origin::Unknown, |a| a.origin.clone()),
             format!("sweep.{path}"),
             format!("; `{path}` takes {len} bytes of it"),
         ),
@@ -353,20 +358,9 @@ fn long_point_name(
         .with_hint("use shorter values on this axis, or fewer axes")
 }
 
-/// The `[sweep]` axes of a tree: path, where the key is written, values.
-fn sweep_axes(root: &Node) -> Vec<(String, Origin, Vec<Node>)> {
-    let Some(Node {
-        value: Value::Table(t),
-        ..
-    }) = keypath::get(root, "sweep")
-    else {
-        return Vec::new();
-    };
-    t.entries
-        .iter()
-        .filter_map(|e| match &e.value.value {
-            Value::Array(items) => Some((e.key.clone(), e.key_origin.clone(), items.clone())),
-            _ => None,
-        })
-        .collect()
+/// The `[sweep]` entry a `--set` path names (`sweep."topology.link_rate"`,
+/// `sweep.topology.link_rate` or `sweep.<group>`): the part after `sweep.`.
+fn sweep_key(path: &str) -> Option<&str> {
+    let (first, rest) = path.split_once('.')?;
+    (first.trim() == "sweep" && !rest.trim().is_empty()).then_some(rest)
 }

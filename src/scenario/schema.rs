@@ -11,6 +11,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
 use super::params::Params;
+use super::reference::Reference;
 use super::tree::Node;
 
 /// A whole scenario, resolved.
@@ -41,6 +42,9 @@ pub struct Scenario {
     /// `[sweep]`: parameter axes, in file order.
     #[serde(serialize_with = "ser_sweep", skip_serializing_if = "Vec::is_empty")]
     pub sweep: Vec<SweepAxis>,
+    /// `[[reference]]`: published values to compare with the results, in file order.
+    #[serde(rename = "reference", skip_serializing_if = "Vec::is_empty")]
+    pub references: Vec<Reference>,
     /// The directory of the scenario file; relative paths (`cdf_file`, topology files) are read
     /// from here.
     #[serde(skip)]
@@ -57,12 +61,21 @@ impl Scenario {
         // The axes are written by hand, each on one line with inline values: TOML would put an
         // axis of whole tables after the others (as `[[sweep."..."]]`), and the order of the
         // axes is the order of the run list and of the point names.
+        // A group of paired axes is one inline table, its axes in order.
         if !self.sweep.is_empty() {
             text.push_str("\n[sweep]\n");
-            for axis in &self.sweep {
-                let key = toml::Value::String(axis.path.clone());
-                let values = toml::Value::Array(axis.values.iter().map(Node::to_toml).collect());
-                text.push_str(&format!("{key} = {values}\n"));
+            let mut axes = self.sweep.iter().peekable();
+            while let Some(axis) = axes.next() {
+                let Some(group) = &axis.group else {
+                    text.push_str(&format!("{}\n", axis_entry(axis)));
+                    continue;
+                };
+                let mut entries = vec![axis_entry(axis)];
+                while let Some(next) = axes.next_if(|a| a.group.as_ref() == Some(group)) {
+                    entries.push(axis_entry(next));
+                }
+                // A group's name is a bare key: letters, digits, `-` and `_`.
+                text.push_str(&format!("{group} = {{ {} }}\n", entries.join(", ")));
             }
         }
         Ok(text)
@@ -75,6 +88,14 @@ impl Scenario {
             .find(|t| t.name == name)
             .map(|t| &t.config)
     }
+}
+
+/// `"key.path" = [values]`: one axis as `[sweep]` writes it, tables in values keeping the
+/// order of their keys (which the point names follow).
+fn axis_entry(axis: &SweepAxis) -> String {
+    let key = toml::Value::String(axis.path.clone());
+    let values: Vec<String> = axis.values.iter().map(Node::to_inline_toml).collect();
+    format!("{key} = [{}]", values.join(", "))
 }
 
 /// The most seeds a count may ask for (`seeds = N`, `--seeds N`).
@@ -799,6 +820,9 @@ pub struct SweepAxis {
     pub path: String,
     /// The values, in order; shared, as every sweep point's scenario carries the axes.
     pub values: Arc<[Node]>,
+    /// The group of paired axes it belongs to (`[sweep.<group>]`): the axes of a group take
+    /// their i-th values together, and are next to each other in the list.
+    pub group: Option<String>,
 }
 
 fn ser_transports<S: Serializer>(v: &[NamedTransport], s: S) -> Result<S::Ok, S::Error> {
@@ -809,11 +833,26 @@ fn ser_transports<S: Serializer>(v: &[NamedTransport], s: S) -> Result<S::Ok, S:
     m.end()
 }
 
+/// `[sweep]` as a map: an axis as `path = [values]`, a group of paired axes as
+/// `group = { path = [values], ... }`.
 fn ser_sweep<S: Serializer>(v: &[SweepAxis], s: S) -> Result<S::Ok, S::Error> {
-    let mut m = s.serialize_map(Some(v.len()))?;
-    for a in v {
-        let values: Vec<toml::Value> = a.values.iter().map(Node::to_toml).collect();
-        m.serialize_entry(&a.path, &values)?;
+    let values = |a: &SweepAxis| -> toml::Value {
+        toml::Value::Array(a.values.iter().map(Node::to_toml).collect())
+    };
+    let mut m = s.serialize_map(None)?;
+    let mut axes = v.iter().peekable();
+    while let Some(a) = axes.next() {
+        match &a.group {
+            None => m.serialize_entry(&a.path, &values(a))?,
+            Some(group) => {
+                let mut table = toml::Table::new();
+                table.insert(a.path.clone(), values(a));
+                while let Some(next) = axes.next_if(|b| b.group.as_ref() == Some(group)) {
+                    table.insert(next.path.clone(), values(next));
+                }
+                m.serialize_entry(group, &table)?;
+            }
+        }
     }
     m.end()
 }

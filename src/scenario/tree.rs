@@ -175,6 +175,28 @@ impl Node {
         }
     }
 
+    /// The value as an inline TOML value, tables with their keys in the order of the
+    /// document (`toml::Value` would sort them): how scenario.toml writes sweep values, whose
+    /// point names follow that order.
+    pub fn to_inline_toml(&self) -> String {
+        match &self.value {
+            Value::Array(items) => {
+                let items: Vec<String> = items.iter().map(Node::to_inline_toml).collect();
+                format!("[{}]", items.join(", "))
+            }
+            Value::Table(t) if t.entries.is_empty() => "{}".to_string(),
+            Value::Table(t) => {
+                let entries: Vec<String> = t
+                    .entries
+                    .iter()
+                    .map(|e| format!("{} = {}", inline_key(&e.key), e.value.to_inline_toml()))
+                    .collect();
+                format!("{{ {} }}", entries.join(", "))
+            }
+            _ => self.to_toml().to_string(),
+        }
+    }
+
     /// Converts a `toml::Value`, giving every node `origin`.
     pub fn from_toml(v: &toml::Value, origin: &Origin) -> Node {
         let value = match v {
@@ -198,6 +220,19 @@ impl Node {
             }),
         };
         Node::new(value, origin.clone())
+    }
+}
+
+/// A key as TOML writes it: bare when it can be (letters, digits, `-`, `_`), else quoted.
+fn inline_key(key: &str) -> String {
+    let bare = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if bare {
+        key.to_string()
+    } else {
+        toml::Value::String(key.to_string()).to_string()
     }
 }
 
@@ -457,6 +492,25 @@ mod tests {
         let src = Source::new("t.toml", "a = 1\nb = = 2\n");
         let e = parse(&src).unwrap_err();
         assert_eq!(e.line(), Some(2));
+    }
+
+    #[test]
+    fn inline_values_keep_the_order_of_their_keys() {
+        let src = Source::new(
+            "t.toml",
+            "v = [{ kind = \"dctcp\", g = 0.5, \"a.b\" = [1, \"x\"] }, {}]\n",
+        );
+        let root = parse(&src).unwrap();
+        let Value::Table(t) = &root.value else {
+            panic!("root is a table")
+        };
+        let v = &t.get("v").unwrap().value;
+        assert_eq!(
+            v.to_inline_toml(),
+            "[{ kind = \"dctcp\", g = 0.5, \"a.b\" = [1, \"x\"] }, {}]"
+        );
+        let back: toml::Table = toml::from_str(&format!("v = {}", v.to_inline_toml())).unwrap();
+        assert_eq!(back["v"], v.to_toml());
     }
 
     #[test]

@@ -72,6 +72,7 @@ use crate::report::metrics::{
 };
 use crate::report::run_summary::{RunCost, RunSummary};
 use crate::runner::{Executor, RunError};
+use crate::scenario::suggest::did_you_mean;
 use crate::scenario::{FlowSelector, Loaded, Point, Scenario};
 
 use generator::{Generator, StartedFlow};
@@ -215,6 +216,7 @@ pub fn setup(
     }
     let topology = network::build(&mut world, scenario).map_err(|e| vec![e])?;
     let mut problems = network::schedule_events(&mut world, scenario, &topology);
+    problems.extend(reference_layers(scenario, &topology));
     let plans = workload::plan(scenario, &topology, world.streams()).unwrap_or_else(|e| {
         problems.extend(e);
         Vec::new()
@@ -493,6 +495,37 @@ fn generator_of(world: &World, id: EndpointId) -> Result<&Generator, RunError> {
         .endpoint(id)
         .and_then(|e| (e as &dyn Any).downcast_ref::<Generator>())
         .ok_or_else(|| RunError::Failed("the flow generator disappeared".into()))
+}
+
+/// The `[[reference]]` values of a layer (`class = "layer:<name>"`) whose layer this network
+/// does not have: summary.csv would have no row for them.
+fn reference_layers(scenario: &Scenario, topology: &Topology) -> Vec<SetupError> {
+    let layers = egress_layers(topology);
+    scenario
+        .references
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| {
+            let layer = r
+                .class
+                .strip_prefix(crate::report::aggregate::LAYER_PREFIX)?;
+            if layers.iter().any(|l| l == layer) {
+                return None;
+            }
+            let shown: Vec<String> = layers.iter().map(|l| format!("\"layer:{l}\"")).collect();
+            let mut e = SetupError::new(
+                format!("reference[{i}].class"),
+                format!(
+                    "this network has no layer \"{layer}\": its layers in summary.csv are {}",
+                    shown.join(", ")
+                ),
+            );
+            if let Some(hint) = did_you_mean(layer, layers.iter().map(String::as_str)) {
+                e = e.with_hint(hint);
+            }
+            Some(e)
+        })
+        .collect()
 }
 
 /// The egress layers of a topology (layers of nodes that transmit), in its layer order.

@@ -161,14 +161,8 @@ fn locate(loaded: &Loaded, point: &Point, e: &SetupError) -> ScenarioError {
 fn origin_of(loaded: &Loaded, point: &Point, key: &str) -> Origin {
     for (path, value) in &point.assignments {
         if keypath::overlaps(path, key) {
-            let written =
-                keypath::get(&loaded.tree, "sweep").and_then(|sweep| match &sweep.value {
-                    Value::Table(t) => t.get(path).and_then(|e| match &e.value.value {
-                        Value::Array(items) => items.iter().find(|v| v.to_toml() == *value),
-                        _ => None,
-                    }),
-                    _ => None,
-                });
+            let written = crate::scenario::sweep::written_values(&loaded.tree, path)
+                .and_then(|items| items.iter().find(|v| v.to_toml() == *value));
             if let Some(v) = written {
                 return v.origin.clone();
             }

@@ -34,6 +34,8 @@ pub enum ListWhat {
     Output,
     /// [sweep].
     Sweep,
+    /// [[reference]] and every summary.csv metric it may name.
+    References,
 }
 
 /// One printed line.
@@ -196,10 +198,100 @@ pub fn listing(what: Option<ListWhat>) -> String {
     if show(ListWhat::Sweep) {
         l.text(
             "sweep ([sweep]): \"key.path\" = [value, ...], one axis per line; every combination \
-             of the axes' values runs, for every seed (--set PATH=VALUE overrides one value)",
+             of the axes' values runs, for every seed; a table [sweep.<group>] of axes with equal \
+             lengths takes their values together (paired); --set sweep.KEY=[...] adds or replaces \
+             an axis",
         );
     }
+    if show(ListWhat::References) {
+        references(&mut l);
+    }
     l.render()
+}
+
+/// The keys of `[[reference]]`, and every summary.csv metric it may name with its unit.
+fn references(l: &mut Listing) {
+    use htsim::report::aggregate::{metric_catalogue, MetricScope};
+    let metrics = |scope: MetricScope| -> String {
+        metric_catalogue()
+            .iter()
+            .filter(|m| m.scope == scope)
+            .map(|m| format!("{} ({})", m.metric, m.unit))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    l.text("references ([[reference]], one table per published value):");
+    for (key, default, kind, doc) in [
+        (
+            "source",
+            "(required)",
+            "a string",
+            "the paper and its table or figure",
+        ),
+        (
+            "metric",
+            "(required)",
+            "a summary.csv metric, listed below",
+            "what is compared",
+        ),
+        (
+            "class",
+            "(required)",
+            "a flow class, \"layer:<name>\" or \"run\"",
+            "whose metric",
+        ),
+        (
+            "point",
+            "= every point",
+            "{ \"key.path\" = value, ... }",
+            "the sweep-axis values it applies to",
+        ),
+        (
+            "value",
+            "(or a bound)",
+            "a number",
+            "the published value, in the metric's unit",
+        ),
+        ("unit", "(required)", "a string", "the metric's unit"),
+        (
+            "tolerance_pct",
+            "= none",
+            "a number from 0",
+            "within when ours is within this % of value",
+        ),
+        (
+            "spread",
+            "= none",
+            "a number from 0",
+            "the published spread, shown beside ours",
+        ),
+        (
+            "at_most",
+            "(instead of value)",
+            "a number",
+            "within when ours <= at_most",
+        ),
+        (
+            "at_least",
+            "(instead of value)",
+            "a number",
+            "within when ours >= at_least",
+        ),
+    ] {
+        l.key(0, key, default, kind, doc);
+    }
+    l.text(&format!(
+        "  metric of a flow class: {}",
+        metrics(MetricScope::Class)
+    ));
+    l.text(&format!(
+        "  metric of \"layer:<name>\": {}",
+        metrics(MetricScope::Layer)
+    ));
+    l.text(&format!(
+        "  metric of \"run\": {}",
+        metrics(MetricScope::Run)
+    ));
 }
 
 fn run(l: &mut Listing) {

@@ -403,7 +403,8 @@ fn run_failure(e: &runner::RunError, out: &Path) -> Failure {
     usage(message)
 }
 
-/// What a report wrote, one line per kind of file.
+/// What a report wrote, one line per kind of file; then the comparison with the scenario's
+/// references, as a table on stdout.
 fn print_report(r: &Report, out: &Path) {
     let plots = r
         .files
@@ -423,6 +424,20 @@ fn print_report(r: &Report, out: &Path) {
             plots,
             out.join(htsim::output::PLOTS_DIR).display()
         );
+    }
+    if !r.references.is_empty() {
+        let outside = r
+            .references
+            .iter()
+            .filter(|row| matches!(row.status(), "outside" | "missing"))
+            .count();
+        eprintln!(
+            "references: {} ({} comparison(s), {outside} outside or missing)",
+            out.join(htsim::output::REFERENCE_CSV_FILE).display(),
+            r.references.len()
+        );
+        let _ =
+            std::io::stdout().write_all(htsim::report::reference::table(&r.references).as_bytes());
     }
 }
 
@@ -526,7 +541,7 @@ the report needs {} to know which runs to summarise",
     }
     let mut options = ReportOptions {
         plots: args.plots,
-        only: None,
+        ..ReportOptions::default()
     };
     if let Some(loaded) = &loaded {
         let runs = runner::run_list(loaded);
@@ -549,6 +564,7 @@ the report needs {} to know which runs to summarise",
             eprintln!("  missing: {m}");
         }
         options.plots |= loaded.scenario.output.plots;
+        options.references = htsim::report::reference::checks(loaded);
         options.only = Some(
             runs.iter()
                 .map(|r| (r.point_name.clone(), r.seed))

@@ -78,6 +78,7 @@ fn every_kind_and_key_htsim_list_prints_is_in_docs_scenarios_md() {
         "benson_imc10",
         "closed_loop",
         "servers",
+        "tolerance_pct",
     ] {
         assert!(listed.contains(name), "`{name}` not parsed from htsim list");
     }

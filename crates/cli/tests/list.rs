@@ -46,10 +46,17 @@ trace = { flows = ["a"] {output.trace} }
 {output}
 [transports.t]
 kind = "tcp"
+[[reference]]
+source = "probe"
+metric = "fct_mean"
+class = "a"
+value = 1.0
+unit = "ms"
+{reference}
 "#;
 
 /// The tables probed, with whether their slot is inline.
-const TABLES: [(&str, bool); 12] = [
+const TABLES: [(&str, bool); 13] = [
     ("top", false),
     ("run", false),
     ("queue", false),
@@ -62,6 +69,7 @@ const TABLES: [(&str, bool); 12] = [
     ("output", false),
     ("output.timeseries", true),
     ("output.trace", true),
+    ("reference", false),
 ];
 
 /// The probe scenario with `zzz_unknown` in `table` (every other slot empty).
@@ -110,6 +118,7 @@ fn group_table(header: &str) -> Option<&'static str> {
         "workloads" => "flows",
         "events" => "events",
         "output" => "output",
+        "references" => "reference",
         _ => return None, // kinds (topologies, transports) and the one-line sweep
     })
 }
@@ -163,6 +172,7 @@ fn every_table_lists_exactly_the_keys_the_loader_accepts() {
         "events",
         "output",
         "sweep",
+        "reference",
     ];
     for (table, _) in TABLES {
         let mut keys = listed.get(table).cloned().unwrap_or_default();

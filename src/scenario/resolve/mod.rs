@@ -17,7 +17,6 @@ mod output;
 mod queue;
 mod routing;
 mod run;
-mod sweep;
 mod topology;
 mod transports;
 mod values;
@@ -28,10 +27,10 @@ use output::output;
 use queue::queue;
 use routing::routing;
 use run::run;
-use sweep::sweep;
 use topology::topology;
 use transports::transports;
-use values::{check_name, string, Tab};
+use values::check_name;
+pub(super) use values::{string, Tab};
 
 /// What the resolver needs besides the tree: the source (for positions) and the scenario's
 /// directory (for files it names).
@@ -47,11 +46,16 @@ pub struct Cx<'a> {
 }
 
 impl Cx<'_> {
-    fn err(&self, origin: &Origin, path: &str, msg: impl Into<String>) -> Box<ScenarioError> {
+    pub(super) fn err(
+        &self,
+        origin: &Origin,
+        path: &str,
+        msg: impl Into<String>,
+    ) -> Box<ScenarioError> {
         self.src.error(origin, path, msg)
     }
 
-    fn type_err(&self, node: &Node, path: &str, expected: &str) -> Box<ScenarioError> {
+    pub(super) fn type_err(&self, node: &Node, path: &str, expected: &str) -> Box<ScenarioError> {
         self.err(
             &node.origin,
             path,
@@ -61,7 +65,7 @@ impl Cx<'_> {
 }
 
 /// Joins a key path.
-fn join(path: &str, key: &str) -> String {
+pub(super) fn join(path: &str, key: &str) -> String {
     if path.is_empty() {
         key.to_string()
     } else {
@@ -69,21 +73,24 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
+/// The keys of the top level of a scenario.
+pub(super) const TOP: &[&str] = &[
+    "name",
+    "description",
+    "run",
+    "topology",
+    "queue",
+    "routing",
+    "transports",
+    "flows",
+    "events",
+    "output",
+    "sweep",
+    "reference",
+];
+
 /// Resolves the whole document.
 pub fn scenario(cx: &Cx, root: &Node) -> Result<Scenario> {
-    const TOP: &[&str] = &[
-        "name",
-        "description",
-        "run",
-        "topology",
-        "queue",
-        "routing",
-        "transports",
-        "flows",
-        "events",
-        "output",
-        "sweep",
-    ];
     if let Value::Table(t) = &root.value {
         if t.entries.is_empty() {
             return Err(cx.err(
@@ -148,7 +155,14 @@ pub fn scenario(cx: &Cx, root: &Node) -> Result<Scenario> {
         topology.host_count(),
     )?;
     let sweep = match top.get("sweep") {
-        Some(n) => sweep(cx, n)?,
+        Some(n) => super::sweep::read(cx, n)?
+            .iter()
+            .map(super::sweep::Axis::resolved)
+            .collect(),
+        None => Vec::new(),
+    };
+    let references = match top.get("reference") {
+        Some(n) => super::reference::read(cx, n, &flows, &sweep)?,
         None => Vec::new(),
     };
     Ok(Scenario {
@@ -163,6 +177,7 @@ pub fn scenario(cx: &Cx, root: &Node) -> Result<Scenario> {
         events,
         output,
         sweep,
+        references,
         base_dir: cx.base_dir.to_path_buf(),
     })
 }

@@ -13,7 +13,7 @@ use crate::scenario::suggest::did_you_mean;
 use crate::scenario::tree::{Node, Table, Value};
 
 /// A table being read: checks unknown keys up front, then hands out its values.
-pub(super) struct Tab<'a> {
+pub(in crate::scenario) struct Tab<'a> {
     pub(super) cx: &'a Cx<'a>,
     pub(super) table: &'a Table,
     pub(super) origin: &'a Origin,
@@ -22,7 +22,7 @@ pub(super) struct Tab<'a> {
 
 impl<'a> Tab<'a> {
     /// Opens `node` as a table whose keys must be among `allowed`.
-    pub(super) fn open(
+    pub(in crate::scenario) fn open(
         cx: &'a Cx<'a>,
         node: &'a Node,
         path: &str,
@@ -59,15 +59,15 @@ impl<'a> Tab<'a> {
         })
     }
 
-    pub(super) fn key(&self, key: &str) -> String {
+    pub(in crate::scenario) fn key(&self, key: &str) -> String {
         join(&self.path, key)
     }
 
-    pub(super) fn get(&self, key: &str) -> Option<&'a Node> {
+    pub(in crate::scenario) fn get(&self, key: &str) -> Option<&'a Node> {
         self.table.get(key).map(|e| &e.value)
     }
 
-    pub(super) fn required(&self, key: &str, expected: &str) -> Result<&'a Node> {
+    pub(in crate::scenario) fn required(&self, key: &str, expected: &str) -> Result<&'a Node> {
         self.get(key).ok_or_else(|| {
             let within = if self.path.is_empty() {
                 String::new()
@@ -82,7 +82,7 @@ impl<'a> Tab<'a> {
         })
     }
 
-    pub(super) fn string(&self, key: &str, default: Option<&str>) -> Result<String> {
+    pub(in crate::scenario) fn string(&self, key: &str, default: Option<&str>) -> Result<String> {
         match (self.get(key), default) {
             (Some(n), _) => string(self.cx, n, &self.key(key)).map(str::to_string),
             (None, Some(d)) => Ok(d.to_string()),
@@ -139,7 +139,7 @@ impl<'a> Tab<'a> {
     }
 }
 
-pub(super) fn string<'n>(cx: &Cx, node: &'n Node, path: &str) -> Result<&'n str> {
+pub(in crate::scenario) fn string<'n>(cx: &Cx, node: &'n Node, path: &str) -> Result<&'n str> {
     match &node.value {
         Value::String(s) => Ok(s),
         _ => Err(cx.type_err(node, path, "a string")),
