@@ -280,15 +280,15 @@ fn references(l: &mut Listing) {
     ] {
         l.key(0, key, default, kind, doc);
     }
-    l.text(&format!(
+    l.text(format!(
         "  metric of a flow class: {}",
         metrics(MetricScope::Class)
     ));
-    l.text(&format!(
+    l.text(format!(
         "  metric of \"layer:<name>\": {}",
         metrics(MetricScope::Layer)
     ));
-    l.text(&format!(
+    l.text(format!(
         "  metric of \"run\": {}",
         metrics(MetricScope::Run)
     ));
