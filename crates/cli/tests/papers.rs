@@ -217,6 +217,89 @@ fn without_references_blanks_only_the_reference_tables() {
     );
 }
 
+/// The unit summary.csv gives a metric (docs/outputs.md), for the metrics a reference may name.
+fn metric_unit(metric: &str) -> Option<&'static str> {
+    let unit = match metric {
+        m if m.starts_with("fct_") || m.starts_with("jct_") => "ms",
+        m if m.starts_with("goodput_") => "Mbps",
+        m if m.starts_with("utilisation") || m.starts_with("loss_rate") => "%",
+        m if m.starts_with("slowdown_") || m == "jain" => "1",
+        "finite_flows" | "completed" | "unfinished" | "long_flows" => "flows",
+        _ => return None,
+    };
+    Some(unit)
+}
+
+/// Every `[[reference]]` table of the paper scenarios is well formed: its keys, a summary.csv
+/// metric with its unit, a class of the file (or a layer, or `run`), sweep-point keys that are
+/// axes of the file with values those axes take, and exactly one of `value`, `at_most`,
+/// `at_least`. (The loader checks this once it reads references; this guards the files now.)
+#[test]
+fn every_reference_table_names_a_metric_class_and_point_of_its_file() {
+    let mut references = 0;
+    for path in paper_files() {
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let doc: toml::Table = std::fs::read_to_string(&path).unwrap().parse().unwrap();
+        let classes: Vec<&str> = doc["flows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["name"].as_str().unwrap())
+            .collect();
+        let empty = toml::Table::new();
+        let sweep = doc
+            .get("sweep")
+            .and_then(|s| s.as_table())
+            .unwrap_or(&empty);
+        let Some(refs) = doc.get("reference") else {
+            continue;
+        };
+        for r in refs.as_array().unwrap() {
+            references += 1;
+            let r = r.as_table().unwrap();
+            let at = format!("{name}: {r}");
+            for key in r.keys() {
+                let known = [
+                    "source",
+                    "metric",
+                    "class",
+                    "point",
+                    "value",
+                    "at_most",
+                    "at_least",
+                    "unit",
+                    "tolerance_pct",
+                    "spread",
+                ];
+                assert!(known.contains(&key.as_str()), "{at}: unknown key {key}");
+            }
+            assert!(r["source"].as_str().is_some_and(|s| !s.is_empty()), "{at}");
+            let metric = r["metric"].as_str().unwrap();
+            assert_eq!(metric_unit(metric), r["unit"].as_str(), "{at}: unit");
+            let class = r["class"].as_str().unwrap();
+            assert!(
+                classes.contains(&class) || class.starts_with("layer:") || class == "run",
+                "{at}: class {class} is not one of {classes:?}"
+            );
+            let bounds = ["value", "at_most", "at_least"];
+            assert_eq!(
+                bounds.iter().filter(|b| r.contains_key(**b)).count(),
+                1,
+                "{at}"
+            );
+            for (axis, value) in r.get("point").and_then(|p| p.as_table()).unwrap_or(&empty) {
+                let values = sweep.get(axis).and_then(|v| v.as_array());
+                assert!(
+                    values.is_some_and(|v| v.contains(value)),
+                    "{at}: {axis} = {value} is not a point of the sweep"
+                );
+            }
+        }
+    }
+    // P0 Tables 2 (11) and 3 (7 + 2 for PS_TCP), P1 Table 1 (5), P2 Fig. 2 (2).
+    assert_eq!(references, 27);
+}
+
 /// [P2] Fig. 2's quick variant (k = 4: 16 hosts): every host runs one long flow, whose goodput
 /// is above 0 and at most the line rate (100 Mb/s of payload with header-less packets), and
 /// Jain's index lies between 1/16 (one flow gets everything) and 1.
