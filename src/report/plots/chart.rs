@@ -47,7 +47,8 @@ pub struct XyChart {
     pub y_integer: bool,
     /// Draw markers at the points.
     pub markers: bool,
-    /// The legend's heading: what the series labels are values of.
+    /// The legend's heading: what the series labels are values of (parameters joined by `, `,
+    /// drawn one per line).
     pub legend_title: Option<String>,
     /// The series.
     pub series: Vec<Series>,

@@ -218,13 +218,18 @@ fn draw<DB: DrawingBackend>(
     // The legend, right of the plotting area.
     let legend_style = font(LEGEND_FONT);
     let swatch = 30.0 * scale;
+    // The heading's parameters one per line, so that a long list does not widen the legend.
+    let heading: Vec<&str> = chart
+        .legend_title
+        .as_deref()
+        .map_or(Vec::new(), |t| t.split(", ").collect());
     let legend_width = if chart.has_legend() {
         let mut w: f64 = 0.0;
         for s in &chart.series {
             w = w.max(text_size(&s.label, &legend_style)?.0 + swatch);
         }
-        if let Some(t) = &chart.legend_title {
-            w = w.max(text_size(t, &legend_style)?.0);
+        for line in &heading {
+            w = w.max(text_size(line, &legend_style)?.0);
         }
         w + 16.0 * scale
     } else {
@@ -365,9 +370,9 @@ fn draw<DB: DrawingBackend>(
         let x0 = right + 12.0 * scale;
         let row = text_size("Mg", &legend_style)?.1 + 8.0 * scale;
         let mut y = top;
-        if let Some(t) = &chart.legend_title {
+        for line in &heading {
             put(
-                t,
+                line,
                 (x0 + 8.0 * scale, y + 6.0 * scale),
                 &legend_style,
                 Pos::new(HPos::Left, VPos::Top),
@@ -583,6 +588,60 @@ mod tests {
         assert!(w >= 1920, "at least 2x the old 960 pixels");
         // Drawn text and lines: plenty of dark pixels.
         assert!(pixels.iter().filter(|&&b| b < 128).count() > 4000);
+    }
+
+    /// The numbers of attribute `name` in an SVG element's text.
+    fn attribute(element: &str, name: &str) -> Option<String> {
+        let start = element.find(&format!(" {name}=\""))? + name.len() + 3;
+        Some(element[start..start + element[start..].find('"')?].to_string())
+    }
+
+    #[test]
+    fn the_legend_sits_right_of_every_data_point() {
+        // Data up to the top right corner, where plotters put the legend before.
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = chart(vec![
+            series("tcp", &[(0.0, 0.0), (10.0, 100.0)]),
+            series("mptcp", &[(0.0, 50.0), (10.0, 99.0)]),
+        ]);
+        c.legend_title = Some("transports.long.kind, flows.short.arrivals.poisson".into());
+        let files = render(&c, dir.path(), "legend").unwrap();
+        let svg = std::fs::read_to_string(&files[0]).unwrap();
+        let legend = svg.split("<rect").last().unwrap();
+        let number = |e: &str, n: &str| attribute(e, n).unwrap().parse::<f64>().unwrap();
+        let (lx, lw) = (number(legend, "x"), number(legend, "width"));
+        // The heading is one parameter a line, not one wide line.
+        let texts = crate::report::plots::tests::svg_texts(&svg);
+        assert!(texts.iter().any(|t| t == "flows.short.arrivals.poisson"));
+        let colours: Vec<String> = (0..2)
+            .map(|i| {
+                let c = style_of(i).0;
+                format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
+            })
+            .collect();
+        let mut data_xs = Vec::new();
+        for element in svg
+            .split('<')
+            .filter(|e| colours.iter().any(|c| e.contains(c.as_str())))
+        {
+            if let Some(points) = attribute(element, "points") {
+                data_xs.extend(
+                    points
+                        .split_whitespace()
+                        .map(|p| p.split(',').next().unwrap().parse::<f64>().unwrap()),
+                );
+            }
+            if let Some(cx) = attribute(element, "cx") {
+                data_xs.push(cx.parse().unwrap());
+            }
+        }
+        // Everything coloured is left of the legend, or is a legend swatch (its left 40 units).
+        let (data, swatches): (Vec<f64>, Vec<f64>) = data_xs.iter().partition(|&&x| x < lx);
+        assert!(!data.is_empty() && !swatches.is_empty());
+        assert!(
+            swatches.iter().all(|&x| x <= lx + 40.0),
+            "{swatches:?} in {lx} + {lw}"
+        );
     }
 
     #[test]
