@@ -70,6 +70,23 @@ pub fn log_ticks(range: &Range<f64>, min_ticks: usize) -> Vec<Tick> {
     ticks
 }
 
+/// `range` widened to the nearest 1, 2 or 5 x a power of ten at both ends (both ends > 0), so
+/// that a log axis starts and ends at a labelled tick.
+pub fn log_bounds(range: &Range<f64>) -> Range<f64> {
+    let candidates = |v: f64| {
+        let e = v.log10().floor() as i32;
+        (e - 1..=e + 1).flat_map(|e| [1.0, 2.0, 5.0].map(|m| m * 10f64.powi(e)))
+    };
+    // 10^floor(log10 v) <= v <= 10^(floor + 1): both ends have a candidate.
+    let low = candidates(range.start)
+        .filter(|c| *c <= range.start * (1.0 + 1e-9))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let high = candidates(range.end)
+        .filter(|c| *c >= range.end * (1.0 - 1e-9))
+        .fold(f64::INFINITY, f64::min);
+    low..high
+}
+
 /// A round step near `raw`: 1, 2, 2.5 or 5 x a power of ten (2.5 only when not `integer`).
 fn nice_step(raw: f64, integer: bool) -> f64 {
     let power = 10f64.powf(raw.log10().floor());
@@ -187,6 +204,14 @@ mod tests {
             labels(&linear_ticks(&(0.5..3.5), 10, true)),
             ["1", "2", "3"]
         );
+    }
+
+    #[test]
+    fn log_axes_end_at_round_values() {
+        assert_eq!(log_bounds(&(1.04..4.8)), 1.0..5.0);
+        assert_eq!(log_bounds(&(0.165..30.0)), 0.1..50.0);
+        assert_eq!(log_bounds(&(2.0..20.0)), 2.0..20.0);
+        assert_eq!(log_bounds(&(0.0031..0.0049)), 0.002..0.005);
     }
 
     #[test]

@@ -19,7 +19,7 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::axis::{linear_ticks, log_ticks, Tick};
+use super::axis::{linear_ticks, log_bounds, log_ticks, Tick};
 use super::chart::{XScale, XyChart};
 use super::palette::{style_of, Shape};
 use crate::report::error::{io_error, ReportError, Result};
@@ -112,7 +112,10 @@ pub fn bounds(chart: &XyChart) -> (Range<f64>, Range<f64>) {
     }
     (x0, x1) = match &chart.x_scale {
         XScale::Categories(c) => (-0.5, c.len().max(1) as f64 - 0.5),
-        XScale::Log => (x0 / 1.15, x1 * 1.15),
+        XScale::Log => {
+            let r = log_bounds(&(x0 / 1.1..x1 * 1.1));
+            (r.start, r.end)
+        }
         // Room for dodged markers at the ends; whole ranks keep half a rank either side.
         scale => {
             let mut pad = if x1 > x0 {
@@ -473,7 +476,7 @@ fn x_ticks(
             .collect(),
         XScale::Log => {
             // 1-2-5 per decade until the labels would touch, then powers of ten only.
-            let t = log_ticks(range, 3);
+            let t = log_ticks(range, 4);
             let decades = (range.end / range.start).log10().max(1.0);
             if fits(&t, length / (t.len() as f64).max(decades)) {
                 t
