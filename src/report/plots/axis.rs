@@ -149,7 +149,7 @@ fn fixed(value: f64, decimals: usize) -> String {
 }
 
 /// A single value's short label: SI-scaled from 10 000, else the decimals it needs.
-fn compact(value: f64) -> String {
+pub fn compact(value: f64) -> String {
     let (scale, suffix) = si_scale(value.abs());
     scaled(value, scale, suffix, decimals_of(value / scale))
 }

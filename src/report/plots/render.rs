@@ -47,6 +47,10 @@ const MARKER_RADIUS: f64 = 4.0;
 const LINE_WIDTH: f64 = 2.0;
 /// The widest gap between the markers of dodged series that share an x.
 const DODGE: f64 = 12.0;
+/// The width of a legend entry's swatch and the gap before its label.
+const SWATCH: f64 = 30.0;
+/// The gap between the plotting area and the legend.
+const LEGEND_GAP: f64 = 12.0;
 
 /// Registers the embedded font with plotters (once per process). Returns whether the font
 /// could be registered (it always can: the bytes are a valid TrueType file, checked in tests).
@@ -161,6 +165,7 @@ struct Frame {
 }
 
 impl Frame {
+    /// The pixel column of `x`.
     fn px(&self, x: f64) -> f64 {
         let (t, a, b) = if self.log_x {
             (x.log10(), self.x.start.log10(), self.x.end.log10())
@@ -170,8 +175,11 @@ impl Frame {
         self.left + (t - a) / (b - a) * (self.right - self.left)
     }
 
+    /// The pixel row of `y`; values off the axis (above a chart's ceiling) at its edge.
     fn py(&self, y: f64) -> f64 {
-        self.bottom - (y - self.y.start) / (self.y.end - self.y.start) * (self.bottom - self.top)
+        let row = self.bottom
+            - (y - self.y.start) / (self.y.end - self.y.start) * (self.bottom - self.top);
+        row.clamp(self.top, self.bottom)
     }
 }
 
@@ -180,162 +188,209 @@ fn at(x: f64, y: f64) -> (i32, i32) {
     (x.round() as i32, y.round() as i32)
 }
 
-/// Draws `chart` on any backend, every size multiplied by `scale`.
+/// A drawing error, as text.
+type DrawResult<T> = std::result::Result<T, String>;
+
+/// A backend's drawing area with every size in SVG units multiplied by `scale`.
+struct Canvas<'a, DB: DrawingBackend> {
+    root: &'a DrawingArea<DB, Shift>,
+    scale: f64,
+}
+
+impl<DB: DrawingBackend> Canvas<'_, DB> {
+    /// `units` SVG units in pixels.
+    fn px(&self, units: f64) -> f64 {
+        units * self.scale
+    }
+
+    /// The embedded font at `size` SVG units, black.
+    fn font(&self, size: f64) -> TextStyle<'static> {
+        TextStyle::from((FAMILY, self.px(size)).into_font()).color(&BLACK)
+    }
+
+    /// A stroke of `units` SVG units in `color`.
+    fn stroke(&self, color: RGBColor, units: f64) -> ShapeStyle {
+        color.stroke_width(self.px(units).round().max(1.0) as u32)
+    }
+
+    /// Width and height of `text` in pixels.
+    fn text_size(&self, text: &str, style: &TextStyle) -> DrawResult<(f64, f64)> {
+        self.root
+            .estimate_text_size(text, style)
+            .map(|(w, h)| (w as f64, h as f64))
+            .map_err(|e| e.to_string())
+    }
+
+    /// Draws `text` anchored at `(x, y)` by `pos`.
+    fn text(&self, text: &str, (x, y): (f64, f64), style: &TextStyle, pos: Pos) -> DrawResult<()> {
+        let element = Text::new(text.to_string(), at(x, y), style.pos(pos));
+        self.root.draw(&element).map_err(|e| e.to_string())
+    }
+
+    /// A line through `path`, dashed (8 units on, 5 off) or solid.
+    fn line(&self, path: Vec<(i32, i32)>, style: ShapeStyle, dashed: bool) -> DrawResult<()> {
+        let drawn = if dashed {
+            let (dash, gap) = (self.px(8.0) as i32, self.px(5.0) as i32);
+            self.root
+                .draw(&DashedPathElement::new(path, dash, gap, style))
+        } else {
+            self.root.draw(&PathElement::new(path, style))
+        };
+        drawn.map_err(|e| e.to_string())
+    }
+
+    /// A rectangle's outline.
+    fn frame(&self, corners: [(i32, i32); 2], style: ShapeStyle) -> DrawResult<()> {
+        self.root
+            .draw(&Rectangle::new(corners, style))
+            .map_err(|e| e.to_string())
+    }
+
+    /// A filled marker centred at `(x, y)`.
+    fn marker(&self, (x, y): (i32, i32), shape: Shape, color: RGBColor) -> DrawResult<()> {
+        let r = self.px(MARKER_RADIUS).round() as i32;
+        let style = color.filled();
+        let drawn = match shape {
+            Shape::Circle => self.root.draw(&Circle::new((x, y), r, style)),
+            Shape::Square => self
+                .root
+                .draw(&Rectangle::new([(x - r, y - r), (x + r, y + r)], style)),
+            Shape::Triangle => self.root.draw(&Polygon::new(
+                vec![(x, y - r - 1), (x - r - 1, y + r), (x + r + 1, y + r)],
+                style,
+            )),
+        };
+        drawn.map_err(|e| e.to_string())
+    }
+}
+
+/// Draws `chart` on any backend, every size multiplied by `scale`: title and notes, then the
+/// legend's width decides where the plotting area ends, the tick labels' sizes where it
+/// starts.
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     chart: &XyChart,
     scale: f64,
-) -> std::result::Result<(), String> {
-    let err = |e: &dyn std::fmt::Display| e.to_string();
-    let font = |size: f64| TextStyle::from((FAMILY, size * scale).into_font()).color(&BLACK);
-    let text_size = |text: &str, style: &TextStyle| {
-        root.estimate_text_size(text, style)
-            .map(|(w, h)| (w as f64, h as f64))
-            .map_err(|e| err(&e))
-    };
-    let put = |text: &str, (x, y): (f64, f64), style: &TextStyle, pos: Pos| {
-        root.draw(&Text::new(text.to_string(), at(x, y), style.pos(pos)))
-            .map_err(|e| err(&e))
-    };
-    let (width, height) = root.dim_in_pixel();
-    let (width, height) = (width as f64, height as f64);
-    let margin = MARGIN * scale;
-    root.fill(&WHITE).map_err(|e| err(&e))?;
+) -> DrawResult<()> {
+    let canvas = Canvas { root, scale };
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let (width, _) = root.dim_in_pixel();
+    let top = draw_header(&canvas, chart)?;
+    let legend = Legend::measure(&canvas, chart)?;
+    let right = width as f64
+        - canvas.px(MARGIN)
+        - legend
+            .as_ref()
+            .map_or(0.0, |l| l.width + canvas.px(LEGEND_GAP));
+    let frame = draw_axes(&canvas, chart, top, right)?;
+    draw_series(&canvas, chart, &frame)?;
+    if let Some(legend) = legend {
+        legend.draw(&canvas, chart, (right + canvas.px(LEGEND_GAP), top))?;
+    }
+    root.present().map_err(|e| e.to_string())
+}
 
-    // Title and notes, centred at the top.
-    let mut top = margin;
+/// Draws the title and the notes centred at the top; returns where the plotting area starts.
+fn draw_header<DB: DrawingBackend>(canvas: &Canvas<DB>, chart: &XyChart) -> DrawResult<f64> {
+    let (width, _) = canvas.root.dim_in_pixel();
+    let mut top = canvas.px(MARGIN);
     for (text, size) in std::iter::once((&chart.title, TITLE_FONT))
         .chain(chart.notes.iter().map(|n| (n, NOTE_FONT)))
     {
-        let style = font(size);
-        put(
-            text,
-            (width / 2.0, top),
-            &style,
-            Pos::new(HPos::Center, VPos::Top),
-        )?;
-        top += text_size(text, &style)?.1 + 6.0 * scale;
+        let style = canvas.font(size);
+        let pos = Pos::new(HPos::Center, VPos::Top);
+        canvas.text(text, (width as f64 / 2.0, top), &style, pos)?;
+        top += canvas.text_size(text, &style)?.1 + canvas.px(6.0);
     }
-    top += 8.0 * scale;
+    Ok(top + canvas.px(8.0))
+}
 
-    // The legend, right of the plotting area.
-    let legend_style = font(LEGEND_FONT);
-    let swatch = 30.0 * scale;
-    // The heading's parameters one per line, so that a long list does not widen the legend.
-    let heading: Vec<&str> = chart
-        .legend_title
-        .as_deref()
-        .map_or(Vec::new(), |t| t.split(", ").collect());
-    let legend_width = if chart.has_legend() {
-        let mut w: f64 = 0.0;
-        for s in &chart.series {
-            w = w.max(text_size(&s.label, &legend_style)?.0 + swatch);
-        }
-        for line in &heading {
-            w = w.max(text_size(line, &legend_style)?.0);
-        }
-        w + 16.0 * scale
-    } else {
-        0.0
-    };
-    let right = width
-        - margin
-        - if legend_width > 0.0 {
-            legend_width + 12.0 * scale
-        } else {
-            0.0
-        };
-
-    // Axis titles and tick label areas.
-    let tick_style = font(TICK_FONT);
-    let axis_style = font(AXIS_TITLE_FONT);
-    let tick_height = text_size("0.9", &tick_style)?.1;
-    let axis_title_height = text_size(&chart.x_label, &axis_style)?.1;
-    let tick_length = 5.0 * scale;
-    let bottom = height - margin - axis_title_height - tick_height - tick_length - 20.0 * scale;
+/// Lays out the axes of a plotting area from `top` to `right`, leaving room for the tick
+/// labels and axis titles; draws grid, frame, ticks, tick labels and axis titles. Returns the
+/// plotting area.
+fn draw_axes<DB: DrawingBackend>(
+    canvas: &Canvas<DB>,
+    chart: &XyChart,
+    top: f64,
+    right: f64,
+) -> DrawResult<Frame> {
+    let (_, height) = canvas.root.dim_in_pixel();
+    let height = height as f64;
+    let margin = canvas.px(MARGIN);
+    let tick_style = canvas.font(TICK_FONT);
+    let axis_style = canvas.font(AXIS_TITLE_FONT);
+    let tick_height = canvas.text_size("0.9", &tick_style)?.1;
+    let title_height = canvas.text_size(&chart.x_label, &axis_style)?.1;
+    let tick_length = canvas.px(5.0);
+    let bottom = height - margin - title_height - tick_height - tick_length - canvas.px(20.0);
     let (x_range, y_range) = bounds(chart);
     let y_ticks = fitting_ticks(bottom - top, 2.2 * tick_height, |n| {
         linear_ticks(&y_range, n, chart.y_integer)
     });
     let mut y_label_width: f64 = 0.0;
     for t in &y_ticks {
-        y_label_width = y_label_width.max(text_size(&t.label, &tick_style)?.0);
+        y_label_width = y_label_width.max(canvas.text_size(&t.label, &tick_style)?.0);
     }
-    let left =
-        margin + axis_title_height + 10.0 * scale + y_label_width + tick_length + 4.0 * scale;
+    let left = margin + title_height + canvas.px(14.0) + y_label_width + tick_length;
     let frame = Frame {
         left,
         right,
         top,
         bottom,
         x: x_range.clone(),
-        y: y_range.clone(),
+        y: y_range,
         log_x: chart.x_scale == XScale::Log,
     };
     let x_ticks = x_ticks(chart, &x_range, right - left, &|t| {
-        text_size(t, &tick_style).map(|s| s.0).unwrap_or(0.0)
+        canvas.text_size(t, &tick_style).map_or(0.0, |s| s.0)
     });
 
-    // Grid, frame, ticks and their labels.
-    let grid = RGBColor(0xDD, 0xDD, 0xDD).stroke_width(scale.round() as u32);
-    let ink = BLACK.stroke_width(scale.round() as u32);
+    let grid = canvas.stroke(RGBColor(0xDD, 0xDD, 0xDD), 1.0);
+    let ink = canvas.stroke(BLACK, 1.0);
     for t in &y_ticks {
         let y = frame.py(t.value);
-        root.draw(&PathElement::new(vec![at(left, y), at(right, y)], grid))
-            .map_err(|e| err(&e))?;
-        root.draw(&PathElement::new(
-            vec![at(left - tick_length, y), at(left, y)],
-            ink,
-        ))
-        .map_err(|e| err(&e))?;
+        canvas.line(vec![at(left, y), at(right, y)], grid, false)?;
+        canvas.line(vec![at(left - tick_length, y), at(left, y)], ink, false)?;
         let pos = Pos::new(HPos::Right, VPos::Center);
-        put(
-            &t.label,
-            (left - tick_length - 4.0 * scale, y),
-            &tick_style,
-            pos,
-        )?;
+        let anchor = (left - tick_length - canvas.px(4.0), y);
+        canvas.text(&t.label, anchor, &tick_style, pos)?;
     }
     for t in &x_ticks {
         let x = frame.px(t.value);
         if !matches!(chart.x_scale, XScale::Categories(_)) {
-            root.draw(&PathElement::new(vec![at(x, top), at(x, bottom)], grid))
-                .map_err(|e| err(&e))?;
+            canvas.line(vec![at(x, top), at(x, bottom)], grid, false)?;
         }
-        root.draw(&PathElement::new(
-            vec![at(x, bottom), at(x, bottom + tick_length)],
-            ink,
-        ))
-        .map_err(|e| err(&e))?;
+        canvas.line(vec![at(x, bottom), at(x, bottom + tick_length)], ink, false)?;
         let pos = Pos::new(HPos::Center, VPos::Top);
-        put(
-            &t.label,
-            (x, bottom + tick_length + 4.0 * scale),
-            &tick_style,
-            pos,
-        )?;
+        let anchor = (x, bottom + tick_length + canvas.px(4.0));
+        canvas.text(&t.label, anchor, &tick_style, pos)?;
     }
-    root.draw(&Rectangle::new([at(left, top), at(right, bottom)], ink))
-        .map_err(|e| err(&e))?;
-    put(
-        &chart.x_label,
-        ((left + right) / 2.0, height - margin - axis_title_height),
-        &axis_style,
-        Pos::new(HPos::Center, VPos::Top),
-    )?;
-    put(
+    canvas.frame([at(left, top), at(right, bottom)], ink)?;
+    let pos = Pos::new(HPos::Center, VPos::Top);
+    let x_title = ((left + right) / 2.0, height - margin - title_height);
+    canvas.text(&chart.x_label, x_title, &axis_style, pos)?;
+    let rotated = axis_style.transform(FontTransform::Rotate270);
+    canvas.text(
         &chart.y_label,
         (margin, (top + bottom) / 2.0),
-        &axis_style.transform(FontTransform::Rotate270),
-        Pos::new(HPos::Center, VPos::Top),
+        &rotated,
+        pos,
     )?;
+    Ok(frame)
+}
 
-    // The series.
+/// Draws every series in `frame`: its line (none across categories), error bars with caps,
+/// markers; series that share an x dodged sideways.
+fn draw_series<DB: DrawingBackend>(
+    canvas: &Canvas<DB>,
+    chart: &XyChart,
+    frame: &Frame,
+) -> DrawResult<()> {
     let categorical = matches!(chart.x_scale, XScale::Categories(_));
-    let offsets = dodge_offsets(chart, &frame, scale);
+    let offsets = dodge_offsets(chart, frame, canvas.scale);
     for (i, s) in chart.series.iter().enumerate() {
         let (color, shape, dashed) = style_of(i);
-        let line = color.stroke_width((LINE_WIDTH * scale).round() as u32);
+        let line = canvas.stroke(color, LINE_WIDTH);
         let points: Vec<PointWithBar> = s
             .points
             .iter()
@@ -343,104 +398,99 @@ fn draw<DB: DrawingBackend>(
             .filter(|(_, &p)| chart.drawable(p))
             .map(|(j, &p)| (p, s.error_bars.as_ref().and_then(|e| e.get(j)).copied()))
             .collect();
-        let pixel = |(x, y): (f64, f64)| at(frame.px(x) + offsets[i], frame.py(y));
+        let x_of = |x: f64| frame.px(x) + offsets[i];
         if !categorical {
-            let path: Vec<(i32, i32)> = points.iter().map(|&(p, _)| pixel(p)).collect();
-            polyline(root, path, line, dashed, scale).map_err(|e| err(&e))?;
+            let path = points
+                .iter()
+                .map(|&((x, y), _)| at(x_of(x), frame.py(y)))
+                .collect();
+            canvas.line(path, line, dashed)?;
         }
         for &((x, y), bar) in &points {
             if let Some((lo, hi)) = bar.filter(|(lo, hi)| lo.is_finite() && hi.is_finite()) {
-                let cx = frame.px(x) + offsets[i];
-                let cap = 4.0 * scale;
+                let (cx, cap) = (x_of(x), canvas.px(4.0));
                 let (ylo, yhi) = (frame.py(lo), frame.py(hi));
-                for segment in [
-                    vec![at(cx, ylo), at(cx, yhi)],
-                    vec![at(cx - cap, ylo), at(cx + cap, ylo)],
-                    vec![at(cx - cap, yhi), at(cx + cap, yhi)],
-                ] {
-                    root.draw(&PathElement::new(segment, line))
-                        .map_err(|e| err(&e))?;
+                canvas.line(vec![at(cx, ylo), at(cx, yhi)], line, false)?;
+                for y in [ylo, yhi] {
+                    canvas.line(vec![at(cx - cap, y), at(cx + cap, y)], line, false)?;
                 }
             }
             if chart.markers || categorical {
-                marker(root, pixel((x, y)), shape, color, scale).map_err(|e| err(&e))?;
+                canvas.marker(at(x_of(x), frame.py(y)), shape, color)?;
             }
         }
     }
+    Ok(())
+}
 
-    // The legend.
-    if chart.has_legend() {
-        let x0 = right + 12.0 * scale;
-        let row = text_size("Mg", &legend_style)?.1 + 8.0 * scale;
-        let mut y = top;
+/// The legend: a box right of the plotting area with the heading (one parameter a line) and
+/// a swatch and label per series.
+struct Legend<'a> {
+    heading: Vec<&'a str>,
+    width: f64,
+}
+
+impl<'a> Legend<'a> {
+    /// The legend of `chart` and its width in pixels; `None` when the chart has none.
+    fn measure<DB: DrawingBackend>(
+        canvas: &Canvas<DB>,
+        chart: &'a XyChart,
+    ) -> DrawResult<Option<Self>> {
+        if !chart.has_legend() {
+            return Ok(None);
+        }
+        let style = canvas.font(LEGEND_FONT);
+        let heading: Vec<&str> = chart
+            .legend_title
+            .as_deref()
+            .map_or(Vec::new(), |t| t.split(", ").collect());
+        let mut width: f64 = 0.0;
+        for s in &chart.series {
+            width = width.max(canvas.text_size(&s.label, &style)?.0 + canvas.px(SWATCH));
+        }
         for line in &heading {
-            put(
-                line,
-                (x0 + 8.0 * scale, y + 6.0 * scale),
-                &legend_style,
-                Pos::new(HPos::Left, VPos::Top),
-            )?;
+            width = width.max(canvas.text_size(line, &style)?.0);
+        }
+        Ok(Some(Legend {
+            heading,
+            width: width + canvas.px(16.0),
+        }))
+    }
+
+    /// Draws the legend with its top left corner at `(x0, top)`.
+    fn draw<DB: DrawingBackend>(
+        &self,
+        canvas: &Canvas<DB>,
+        chart: &XyChart,
+        (x0, top): (f64, f64),
+    ) -> DrawResult<()> {
+        let style = canvas.font(LEGEND_FONT);
+        let categorical = matches!(chart.x_scale, XScale::Categories(_));
+        let row = canvas.text_size("Mg", &style)?.1 + canvas.px(8.0);
+        let pad = canvas.px(6.0);
+        let mut y = top;
+        for line in &self.heading {
+            let pos = Pos::new(HPos::Left, VPos::Top);
+            canvas.text(line, (x0 + canvas.px(8.0), y + pad), &style, pos)?;
             y += row;
         }
         for (i, s) in chart.series.iter().enumerate() {
             let (color, shape, dashed) = style_of(i);
-            let cy = y + 6.0 * scale + row / 2.0 - 4.0 * scale;
-            let (sx0, sx1) = (x0 + 8.0 * scale, x0 + swatch);
-            let line = color.stroke_width((LINE_WIDTH * scale).round() as u32);
+            let cy = y + pad + row / 2.0 - canvas.px(4.0);
+            let (sx0, sx1) = (x0 + canvas.px(8.0), x0 + canvas.px(SWATCH));
             if !categorical {
-                let path = vec![at(sx0, cy), at(sx1, cy)];
-                polyline(root, path, line, dashed, scale).map_err(|e| err(&e))?;
+                let stroke = canvas.stroke(color, LINE_WIDTH);
+                canvas.line(vec![at(sx0, cy), at(sx1, cy)], stroke, dashed)?;
             }
             if chart.markers || categorical {
-                marker(root, at((sx0 + sx1) / 2.0, cy), shape, color, scale)
-                    .map_err(|e| err(&e))?;
+                canvas.marker(at((sx0 + sx1) / 2.0, cy), shape, color)?;
             }
             let pos = Pos::new(HPos::Left, VPos::Center);
-            put(&s.label, (sx1 + 8.0 * scale, cy), &legend_style, pos)?;
+            canvas.text(&s.label, (sx1 + canvas.px(8.0), cy), &style, pos)?;
             y += row;
         }
-        root.draw(&Rectangle::new(
-            [at(x0, top), at(x0 + legend_width, y + 6.0 * scale)],
-            BLACK.stroke_width(scale.round() as u32),
-        ))
-        .map_err(|e| err(&e))?;
-    }
-    root.present().map_err(|e| err(&e))
-}
-
-/// A line through `path`, dashed (8 units on, 5 off) or solid.
-fn polyline<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    path: Vec<(i32, i32)>,
-    style: ShapeStyle,
-    dashed: bool,
-    scale: f64,
-) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    if dashed {
-        let (dash, gap) = ((8.0 * scale) as i32, (5.0 * scale) as i32);
-        root.draw(&DashedPathElement::new(path, dash, gap, style))
-    } else {
-        root.draw(&PathElement::new(path, style))
-    }
-}
-
-/// A filled marker centred at `c`.
-fn marker<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    (x, y): (i32, i32),
-    shape: Shape,
-    color: RGBColor,
-    scale: f64,
-) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let r = (MARKER_RADIUS * scale).round() as i32;
-    let style = color.filled();
-    match shape {
-        Shape::Circle => root.draw(&Circle::new((x, y), r, style)),
-        Shape::Square => root.draw(&Rectangle::new([(x - r, y - r), (x + r, y + r)], style)),
-        Shape::Triangle => root.draw(&Polygon::new(
-            vec![(x, y - r - 1), (x - r - 1, y + r), (x + r + 1, y + r)],
-            style,
-        )),
+        let outline = canvas.stroke(BLACK, 1.0);
+        canvas.frame([at(x0, top), at(x0 + self.width, y + pad)], outline)
     }
 }
 
