@@ -322,7 +322,21 @@ fn draw_axes<DB: DrawingBackend>(
     let tick_height = canvas.text_size("0.9", &tick_style)?.1;
     let title_height = canvas.text_size(&chart.x_label, &axis_style)?.1;
     let tick_length = canvas.px(5.0);
-    let bottom = height - margin - title_height - tick_height - tick_length - canvas.px(20.0);
+    // Category names too wide to sit side by side alternate between two rows; the plotting
+    // area's width is not known yet, so judge by the widest it can be.
+    let staggered = match &chart.x_scale {
+        XScale::Categories(names) if names.len() > 1 => {
+            let mut widest: f64 = 0.0;
+            for name in names {
+                widest = widest.max(canvas.text_size(name, &tick_style)?.0);
+            }
+            widest + canvas.px(12.0) > (right - margin) / names.len() as f64
+        }
+        _ => false,
+    };
+    let label_rows = if staggered { 2.0 } else { 1.0 };
+    let bottom =
+        height - margin - title_height - label_rows * tick_height - tick_length - canvas.px(20.0);
     let (x_range, y_range) = bounds(chart);
     let y_ticks = fitting_ticks(bottom - top, 2.2 * tick_height, |n| {
         linear_ticks(&y_range, n, chart.y_integer)
@@ -355,14 +369,19 @@ fn draw_axes<DB: DrawingBackend>(
         let anchor = (left - tick_length - canvas.px(4.0), y);
         canvas.text(&t.label, anchor, &tick_style, pos)?;
     }
-    for t in &x_ticks {
+    for (i, t) in x_ticks.iter().enumerate() {
         let x = frame.px(t.value);
+        let row = if staggered && i % 2 == 1 {
+            tick_height
+        } else {
+            0.0
+        };
         if !matches!(chart.x_scale, XScale::Categories(_)) {
             canvas.line(vec![at(x, top), at(x, bottom)], grid, false)?;
         }
         canvas.line(vec![at(x, bottom), at(x, bottom + tick_length)], ink, false)?;
         let pos = Pos::new(HPos::Center, VPos::Top);
-        let anchor = (x, bottom + tick_length + canvas.px(4.0));
+        let anchor = (x, bottom + tick_length + canvas.px(4.0) + row);
         canvas.text(&t.label, anchor, &tick_style, pos)?;
     }
     canvas.frame([at(left, top), at(right, bottom)], ink)?;
@@ -695,6 +714,41 @@ mod tests {
             swatches.iter().all(|&x| x <= lx + 40.0),
             "{swatches:?} in {lx} + {lw}"
         );
+    }
+
+    #[test]
+    fn long_category_names_alternate_between_two_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let names: Vec<String> = (1..=8)
+            .map(|i| format!("_uniform=_{i}0KB_{i}00KB__"))
+            .collect();
+        let mut c = chart(vec![series(
+            "",
+            &(0..8).map(|i| (i as f64, 1.0)).collect::<Vec<_>>(),
+        )]);
+        c.x_scale = XScale::Categories(names.clone());
+        let files = render(&c, dir.path(), "categories").unwrap();
+        let svg = std::fs::read_to_string(&files[0]).unwrap();
+        // The y of each category name's text element: two distinct rows, alternating.
+        let ys: Vec<f64> = svg
+            .split("<text")
+            .filter(|t| names.iter().any(|n| t.contains(n.as_str())))
+            .map(|t| attribute(t, "y").unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(ys.len(), 8);
+        assert!(ys[1] > ys[0] && ys[2] == ys[0] && ys[3] == ys[1], "{ys:?}");
+        // Three short names stay on one row.
+        let mut short = chart(vec![series("", &[(0.0, 1.0), (2.0, 2.0)])]);
+        short.x_scale = XScale::Categories(vec!["tcp".into(), "dctcp".into(), "mptcp".into()]);
+        let files = render(&short, dir.path(), "short").unwrap();
+        let svg = std::fs::read_to_string(&files[0]).unwrap();
+        let ys: Vec<f64> = svg
+            .split("<text")
+            .filter(|t| t.contains("tcp\n"))
+            .map(|t| attribute(t, "y").unwrap().parse().unwrap())
+            .collect();
+        assert!(ys.iter().all(|y| *y == ys[0]), "{ys:?}");
+        assert_eq!(ys.len(), 3);
     }
 
     #[test]
