@@ -244,6 +244,14 @@ fn plots_are_drawn_when_the_scenario_asks_and_report_redraws_them_identically() 
             (1920, 1200)
         );
     }
+    // Every chart written has data: its first series, drawn in the palette's first colour.
+    for entry in std::fs::read_dir(&plots).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "svg") {
+            let text = String::from_utf8(read(&path)).unwrap();
+            assert!(text.contains("#0072B2"), "{} has no data", path.display());
+        }
+    }
     // Without plots = true, `report --plots` draws the same files from the run files alone.
     ok(&htsim(
         &["run", "tiny.toml", "--out", "q", "-q"],
