@@ -21,8 +21,17 @@ pub enum XScale {
     Integer,
     /// Logarithmic (values <= 0 are left out), ticks at 1, 2, 5 x powers of ten.
     Log,
+    /// Logarithmic, ticks at these values (a swept parameter's values).
+    LogAt(Vec<f64>),
     /// Categories at x = 0, 1, 2, ..., named by these labels; markers only, no lines.
     Categories(Vec<String>),
+}
+
+impl XScale {
+    /// Whether the axis is logarithmic.
+    pub fn is_log(&self) -> bool {
+        matches!(self, XScale::Log | XScale::LogAt(_))
+    }
 }
 
 /// A 2-D chart.
@@ -75,7 +84,7 @@ impl XyChart {
 
     /// Whether point `(x, y)` can be drawn: finite, and x > 0 on a log axis.
     pub fn drawable(&self, (x, y): (f64, f64)) -> bool {
-        x.is_finite() && y.is_finite() && !(self.x_scale == XScale::Log && x <= 0.0)
+        x.is_finite() && y.is_finite() && !(self.x_scale.is_log() && x <= 0.0)
     }
 
     /// Whether some series has a point to draw: a chart without one is not written.

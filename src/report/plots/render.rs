@@ -19,7 +19,7 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::axis::{linear_ticks, log_bounds, log_ticks, Tick};
+use super::axis::{compact, linear_ticks, log_bounds, log_ticks, Tick};
 use super::chart::{XScale, XyChart};
 use super::palette::{style_of, Shape};
 use crate::report::error::{io_error, ReportError, Result};
@@ -120,6 +120,8 @@ pub fn bounds(chart: &XyChart) -> (Range<f64>, Range<f64>) {
             let r = log_bounds(&(x0 / 1.1..x1 * 1.1));
             (r.start, r.end)
         }
+        // Ticks at the values themselves: the same margin either side.
+        XScale::LogAt(_) => (x0 / 1.25, x1 * 1.25),
         // Room for dodged markers at the ends; whole ranks keep half a rank either side.
         scale => {
             let mut pad = if x1 > x0 {
@@ -353,7 +355,7 @@ fn draw_axes<DB: DrawingBackend>(
         bottom,
         x: x_range.clone(),
         y: y_range,
-        log_x: chart.x_scale == XScale::Log,
+        log_x: chart.x_scale.is_log(),
     };
     let x_ticks = x_ticks(chart, &x_range, right - left, &|t| {
         canvas.text_size(t, &tick_style).map_or(0.0, |s| s.0)
@@ -541,6 +543,13 @@ fn x_ticks(
             .map(|(i, label)| Tick {
                 value: i as f64,
                 label: label.clone(),
+            })
+            .collect(),
+        XScale::LogAt(values) => values
+            .iter()
+            .map(|&value| Tick {
+                value,
+                label: compact(value),
             })
             .collect(),
         XScale::Log => {

@@ -211,12 +211,28 @@ pub fn metric_vs_parameter(
             }
         })
         .collect();
+    let values: Vec<f64> = numbers.iter().flatten().copied().collect();
+    let (min, max) = values
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
     let x_scale = if !numeric {
         XScale::Categories(categories.iter().map(|s| s.to_string()).collect())
-    } else if numbers.iter().flatten().all(|v| v.fract() == 0.0) {
+    } else if categories.len() >= 3 && min > 0.0 && max >= 16.0 * min {
+        // Values spread over orders of magnitude (1, 2, 4, ... 32 subflows): evenly spaced
+        // on a log axis rather than crowded at its left end.
+        let mut ticks = values.clone();
+        ticks.sort_by(f64::total_cmp);
+        ticks.dedup();
+        XScale::LogAt(ticks)
+    } else if values.iter().all(|v| v.fract() == 0.0) {
         XScale::Integer
     } else {
         XScale::Linear
+    };
+    let x_label = if x_scale.is_log() {
+        format!("{parameter} (log scale)")
+    } else {
+        parameter.to_string()
     };
     let all: Vec<&SummaryRow> = rows.iter().map(|(r, _, _)| *r).collect();
     Some(XyChart {
@@ -227,7 +243,7 @@ pub fn metric_vs_parameter(
         legend_title,
         ..XyChart::new(
             &format!("{} against {parameter}", metric_title(class, metric)),
-            parameter,
+            &x_label,
             &metric_axis_title(class, metric, &first.unit),
             series,
         )

@@ -161,6 +161,7 @@ fn one_utilisation_chart_and_one_loss_chart_the_paper_variant_only_where_it_diff
 fn series_are_labelled_by_the_swept_values_that_differ() {
     let rows = aggregate(&sweep_runs(|_, _| None));
     let chart = metric_vs_parameter(&rows, "run", "events", "transports.mptcp8.subflows").unwrap();
+    // 1, 2, 4, 8 subflows: whole numbers within a factor of 16, a linear integer axis.
     assert_eq!(chart.x_scale, XScale::Integer);
     assert_eq!(chart.x_label, "transports.mptcp8.subflows");
     assert_eq!(chart.y_label, "Events simulated per run");
@@ -191,6 +192,31 @@ fn series_are_labelled_by_the_swept_values_that_differ() {
     assert!(has("1M") || has("1.0M"), "{texts:?}");
     assert!(!texts.iter().any(|t| t.contains("000")), "{texts:?}");
     assert!(!files.is_empty());
+}
+
+#[test]
+fn values_over_orders_of_magnitude_get_a_log_axis() {
+    let rows: Vec<SummaryRow> = [1, 2, 4, 8, 16, 32]
+        .iter()
+        .map(|n| {
+            row(
+                &format!("subflows={n}"),
+                "long",
+                "goodput_mean",
+                "Mbps",
+                &[900.0, 910.0],
+            )
+        })
+        .collect();
+    let chart = metric_vs_parameter(&rows, "long", "goodput_mean", "subflows").unwrap();
+    assert_eq!(
+        chart.x_scale,
+        XScale::LogAt(vec![1.0, 2.0, 4.0, 8.0, 16.0, 32.0])
+    );
+    assert_eq!(chart.x_label, "subflows (log scale)");
+    // Fewer than three values stay on a linear axis.
+    let chart = metric_vs_parameter(&rows[..2], "long", "goodput_mean", "subflows").unwrap();
+    assert_eq!(chart.x_scale, XScale::Integer);
 }
 
 #[test]
