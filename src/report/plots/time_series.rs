@@ -6,14 +6,24 @@ use super::chart::{Series, XyChart};
 use crate::report::stats::percentile;
 use crate::report::timeseries::RunSeries;
 
-/// The chart of one run's series: one line per link or flow kept, x = simulated time in s.
-/// The notes say how many ids were all 0 and how many others were left out. Rates are drawn
-/// in Mb/s.
-pub fn time_series(s: &RunSeries) -> XyChart {
-    let (what, y_label, things, zero, divisor) = match s.series.as_str() {
+/// How a series is shown: its name, y-axis title and unit, what its ids are, what an id that
+/// stays at 0 did, and the divisor from the file's unit to the axis's.
+struct Quantity {
+    what: &'static str,
+    y_label: &'static str,
+    unit: &'static str,
+    things: &'static str,
+    zero: &'static str,
+    divisor: f64,
+}
+
+/// The [`Quantity`] of series `name` (`queue`, `cwnd`, `rate`).
+fn quantity(name: &str) -> Quantity {
+    let (what, y_label, unit, things, zero, divisor) = match name {
         "queue" => (
             "Queue length",
             "Queue length (packets waiting)",
+            "packets",
             "links",
             "never queued",
             1.0,
@@ -21,6 +31,7 @@ pub fn time_series(s: &RunSeries) -> XyChart {
         "cwnd" => (
             "Congestion window",
             "Congestion window (bytes)",
+            "bytes",
             "flows",
             "had a zero window throughout",
             1.0,
@@ -28,12 +39,35 @@ pub fn time_series(s: &RunSeries) -> XyChart {
         "rate" => (
             "Rate acknowledged in order",
             "Rate (Mb/s, acknowledged in order)",
+            "Mb/s",
             "flows",
             "delivered nothing",
             1e6,
         ),
-        other => (other, other, "ids", "stayed at 0", 1.0),
+        _ => ("Time series", "Value", "", "ids", "stayed at 0", 1.0),
     };
+    Quantity {
+        what,
+        y_label,
+        unit,
+        things,
+        zero,
+        divisor,
+    }
+}
+
+/// The chart of one run's series: one line per link or flow kept, x = simulated time in s.
+/// The notes say how many ids were all 0 and how many others were left out. Rates are drawn
+/// in Mb/s.
+pub fn time_series(s: &RunSeries) -> XyChart {
+    let Quantity {
+        what,
+        y_label,
+        unit,
+        things,
+        zero,
+        divisor,
+    } = quantity(&s.series);
     let label = |id: &str| match s.series.as_str() {
         "queue" => id.to_string(),
         _ => format!("flow {id}"),
@@ -65,7 +99,7 @@ pub fn time_series(s: &RunSeries) -> XyChart {
     let ceiling = outlier_ceiling(&series);
     if let Some((ceiling, above, total)) = ceiling {
         notes.push(format!(
-            "{above} of {total} samples above {} drawn at the top edge",
+            "{above} of {total} samples above {} {unit} drawn at the top edge",
             compact(ceiling)
         ));
     }
@@ -123,7 +157,7 @@ mod tests {
         assert_eq!(chart.y_ceiling, Some(2000.0));
         assert_eq!(
             chart.notes,
-            ["2 of 1000 samples above 2000 drawn at the top edge"]
+            ["2 of 1000 samples above 2000 Mb/s drawn at the top edge"]
         );
         let (_, y) = super::super::render::bounds(&chart);
         assert!(y.end < 2100.0, "{y:?}");
