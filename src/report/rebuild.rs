@@ -194,7 +194,7 @@ mod tests {
             );
         }
         let svg = std::fs::read_to_string(plots.join("fct_cdf_short.svg")).unwrap();
-        assert!(svg.contains("short: flow completion time CDF") && svg.contains("subflows=8"));
+        assert!(svg.contains("Short-flow completion time CDF") && svg.contains("\n8 (2 flows)\n"));
         assert!(dir.path().join(SUMMARY_CSV).is_file());
     }
 }

@@ -219,26 +219,38 @@ fn plots_are_drawn_when_the_scenario_asks_and_report_redraws_them_identically() 
     let svg = |name: &str| String::from_utf8(read(plots.join(format!("{name}.svg")))).unwrap();
     let cdf = svg("fct_cdf_short");
     for s in [
-        "short: flow completion time CDF",
+        "Short-flow completion time CDF",
         "Flow completion time (ms, log scale)",
         "CDF (fraction of flows)",
-        "transports.long.kind=dctcp",
+        "transports.long.kind",
     ] {
         assert!(cdf.contains(s), "{s} missing from fct_cdf_short.svg");
     }
-    assert!(svg("throughput_ranked_long").contains("Throughput (Mb/s)"));
+    // Series are named by the swept value alone, not the whole point.
+    assert!(cdf.contains("\ndctcp (") && !cdf.contains("kind=dctcp"));
+    assert!(svg("throughput_ranked_long").contains("Goodput (Mb/s)"));
     assert!(svg("utilisation_per_layer").contains("Utilisation per layer"));
     let vs = svg("fct_mean_short_vs_transports_long_kind");
     assert!(
-        vs.contains("short: fct_mean against transports.long.kind"),
+        vs.contains("Short-flow FCT, mean against transports.long.kind"),
         "{vs}"
     );
-    assert!(vs.contains("mean and 95% CI over seeds"));
+    assert!(vs.contains("Short-flow FCT, mean (ms)"));
+    assert!(vs.contains("95% confidence interval of the mean"));
     for name in ["fct_cdf_short", "utilisation_per_layer"] {
+        // Print resolution: twice the SVG's 960 x 600 units.
         assert_eq!(
             png_size(&read(plots.join(format!("{name}.png")))),
-            (960, 600)
+            (1920, 1200)
         );
+    }
+    // Every chart written has data: its first series, drawn in the palette's first colour.
+    for entry in std::fs::read_dir(&plots).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "svg") {
+            let text = String::from_utf8(read(&path)).unwrap();
+            assert!(text.contains("#0072B2"), "{} has no data", path.display());
+        }
     }
     // Without plots = true, `report --plots` draws the same files from the run files alone.
     ok(&htsim(
@@ -266,6 +278,24 @@ fn plots_are_drawn_when_the_scenario_asks_and_report_redraws_them_identically() 
             );
         }
     }
+}
+
+/// How many links of timeseries `rows` (time_ns, series, id, value, ...) have a queue of 0 at
+/// every sample.
+fn queues_never_used(rows: &[Vec<&str>]) -> usize {
+    let links: std::collections::BTreeSet<&str> = rows
+        .iter()
+        .filter(|r| r[1] == "queue")
+        .map(|r| r[2])
+        .collect();
+    links
+        .iter()
+        .filter(|l| {
+            rows.iter()
+                .filter(|r| r[1] == "queue" && r[2] == **l)
+                .all(|r| r[3] == "0")
+        })
+        .count()
 }
 
 #[test]
@@ -369,18 +399,24 @@ fn timeseries_rows_come_at_the_interval_for_the_selected_links_and_flows() {
     ))
     .unwrap();
     for s in [
-        "transports.long.kind=tcp, seed 1: queue length",
+        "Queue length: transports.long.kind=tcp, seed 1",
         "Simulated time (s)",
         "Queue length (packets waiting)",
-        "host0-&gt;tor0.0",
     ] {
         assert!(svg.contains(s), "{s} missing");
     }
+    // Only links that queued are drawn, and the chart says how many of the 17 never did.
+    let quiet = queues_never_used(&rows);
+    assert!(quiet > 0 && quiet < 17, "{quiet}");
+    assert!(
+        svg.contains(&format!("{quiet} of 17 links never queued: not shown")),
+        "{svg}"
+    );
     let cwnd = read(
         dir.path()
             .join("t/plots/timeseries_cwnd_transports_long_kind_tcp.png"),
     );
-    assert_eq!(png_size(&cwnd), (960, 600));
+    assert_eq!(png_size(&cwnd), (1920, 1200));
     // A selector naming nothing is a scenario error (exit 2) naming the key and line.
     let bad = TINY.replace(
         "[sweep]",
