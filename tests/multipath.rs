@@ -413,3 +413,60 @@ links = true
     assert!(ecmp > 1000, "ECMP hashes some flows onto the 3-hop paths");
     assert_eq!(shortest, 0);
 }
+
+/// The largest `queue` sample and the drops of a run of `queue_kind` queues (K = 10, 100
+/// packets) carrying LIA long flows, whose packets are not ECN-capable.
+fn lia_queue_peak_and_drops(queue_kind: &str) -> (u64, u64) {
+    let s = scenario(
+        XMP,
+        &[
+            &format!("queue.kind={queue_kind}"),
+            "transports.x.kind=mptcp",
+            "transports.x.subflows=2",
+            "flows.short.size=2KB",
+            "run.duration=100ms",
+            "run.drain=0s",
+            "output.timeseries={ interval = \"50us\", series = [\"queue\"] }",
+        ],
+    );
+    let out = run(&s, 1, &RunContext::default()).unwrap();
+    assert!(out.conservation.holds());
+    let series = text(&out.files.timeseries_csv);
+    let mut lines = series.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let value = header.iter().position(|h| *h == "value").unwrap();
+    let peak = lines
+        .map(|l| l.split(',').nth(value).unwrap().parse::<u64>().unwrap())
+        .max()
+        .unwrap();
+    let links = text(&out.files.links_csv);
+    let mut lines = links.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let dropped = header.iter().position(|h| *h == "packets_dropped").unwrap();
+    let drops = lines
+        .map(|l| l.split(',').nth(dropped).unwrap().parse::<u64>().unwrap())
+        .sum();
+    (peak, drops)
+}
+
+/// docs/model.md 7.1: an `ecn` queue gives packets that are not ECN-capable its whole buffer,
+/// a `red` queue (RED with K as its threshold, as in the XMP paper) drops them above K, so LIA
+/// queues never hold more than K + 1 = 11 packets there.
+#[test]
+fn red_queues_hold_non_ect_traffic_to_the_marking_threshold() {
+    let (ecn_peak, ecn_drops) = lia_queue_peak_and_drops("ecn");
+    let (red_peak, red_drops) = lia_queue_peak_and_drops("red");
+    println!("LIA queue peak / drops: ecn {ecn_peak} / {ecn_drops}, red {red_peak} / {red_drops}");
+    assert!(
+        ecn_peak > 30,
+        "ecn: LIA fills the 100-packet buffer, peak {ecn_peak}"
+    );
+    assert!(
+        red_peak <= 11,
+        "red: at most K + 1 waiting, peak {red_peak}"
+    );
+    assert!(
+        red_drops > ecn_drops,
+        "red drops {red_drops} vs ecn {ecn_drops}"
+    );
+}

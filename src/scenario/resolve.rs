@@ -690,8 +690,9 @@ fn layer_names<'a>(kind: &KindSpec, node: &'a Node) -> Vec<&'a str> {
 
 fn queue_settings(cx: &Cx, t: &Tab, inherit: Option<&QueueSettings>) -> Result<QueueSettings> {
     let kind = match t.get("kind") {
-        Some(n) => match choice(cx, n, &t.key("kind"), &["droptail", "ecn"])?.as_str() {
+        Some(n) => match choice(cx, n, &t.key("kind"), &["droptail", "ecn", "red"])?.as_str() {
             "ecn" => QueueKind::Ecn,
+            "red" => QueueKind::Red,
             _ => QueueKind::Droptail,
         },
         None => inherit.map_or(QueueKind::Droptail, |q| q.kind),
@@ -706,19 +707,19 @@ fn queue_settings(cx: &Cx, t: &Tab, inherit: Option<&QueueSettings>) -> Result<Q
     };
     let at = |key: &str| t.get(key).map_or(t.origin.clone(), |n| n.origin.clone());
     match (kind, mark_threshold) {
-        (QueueKind::Ecn, None) => {
+        (k, None) if k.marks() => {
             return Err(cx.err(
                 &at("kind"),
                 &t.key("mark_threshold"),
-                "an ecn queue needs `mark_threshold` (mark CE when the queue exceeds it on arrival), e.g. \"20pkt\"",
+                "an ecn or red queue needs `mark_threshold` (mark CE when the queue exceeds it on arrival), e.g. \"20pkt\"",
             ))
         }
         (QueueKind::Droptail, Some(_)) if t.get("mark_threshold").is_some() => {
             return Err(cx
-                .err(&at("mark_threshold"), &t.key("mark_threshold"), "`mark_threshold` is only used by ecn queues")
+                .err(&at("mark_threshold"), &t.key("mark_threshold"), "`mark_threshold` is only used by ecn and red queues")
                 .with_hint("set `kind = \"ecn\"`, or remove `mark_threshold`"))
         }
-        (QueueKind::Ecn, Some(m)) => {
+        (k, Some(m)) if k.marks() => {
             let above = match (m, capacity) {
                 (BufferSize::Packets(a), BufferSize::Packets(b)) | (BufferSize::Bytes(a), BufferSize::Bytes(b)) => a > b,
                 _ => false,
@@ -736,11 +737,7 @@ fn queue_settings(cx: &Cx, t: &Tab, inherit: Option<&QueueSettings>) -> Result<Q
     Ok(QueueSettings {
         kind,
         capacity,
-        mark_threshold: if kind == QueueKind::Ecn {
-            mark_threshold
-        } else {
-            None
-        },
+        mark_threshold: if kind.marks() { mark_threshold } else { None },
     })
 }
 

@@ -614,11 +614,15 @@ fn list(what: Option<ListWhat>) {
         );
         wl!(
             s,
+            "  red       as ecn, but dropping arrivals that are not ECN-capable above mark_threshold"
+        );
+        wl!(
+            s,
             "      capacity           = 100pkt      a buffer size (\"100pkt\" or bytes)"
         );
         wl!(
             s,
-            "      mark_threshold     (ecn: required) a buffer size, at most the capacity"
+            "      mark_threshold     (ecn, red: required) a buffer size, at most the capacity"
         );
     }
     if all || matches!(what, Some(ListWhat::Workloads)) {
