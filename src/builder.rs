@@ -595,6 +595,15 @@ impl QueueSettings {
             mark_threshold: Some(mark_threshold),
         }
     }
+
+    /// As [`ecn`](Self::ecn), but an arrival that is not ECN-capable is dropped when more than
+    /// `mark_threshold` is waiting (RED with weight 1 and min_th = max_th = K).
+    pub fn red(capacity: BufferSize, mark_threshold: BufferSize) -> Self {
+        QueueSettings {
+            kind: QueueKind::Red,
+            ..Self::ecn(capacity, mark_threshold)
+        }
+    }
 }
 
 impl From<QueueSettings> for QueueConfig {

@@ -1,7 +1,8 @@
 //! Multipath transports from scenario files: XMP long flows over ECN queues on a FatTree make
 //! progress with packets conserved, CE marks are set (K = `mark_threshold`), the `subflows` and
 //! `beta` keys reach the transport, and short XMP flows complete; the `reorder_hold` key cuts
-//! packet scatter's spurious fast retransmits on a FatTree.
+//! packet scatter's spurious fast retransmits on a FatTree, and `scatter = "round-robin"` its
+//! needless resends; a `red` queue holds LIA's packets (not ECN-capable) to K + 1.
 
 use std::path::Path;
 
@@ -412,4 +413,98 @@ links = true
     println!("BCube level-0 packets: ecmp {ecmp}, shortest {shortest}");
     assert!(ecmp > 1000, "ECMP hashes some flows onto the 3-hop paths");
     assert_eq!(shortest, 0);
+}
+
+/// The largest `queue` sample and the drops of a run of `queue_kind` queues (K = 10, 100
+/// packets) carrying LIA long flows, whose packets are not ECN-capable.
+fn lia_queue_peak_and_drops(queue_kind: &str) -> (u64, u64) {
+    let s = scenario(
+        XMP,
+        &[
+            &format!("queue.kind={queue_kind}"),
+            "transports.x.kind=mptcp",
+            "transports.x.subflows=2",
+            "flows.short.size=2KB",
+            "run.duration=100ms",
+            "run.drain=0s",
+            "output.timeseries={ interval = \"50us\", series = [\"queue\"] }",
+        ],
+    );
+    let out = run(&s, 1, &RunContext::default()).unwrap();
+    assert!(out.conservation.holds());
+    let series = text(&out.files.timeseries_csv);
+    let mut lines = series.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let value = header.iter().position(|h| *h == "value").unwrap();
+    let peak = lines
+        .map(|l| l.split(',').nth(value).unwrap().parse::<u64>().unwrap())
+        .max()
+        .unwrap();
+    let links = text(&out.files.links_csv);
+    let mut lines = links.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let dropped = header.iter().position(|h| *h == "packets_dropped").unwrap();
+    let drops = lines
+        .map(|l| l.split(',').nth(dropped).unwrap().parse::<u64>().unwrap())
+        .sum();
+    (peak, drops)
+}
+
+/// docs/model.md 7.1: an `ecn` queue gives packets that are not ECN-capable its whole buffer,
+/// a `red` queue (RED with K as its threshold, as in the XMP paper) drops them above K, so LIA
+/// queues never hold more than K + 1 = 11 packets there.
+#[test]
+fn red_queues_hold_non_ect_traffic_to_the_marking_threshold() {
+    let (ecn_peak, ecn_drops) = lia_queue_peak_and_drops("ecn");
+    let (red_peak, red_drops) = lia_queue_peak_and_drops("red");
+    println!("LIA queue peak / drops: ecn {ecn_peak} / {ecn_drops}, red {red_peak} / {red_drops}");
+    assert!(
+        ecn_peak > 30,
+        "ecn: LIA fills the 100-packet buffer, peak {ecn_peak}"
+    );
+    assert!(
+        red_peak <= 11,
+        "red: at most K + 1 waiting, peak {red_peak}"
+    );
+    assert!(
+        red_drops > ecn_drops,
+        "red drops {red_drops} vs ecn {ecn_drops}"
+    );
+}
+
+/// docs/model.md 5.1: `scatter = "round-robin"` (htsim's packet scatter) reaches the transport
+/// and reorders less than random paths. PS long and short flows on a k = 4 FatTree: the
+/// retransmissions beyond the packets dropped (resends of packets that were not lost, a lower
+/// bound) are cut at least fourfold with the paths in turn.
+#[test]
+fn round_robin_scatter_is_a_ps_key_that_cuts_needless_resends() {
+    let ps = XMP.replace("kind = \"xmp\"", "kind = \"ps\"");
+    let random = scenario(&ps, &[]);
+    assert_eq!(
+        random.transport("x").unwrap().params.text("scatter"),
+        Some("random")
+    );
+    let rr = scenario(&ps, &["transports.x.scatter=round-robin"]);
+    let needless = |s: &Scenario| -> (u64, u64) {
+        let out = run(s, 2, &RunContext::default()).unwrap();
+        assert!(out.conservation.holds());
+        let flows = text(&out.files.flows_csv);
+        let resent: u64 = ["long", "short"]
+            .iter()
+            .flat_map(|c| column(&flows, c, "retransmits"))
+            .map(|v| v.parse::<u64>().unwrap())
+            .sum();
+        let links = text(&out.files.links_csv);
+        let mut lines = links.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let at = header.iter().position(|h| *h == "packets_dropped").unwrap();
+        let dropped: u64 = lines
+            .map(|l| l.split(',').nth(at).unwrap().parse::<u64>().unwrap())
+            .sum();
+        (resent, dropped)
+    };
+    let (a, b) = (needless(&random), needless(&rr));
+    println!("PS on a FatTree, retransmissions / drops: random {a:?}, round robin {b:?}");
+    let (a, b) = (a.0.saturating_sub(a.1), b.0.saturating_sub(b.1));
+    assert!(a >= 20 && b * 4 <= a, "{b} vs {a}");
 }

@@ -476,6 +476,14 @@ const CAP_SUBFLOWS: ParamSpec = p(
     Some("false"),
     "open at most as many subflows as the pair has equal-cost paths (htsim's rule; mmptcp:      at the switch)",
 );
+const SCATTER: ParamSpec = p(
+    "scatter",
+    ParamKind::Choice(&["random", "round-robin"]),
+    Some("random"),
+    "how data packets pick their paths: \"random\" = an independent random path each (a \
+     random source port hashed by ECMP); \"round-robin\" = the pair's paths in turn, as \
+     htsim's packet scatter (docs/model.md 5)",
+);
 const LIMITED_TRANSMIT: ParamSpec = p(
     "limited_transmit",
     ParamKind::Bool,
@@ -579,6 +587,7 @@ pub const TRANSPORTS: &[KindSpec] = &[
             REORDER_SEGMENTS,
             DUPTHRESH_AUTO,
             LIMITED_TRANSMIT,
+            SCATTER,
         ],
         layers: &[],
     },

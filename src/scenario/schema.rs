@@ -246,6 +246,16 @@ pub enum QueueKind {
     Droptail,
     /// Drop-tail that marks CE when the instantaneous queue exceeds the threshold on arrival.
     Ecn,
+    /// As `Ecn`, but an arrival that is not ECN-capable is dropped above the threshold (RED with
+    /// weight 1 and min_th = max_th = the threshold).
+    Red,
+}
+
+impl QueueKind {
+    /// Whether the discipline has a marking threshold (`ecn`, `red`).
+    pub fn marks(self) -> bool {
+        matches!(self, QueueKind::Ecn | QueueKind::Red)
+    }
 }
 
 /// `[queue]`: the queue of every egress port, with per-layer overrides.

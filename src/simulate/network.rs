@@ -54,6 +54,7 @@ pub fn build(world: &mut World, scenario: &Scenario) -> Result<Topology, SetupEr
         let q = queue_config.for_layer(layer);
         let discipline = match (q.kind, q.mark_threshold) {
             (QueueKind::Ecn, Some(threshold)) => Discipline::Ecn { threshold },
+            (QueueKind::Red, Some(threshold)) => Discipline::Red { threshold },
             _ => Discipline::DropTail,
         };
         Queue::new(q.capacity, discipline)

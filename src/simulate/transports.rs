@@ -6,8 +6,9 @@
 //! (SYN = `ack_size` + 8 B of MPTCP options when headers are modelled, else `ack_size`);
 //! `initial_cwnd` -> `initial_cwnd_segments`; `initial_ssthresh` -> bytes (packets x MSS);
 //! `rwnd` -> `rwnd_cap` (`unlimited` = none); `delayed_ack` -> ACK every 2nd segment with a
-//! 40 ms timer; `min_rto`; `dupthresh`; DCTCP's `g`; `reorder_hold` (a positive duration) and
-//! `reorder_hold_segments` -> `reorder_hold` (the reorder-resilient receiver, off at `0s`).
+//! 40 ms timer; `min_rto`; `dupthresh`; DCTCP's `g`; PS's `scatter` (random or round-robin);
+//! `reorder_hold` (a positive duration) and `reorder_hold_segments` -> `reorder_hold` (the
+//! reorder-resilient receiver, off at `0s`).
 //!
 //! Multipath kinds add `subflows`, `paths` (ECMP or distinct random paths per subflow),
 //! `cap_subflows` and (mptcp, mmptcp) `cc`; `xmp` is MPTCP with the XMP
@@ -25,6 +26,7 @@ use htsim_transport::config::LimitedTransmit;
 use htsim_transport::config::{DelayedAck, PacketSizes};
 use htsim_transport::dctcp::DctcpConfig;
 use htsim_transport::mptcp::{CcKind, MptcpConfig, SubflowPaths};
+use htsim_transport::ps::ScatterOrder;
 use htsim_transport::reorder::ReorderHold;
 use htsim_transport::xmp::XmpConfig;
 use htsim_transport::{
@@ -82,6 +84,10 @@ pub fn configure(config: &TransportConfig) -> Result<Configured, SetupError> {
             t.config = tcp.clone();
             t.auto_dupthresh = auto_dupthresh(&config.params);
             t.config.limited_transmit = limited_transmit(&config.params);
+            if let Some(name) = config.params.text("scatter") {
+                t.scatter = ScatterOrder::from_name(name)
+                    .ok_or_else(|| SetupError::new("scatter", format!("unknown scatter `{name}`")))?;
+            }
             Arc::new(t)
         }
         "mptcp" => {

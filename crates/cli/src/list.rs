@@ -342,12 +342,15 @@ fn queues(l: &mut Listing) {
         0,
         "kind",
         "= droptail",
-        &params::ParamKind::Choice(&["droptail", "ecn"]).expected(),
+        &params::ParamKind::Choice(&["droptail", "ecn", "red"]).expected(),
         "the queue of every egress port:",
     );
     l.text("      droptail  drop arrivals when full");
     l.text(
         "      ecn       drop-tail, marking CE when the queue exceeds mark_threshold on arrival",
+    );
+    l.text(
+        "      red       as ecn, but dropping arrivals that are not ECN-capable above mark_threshold",
     );
     l.key(
         0,
@@ -359,9 +362,9 @@ fn queues(l: &mut Listing) {
     l.key(
         0,
         "mark_threshold",
-        "(ecn: required)",
+        "(ecn, red: required)",
         &format!("{}, at most capacity", params::ParamKind::Buffer.expected()),
-        "ECN marking threshold K (an error with droptail)",
+        "ECN marking threshold K (red: also the drop threshold; an error with droptail)",
     );
     l.key(
         0,

@@ -8,7 +8,11 @@
 //! - [`Discipline::DropTail`]: drop an arriving packet that does not fit under the limit;
 //! - [`Discipline::Ecn`]: drop-tail plus instantaneous ECN marking: an arriving ECN-capable
 //!   packet is marked CE when the queue, not counting the packet in service nor the arriving
-//!   one, already holds more than K (packets or bytes) (docs/model.md 7.1, 8).
+//!   one, already holds more than K (packets or bytes) (docs/model.md 7.1, 8); packets that are
+//!   not ECN-capable see plain drop-tail;
+//! - [`Discipline::Red`]: the same marking, but an arrival that is not ECN-capable and finds
+//!   more than K waiting is dropped, as RED with ECN on does in Linux, ns-2 and ns-3 when set
+//!   up as the DCTCP and XMP papers set it (averaging weight 1, min_th = max_th = K).
 //!
 //! Library users can plug their own admission policy through [`Discipline::Custom`].
 
@@ -109,6 +113,13 @@ pub enum Discipline {
         /// K: mark an ECN-capable arrival when the queue already holds more than this.
         threshold: BufferSize,
     },
+    /// RED as a threshold marker (weight 1, min_th = max_th = `threshold`): drop-tail, and an
+    /// arrival finding more than `threshold` waiting is marked CE if ECN-capable and dropped
+    /// otherwise (docs/model.md 7.1).
+    Red {
+        /// K: above it, mark an ECN-capable arrival, drop any other.
+        threshold: BufferSize,
+    },
     /// A user-supplied policy.
     Custom(Box<dyn QueueDiscipline>),
 }
@@ -118,17 +129,19 @@ impl fmt::Debug for Discipline {
         match self {
             Discipline::DropTail => write!(f, "DropTail"),
             Discipline::Ecn { threshold } => write!(f, "Ecn {{ threshold: {threshold} }}"),
+            Discipline::Red { threshold } => write!(f, "Red {{ threshold: {threshold} }}"),
             Discipline::Custom(d) => write!(f, "Custom({})", d.name()),
         }
     }
 }
 
 impl Discipline {
-    /// The short name used in outputs: `droptail`, `ecn` or the custom policy's name.
+    /// The short name used in outputs: `droptail`, `ecn`, `red` or the custom policy's name.
     pub fn name(&self) -> &str {
         match self {
             Discipline::DropTail => "droptail",
             Discipline::Ecn { .. } => "ecn",
+            Discipline::Red { .. } => "red",
             Discipline::Custom(d) => d.name(),
         }
     }
@@ -219,15 +232,10 @@ impl Queue {
                 }
             }
             Discipline::Ecn { threshold } => {
-                if !occ.fits(size) {
-                    Admission::Drop
-                } else {
-                    if t.ect && occ.exceeds(*threshold) {
-                        pool.get_mut(t.id).set(flags::CE);
-                        self.counters.packets_marked += 1;
-                    }
-                    Admission::Enqueue
-                }
+                mark_or_drop(&mut self.counters, occ, t, pool, *threshold, false)
+            }
+            Discipline::Red { threshold } => {
+                mark_or_drop(&mut self.counters, occ, t, pool, *threshold, true)
             }
             Discipline::Custom(d) => {
                 let packet = pool.get_mut(t.id);
@@ -262,6 +270,32 @@ impl Queue {
         self.counters.bytes_departed += size_bytes;
         self.counters.busy_time += tx;
     }
+}
+
+/// The verdict of the threshold disciplines (`counters` gets the mark): drop what does not fit; above `threshold`,
+/// mark an ECN-capable arrival CE, and drop any other one if `drop_non_ect` (RED) or queue
+/// it (plain ECN marking).
+#[inline]
+fn mark_or_drop(
+    counters: &mut QueueCounters,
+    occ: &Occupancy,
+    t: &Transit,
+    pool: &mut PacketPool,
+    threshold: BufferSize,
+    drop_non_ect: bool,
+) -> Admission {
+    if !occ.fits(t.size as u64) {
+        return Admission::Drop;
+    }
+    if occ.exceeds(threshold) {
+        if t.ect {
+            pool.get_mut(t.id).set(flags::CE);
+            counters.packets_marked += 1;
+        } else if drop_non_ect {
+            return Admission::Drop;
+        }
+    }
+    Admission::Enqueue
 }
 
 #[cfg(test)]
@@ -325,5 +359,55 @@ mod tests {
         assert_eq!(marked, vec![false, false, false, true, false]);
         assert_eq!(q.counters.packets_marked, 1);
         assert_eq!(q.counters.bytes_enqueued, 5 * 1500);
+    }
+
+    /// Offers, at each occupancy 0..5 waiting, one ECN-capable and one other packet; returns for
+    /// each arrival whether it was queued and whether it left marked.
+    fn offer_pairs(q: &mut Queue) -> Vec<(bool, bool)> {
+        let mut pool = PacketPool::new();
+        let mut seen = Vec::new();
+        for waiting in 0..5u64 {
+            for ect in [true, false] {
+                let id = pool.alloc(pkt(1500, ect));
+                let t = Transit::of(id, pool.get(id), 0);
+                let occ = Occupancy {
+                    packets: waiting,
+                    bytes: waiting * 1500,
+                    limit: q.limit(),
+                };
+                let queued = q.admit(&occ, &t, &mut pool, SimTime::ZERO) == Admission::Enqueue;
+                seen.push((queued, pool.get(id).has(flags::CE)));
+            }
+        }
+        seen
+    }
+
+    #[test]
+    fn red_drops_what_it_cannot_mark_above_threshold() {
+        let k = BufferSize::Packets(2);
+        let mut red = Queue::new(BufferSize::Packets(100), Discipline::Red { threshold: k });
+        let mut ecn = Queue::new(BufferSize::Packets(100), Discipline::Ecn { threshold: k });
+        let (r, e) = (offer_pairs(&mut red), offer_pairs(&mut ecn));
+        // Seeing 3 and 4 waiting (more than K = 2): both mark the ECN-capable arrival; RED drops
+        // the other, plain ECN marking queues it unmarked (a 100-packet buffer for it).
+        let below = [(true, false); 6];
+        assert_eq!(r[..6], below);
+        assert_eq!(
+            r[6..],
+            [(true, true), (false, false), (true, true), (false, false)]
+        );
+        assert_eq!(e[..6], below);
+        assert_eq!(
+            e[6..],
+            [(true, true), (true, false), (true, true), (true, false)]
+        );
+        assert_eq!(
+            (red.counters.packets_dropped, red.counters.packets_marked),
+            (2, 2)
+        );
+        assert_eq!(
+            (ecn.counters.packets_dropped, ecn.counters.packets_marked),
+            (0, 2)
+        );
     }
 }

@@ -3,8 +3,9 @@
 //! A connection reaches its peer through a path set (the equal-cost paths between two hosts).
 //! [`PathPolicy`] decides, for every data packet, which path it takes: through the network's
 //! routing mode with the connection's ports (ECMP hashes the 4-tuple, so every packet of a
-//! subflow follows one path), on a pinned path index, or with a fresh random source port per
-//! packet (packet scatter: each packet hashes to an independent uniformly random path).
+//! subflow follows one path), on a pinned path index, with a fresh random source port per
+//! packet (packet scatter: each packet hashes to an independent uniformly random path), or on
+//! each path in turn (htsim's packet scatter).
 //! Control packets (SYN, FIN, pure ACKs) always use the connection's real ports.
 
 use htsim_core::endpoint::{Ctx, RouteCache};
@@ -30,6 +31,11 @@ pub enum PathPolicy {
     /// included (packet scatter and MMPTCP phase 1, docs/model.md 5); such packets carry
     /// [`flags::SCATTERED`](htsim_core::packet::flags::SCATTERED).
     Scatter(SimRng),
+    /// Packet scatter in turn: data packet i takes path `start + i` (modulo the number of paths)
+    /// of the path set, retransmissions included: htsim's `PACKET_SCATTER` without
+    /// `RANDOM_PATH` (docs/model.md 5). Such packets carry
+    /// [`flags::SCATTERED`](htsim_core::packet::flags::SCATTERED) too.
+    Cycle(u32),
 }
 
 /// One direction of a connection: its path set, ports and data-path policy.
@@ -102,6 +108,11 @@ impl PathChoice {
                     ..self.key()
                 };
                 (ctx.choose_route(self.set, key), true)
+            }
+            PathPolicy::Cycle(next) => {
+                let index = *next;
+                *next = next.wrapping_add(1);
+                (ctx.route(self.set, index), true)
             }
         }
     }

@@ -1,6 +1,7 @@
 //! Packet scatter (docs/model.md 5): TCP NewReno on one subflow whose data packets each get a
-//! fresh random source port, so ECMP sends every packet on an independent uniform path; ACKs,
-//! SYN and FIN keep the real ports. The only reordering defence is dupthresh = 3 + X (6.5).
+//! fresh random source port, so ECMP sends every packet on an independent uniform path (or,
+//! with [`ScatterOrder::RoundRobin`], take the paths in turn as htsim does); ACKs, SYN and FIN
+//! keep the real ports. The only reordering defence is dupthresh = 3 + X (6.5).
 //!
 //! Token demultiplexing needs no model: the engine delivers every packet to its destination
 //! endpoint whatever its path, and sprayed packets carry
@@ -29,6 +30,32 @@ pub struct PsTransport {
     pub auto_dupthresh: bool,
     /// Spray data packets (5). Off = `ShortFlowTCP`: a TCP flow with PS's dupthresh (10 #23).
     pub spray: bool,
+    /// How sprayed packets pick their paths (5): independently at random (the default), or
+    /// each path in turn as htsim does.
+    pub scatter: ScatterOrder,
+}
+
+/// How packet scatter spreads a connection's data packets over its paths (docs/model.md 5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ScatterOrder {
+    /// A fresh random source port per packet, hashed by ECMP: an independent uniformly random
+    /// path per packet (the ns-3 model's packet scatter).
+    #[default]
+    Random,
+    /// The paths of the pair's equal-cost set in turn, from a random first one: htsim's
+    /// `PACKET_SCATTER` (round robin unless built with `RANDOM_PATH`).
+    RoundRobin,
+}
+
+impl ScatterOrder {
+    /// The order named `name` in scenarios: `random` or `round-robin`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "random" => Some(ScatterOrder::Random),
+            "round-robin" => Some(ScatterOrder::RoundRobin),
+            _ => None,
+        }
+    }
 }
 
 impl PsTransport {
@@ -38,6 +65,7 @@ impl PsTransport {
             config: TcpConfig::for_profile(profile),
             auto_dupthresh: true,
             spray: true,
+            scatter: ScatterOrder::Random,
         }
     }
 
@@ -63,7 +91,11 @@ impl Transport for PsTransport {
         let mut config = self.config.clone();
         config.dupthresh = self.dupthresh(conn.reach.map_or(0, |r| r.dupthresh_extra()));
         if self.spray {
-            conn.path = PathPolicy::Scatter(SimRng::seed_from_u64(conn.rng.random()));
+            let draw: u64 = conn.rng.random();
+            conn.path = match self.scatter {
+                ScatterOrder::Random => PathPolicy::Scatter(SimRng::seed_from_u64(draw)),
+                ScatterOrder::RoundRobin => PathPolicy::Cycle(draw as u32),
+            };
         }
         let cc = NewReno::new(config.ss_increase);
         open_single_path(spawner, conn, &config, Box::new(cc))

@@ -14,8 +14,9 @@ pub(super) fn queue_settings(
     inherit: Option<&QueueSettings>,
 ) -> Result<QueueSettings> {
     let kind = match t.get("kind") {
-        Some(n) => match choice(cx, n, &t.key("kind"), &["droptail", "ecn"])?.as_str() {
+        Some(n) => match choice(cx, n, &t.key("kind"), &["droptail", "ecn", "red"])?.as_str() {
             "ecn" => QueueKind::Ecn,
+            "red" => QueueKind::Red,
             _ => QueueKind::Droptail,
         },
         None => inherit.map_or(QueueKind::Droptail, |q| q.kind),
@@ -30,19 +31,19 @@ pub(super) fn queue_settings(
     };
     let at = |key: &str| t.get(key).map_or(t.origin.clone(), |n| n.origin.clone());
     match (kind, mark_threshold) {
-        (QueueKind::Ecn, None) => {
+        (k, None) if k.marks() => {
             return Err(cx.err(
                 &at("kind"),
                 &t.key("mark_threshold"),
-                "an ecn queue needs `mark_threshold` (mark CE when the queue exceeds it on arrival), e.g. \"20pkt\"",
+                "an ecn or red queue needs `mark_threshold` (mark CE when the queue exceeds it on arrival), e.g. \"20pkt\"",
             ))
         }
         (QueueKind::Droptail, Some(_)) if t.get("mark_threshold").is_some() => {
             return Err(cx
-                .err(&at("mark_threshold"), &t.key("mark_threshold"), "`mark_threshold` is only used by ecn queues")
+                .err(&at("mark_threshold"), &t.key("mark_threshold"), "`mark_threshold` is only used by ecn and red queues")
                 .with_hint("set `kind = \"ecn\"`, or remove `mark_threshold`"))
         }
-        (QueueKind::Ecn, Some(m)) => {
+        (k, Some(m)) if k.marks() => {
             let above = match (m, capacity) {
                 (BufferSize::Packets(a), BufferSize::Packets(b)) | (BufferSize::Bytes(a), BufferSize::Bytes(b)) => a > b,
                 _ => false,
@@ -60,11 +61,7 @@ pub(super) fn queue_settings(
     Ok(QueueSettings {
         kind,
         capacity,
-        mark_threshold: if kind == QueueKind::Ecn {
-            mark_threshold
-        } else {
-            None
-        },
+        mark_threshold: if kind.marks() { mark_threshold } else { None },
     })
 }
 
