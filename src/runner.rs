@@ -384,7 +384,7 @@ pub fn run_all(
     if lock.alone() {
         output::remove_temp_files(out).map_err(io_error(out))?;
     }
-    let resolved = loaded.scenario.to_toml_string().map_err(|e| {
+    let resolved = loaded.to_toml_string().map_err(|e| {
         RunError::Failed(format!("cannot write the resolved scenario as TOML: {e}"))
     })?;
     output::write_atomic(&scenario_path, resolved.as_bytes()).map_err(io_error(&scenario_path))?;

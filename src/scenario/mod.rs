@@ -97,6 +97,15 @@ pub struct Loaded {
     pub tree: Node,
 }
 
+impl Loaded {
+    /// The scenario as a result directory records it (scenario.toml): every default written
+    /// out, but for a table whose `kind` the sweep sets, which keeps the keys as written
+    /// ([`Scenario::to_toml_string_as_written`]).
+    pub fn to_toml_string(&self) -> std::result::Result<String, toml::ser::Error> {
+        self.scenario.to_toml_string_as_written(Some(&self.tree))
+    }
+}
+
 /// Loads and checks the scenario file at `path`.
 pub fn load(path: &Path, options: &LoadOptions) -> Result<Loaded> {
     let name = path.display().to_string();

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::params::Params;
 use super::reference::Reference;
-use super::tree::Node;
+use super::tree::{Node, Table, Value};
 
 /// A whole scenario, resolved.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -55,8 +55,27 @@ impl Scenario {
     /// The resolved scenario as TOML text, every default written out; an error for a value
     /// TOML cannot hold (an integer above `i64::MAX`, which the loader refuses).
     pub fn to_toml_string(&self) -> Result<String, toml::ser::Error> {
+        self.to_toml_string_as_written(None)
+    }
+
+    /// As [`Scenario::to_toml_string`], except in a table whose `kind` a sweep axis sets
+    /// (`"transports.t.kind" = ["tcp", "ps"]`): a kind's defaults differ from another's
+    /// (`dupthresh` is 3 for tcp and "auto" for ps; xmp has no `delayed_ack`), so that table
+    /// keeps only the keys `written` (the document as read) gives it, and each point fills in
+    /// its own kind's defaults when the file is read back, as it did for the run.
+    pub fn to_toml_string_as_written(
+        &self,
+        written: Option<&Node>,
+    ) -> Result<String, toml::ser::Error> {
         let mut table = toml::Table::try_from(self)?;
         table.remove("sweep");
+        if let Some(written) = written {
+            for axis in &self.sweep {
+                if let Some(owner) = axis.path.strip_suffix(".kind") {
+                    keep_written_keys(&mut table, written, owner);
+                }
+            }
+        }
         let mut text = table.to_string();
         // The axes are written by hand, each on one line with inline values: TOML would put an
         // axis of whole tables after the others (as `[[sweep."..."]]`), and the order of the
@@ -87,6 +106,69 @@ impl Scenario {
             .iter()
             .find(|t| t.name == name)
             .map(|t| &t.config)
+    }
+}
+
+/// Removes from the table at key path `owner` of `table` every key but `kind` that the same
+/// table of `written` does not hold. A path segment names a table's key, or, after an array of
+/// tables (`flows`), the element of that `name`.
+fn keep_written_keys(table: &mut toml::Table, written: &Node, owner: &str) {
+    let segments: Vec<&str> = owner.split('.').collect();
+    let Some(resolved) = resolved_table(table, &segments) else {
+        return;
+    };
+    let kept: Vec<&str> = match written_table(written, &segments) {
+        Some(t) => t.entries.iter().map(|e| e.key.as_str()).collect(),
+        None => Vec::new(),
+    };
+    resolved.retain(|key, _| key == "kind" || kept.contains(&key.as_ref()));
+}
+
+/// The table at `segments` of a resolved scenario's TOML.
+fn resolved_table<'a>(
+    table: &'a mut toml::Table,
+    segments: &[&str],
+) -> Option<&'a mut toml::Table> {
+    let Some((first, rest)) = segments.split_first() else {
+        return Some(table);
+    };
+    match table.get_mut(*first)? {
+        toml::Value::Table(t) => resolved_table(t, rest),
+        toml::Value::Array(items) => {
+            let (name, rest) = rest.split_first()?;
+            let element = items.iter_mut().find_map(|v| match v {
+                toml::Value::Table(t) if t.get("name").and_then(|n| n.as_str()) == Some(*name) => {
+                    Some(t)
+                }
+                _ => None,
+            })?;
+            resolved_table(element, rest)
+        }
+        _ => None,
+    }
+}
+
+/// The table at `segments` of the document as read.
+fn written_table<'a>(node: &'a Node, segments: &[&str]) -> Option<&'a Table> {
+    let Value::Table(table) = &node.value else {
+        return None;
+    };
+    let Some((first, rest)) = segments.split_first() else {
+        return Some(table);
+    };
+    let next = &table.get(first)?.value;
+    match &next.value {
+        Value::Array(items) => {
+            let (name, rest) = rest.split_first()?;
+            let element = items.iter().find(|n| match &n.value {
+                Value::Table(t) => {
+                    matches!(t.get("name").map(|e| &e.value.value), Some(Value::String(s)) if s == name)
+                }
+                _ => false,
+            })?;
+            written_table(element, rest)
+        }
+        _ => written_table(next, rest),
     }
 }
 

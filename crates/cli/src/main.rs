@@ -578,7 +578,7 @@ the report needs {} to know which runs to summarise",
     // The merged directory describes itself: the scenario with the merged seed list.
     if let Some(loaded) = &loaded {
         let target = out.join(htsim::output::SCENARIO_FILE);
-        let text = loaded.scenario.to_toml_string().map_err(|e| Failure {
+        let text = loaded.to_toml_string().map_err(|e| Failure {
             code: 1,
             message: format!("{}: the scenario cannot be written: {e}", target.display()),
         })?;

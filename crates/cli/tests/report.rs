@@ -511,3 +511,57 @@ fn job_completion_time_and_pooled_goodput_survive_a_report_rebuild() {
         );
     }
 }
+
+/// A sweep over a transport's `kind` (tcp and ps differ in `dupthresh`'s default; the inline
+/// transport of a class too): each point ran with its own kind's defaults, so scenario.toml keeps
+/// only the written keys of those tables, and `report` finds every run's settings again.
+#[test]
+fn report_rebuilds_a_sweep_over_transport_kinds() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = r#"
+name = "kinds"
+[run]
+duration = "30ms"
+seeds = 1
+[topology]
+kind = "star"
+hosts = 4
+link_rate = "1Gbps"
+[transports.t]
+kind = "tcp"
+min_rto = "10ms"
+[[flows]]
+name = "long"
+senders = 2
+size = "infinite"
+transport = "t"
+[[flows]]
+name = "short"
+senders = "rest"
+size = "20KB"
+transport = { kind = "tcp" }
+[sweep]
+"transports.t.kind" = ["tcp", "ps"]
+"flows.short.transport.kind" = ["tcp", "ps"]
+"#;
+    std::fs::write(dir.path().join("kinds.toml"), text).unwrap();
+    ok(&htsim(
+        &["run", "kinds.toml", "--out", "out", "-q"],
+        dir.path(),
+    ));
+    let written = std::fs::read_to_string(dir.path().join("out/scenario.toml")).unwrap();
+    let t = written.split("[transports.t]").nth(1).unwrap();
+    let t = t.split("\n[").next().unwrap();
+    assert!(t.contains("min_rto"), "a written key stays:\n{t}");
+    assert!(
+        !t.contains("dupthresh"),
+        "the swept kind's defaults go:\n{t}"
+    );
+    let summary = std::fs::read_to_string(dir.path().join("out/summary.csv")).unwrap();
+    ok(&htsim(&["report", "out", "-q"], dir.path()));
+    let rebuilt = std::fs::read_to_string(dir.path().join("out/summary.csv")).unwrap();
+    assert_eq!(summary, rebuilt);
+    // Reading the rewritten scenario.toml back gives the same runs: a resume skips them all.
+    let again = ok(&htsim(&["run", "kinds.toml", "--out", "out"], dir.path()));
+    assert!(again.contains("skipped 4 run(s)"), "{again}");
+}
