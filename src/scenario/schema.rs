@@ -121,7 +121,7 @@ fn keep_written_keys(table: &mut toml::Table, written: &Node, owner: &str) {
         Some(t) => t.entries.iter().map(|e| e.key.as_str()).collect(),
         None => Vec::new(),
     };
-    resolved.retain(|key, _| key == "kind" || kept.contains(&key.as_ref()));
+    resolved.retain(|key, _| key == "kind" || kept.contains(&key));
 }
 
 /// The table at `segments` of a resolved scenario's TOML.
