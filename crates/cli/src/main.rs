@@ -19,6 +19,7 @@ use htsim::shard::Shard;
 use htsim_core::SimTime;
 use indicatif::{ProgressBar, ProgressStyle};
 
+mod bench;
 mod progress;
 use progress::LogProgress;
 
@@ -52,6 +53,9 @@ enum Command {
         /// What to list (everything when absent).
         what: Option<ListWhat>,
     },
+    /// Run the built-in benchmark suite, each scenario in its own process: wall time, events
+    /// and data packets per second, events per packet, peak memory (docs/performance.md).
+    Bench(bench::BenchArgs),
 }
 
 #[derive(Parser, Debug)]
@@ -150,6 +154,7 @@ fn main() -> ExitCode {
             list(what);
             Ok(())
         }
+        Command::Bench(args) => bench::bench(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
