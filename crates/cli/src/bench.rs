@@ -171,6 +171,10 @@ pub struct Measurement {
     pub simulated_seconds: f64,
     /// Wall time of the run (setup, simulation and building its outputs in memory), s.
     pub wall_seconds: f64,
+    /// CPU time the process spent on the run (Linux, 10 ms resolution), s: well below
+    /// `wall_seconds` when other work shared the machine. Absent elsewhere.
+    #[serde(default)]
+    pub cpu_seconds: Option<f64>,
     /// Events the engine processed.
     pub events: u64,
     /// Data packets delivered to their destination.
@@ -382,12 +386,13 @@ fn child(cases: &[Case], i: usize) -> Result<(), Failure> {
         assignments: point.assignments.clone(),
         progress: None,
     };
-    let start = Instant::now();
+    let (start, cpu_start) = (Instant::now(), cpu_seconds());
     let out = simulate::run(&point.scenario, run.seed, &cx).map_err(|e| Failure {
         code: 1,
         message: format!("{}: {e}", case.label()),
     })?;
     let wall_seconds = start.elapsed().as_secs_f64();
+    let cpu_seconds = cpu_seconds().zip(cpu_start).map(|(end, start)| end - start);
     let s = &point.scenario;
     let cost = &out.summary.cost;
     let m = Measurement {
@@ -395,6 +400,7 @@ fn child(cases: &[Case], i: usize) -> Result<(), Failure> {
         description: s.description.clone(),
         simulated_seconds: s.run.duration.saturating_add(s.run.drain).as_secs_f64(),
         wall_seconds,
+        cpu_seconds,
         events: cost.events,
         data_packets: cost.data_packets_delivered,
         peak_packets_in_flight: cost.peak_packets_in_flight,
@@ -406,6 +412,18 @@ fn child(cases: &[Case], i: usize) -> Result<(), Failure> {
     })?;
     println!("{text}");
     Ok(())
+}
+
+/// The CPU time (user and system) this process has used, s: Linux `/proc/self/stat` fields
+/// 14 and 15, in clock ticks of 1/100 s (`USER_HZ`).
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces: count after it.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace().skip(11);
+    let user: u64 = fields.next()?.parse().ok()?;
+    let system: u64 = fields.next()?.parse().ok()?;
+    Some((user + system) as f64 / 100.0)
 }
 
 /// This process's peak resident set size in MiB (Linux `VmHWM` in `/proc/self/status`).
@@ -514,6 +532,7 @@ fn table(file: &BenchFile) -> String {
         "scenario".to_string(),
         "simulated".into(),
         "wall s".into(),
+        "cpu s".into(),
         "events".into(),
         "events/s".into(),
         "data pkts".into(),
@@ -528,6 +547,7 @@ fn table(file: &BenchFile) -> String {
             m.name.clone(),
             format!("{} ms", si(m.simulated_seconds * 1e3)),
             format!("{:.2}", m.wall_seconds),
+            m.cpu_seconds.map_or("-".into(), |v| format!("{v:.2}")),
             si(m.events as f64),
             si(r.events_per_second),
             si(m.data_packets as f64),
@@ -559,6 +579,7 @@ fn comparison(new: &BenchFile, old: &BenchFile, old_name: &str) -> String {
     let mut rows = vec![vec![
         "scenario".to_string(),
         "speed-up".into(),
+        "cpu-speed-up".into(),
         "events/s".into(),
         "pkts/s".into(),
         "memory".into(),
@@ -587,6 +608,11 @@ fn comparison(new: &BenchFile, old: &BenchFile, old_name: &str) -> String {
             } else {
                 "-".into()
             },
+            if same_time {
+                ratio(o.run.cpu_seconds, n.cpu_seconds)
+            } else {
+                "-".into()
+            },
             ratio(Some(r.events_per_second), Some(o.events_per_second)),
             ratio(
                 Some(r.data_packets_per_second),
@@ -604,8 +630,9 @@ fn comparison(new: &BenchFile, old: &BenchFile, old_name: &str) -> String {
     }
     out.push_str(&aligned(&rows));
     out.push_str(
-        "speed-up = old wall time / new; the other columns are new / old (above 1: more events \
-         or packets per second, more memory, more work simulated)\n",
+        "speed-up = old wall time / new, cpu-speed-up = old CPU time / new; the other columns \
+         are new / old (above 1: more events or packets per second, more memory, more work \
+         simulated)\n",
     );
     for note in notes {
         out.push_str(&format!("note: {note}\n"));
@@ -623,6 +650,7 @@ mod tests {
             description: String::new(),
             simulated_seconds: 0.01,
             wall_seconds: wall,
+            cpu_seconds: Some(wall / 2.0),
             events,
             data_packets: packets,
             peak_packets_in_flight: 10,
@@ -662,6 +690,7 @@ mod tests {
                 description: String::new(),
                 simulated_seconds: 0.01,
                 wall_seconds: w,
+                cpu_seconds: None,
                 events: 100,
                 data_packets: 10,
                 peak_packets_in_flight: 1,
@@ -696,10 +725,11 @@ mod tests {
         let text = comparison(&new, &old, "old.json");
         let row = text.lines().find(|l| l.starts_with("a ")).unwrap();
         let cells: Vec<&str> = row.split_whitespace().collect();
-        // speed-up 2x, events/s 2x, pkts/s 2x, memory 0.25x, same events and packets.
+        // speed-up 2x (wall and CPU), events/s 2x, pkts/s 2x, memory 0.25x, same events and
+        // packets.
         assert_eq!(
             cells,
-            ["a", "2.00x", "2.00x", "2.00x", "0.25x", "1.00x", "1.00x"]
+            ["a", "2.00x", "2.00x", "2.00x", "2.00x", "0.25x", "1.00x", "1.00x"]
         );
         assert!(text.contains("note: b: not in old.json"), "{text}");
         assert!(text.contains("note: gone: only in old.json"), "{text}");

@@ -88,6 +88,8 @@ fn bench_measures_what_run_simulates_and_compares_with_a_saved_file() {
     assert!((rate * wall / packets as f64 - 1.0).abs() < 1e-9, "{s}");
     if cfg!(target_os = "linux") {
         assert!(s["peak_rss_mib"].as_f64().unwrap() > 1.0, "{s}");
+        let cpu = s["cpu_seconds"].as_f64().unwrap();
+        assert!((0.0..=wall + 0.02).contains(&cpu), "{s}");
     }
 
     // The same run as `htsim run` simulates: the same events and packets.
@@ -101,7 +103,7 @@ fn bench_measures_what_run_simulates_and_compares_with_a_saved_file() {
     );
 
     // A saved file from "another build" that simulated twice the events and used twice the
-    // memory: the ratios (new / old) are 0.50x.
+    // memory: the ratios (new / old) are 0.50x (about, for the memory).
     let mut old = b.clone();
     let o_s = &mut old["scenarios"][0];
     o_s["events"] = Value::from(events * 2);
@@ -127,7 +129,9 @@ fn bench_measures_what_run_simulates_and_compares_with_a_saved_file() {
     assert_eq!(column("events"), "0.50x", "{text}");
     assert_eq!(column("packets"), "1.00x", "{text}");
     if cfg!(target_os = "linux") {
-        assert_eq!(column("memory"), "0.50x", "{text}");
+        // Peak RSS varies a little from process to process: about half.
+        let memory: f64 = column("memory").trim_end_matches('x').parse().unwrap();
+        assert!((0.4..0.6).contains(&memory), "{text}");
     }
 }
 
