@@ -278,6 +278,13 @@ pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
                 path.display()
             )));
         }
+        let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+        if parent.is_some_and(|p| !p.is_dir()) {
+            return Err(usage(format!(
+                "--json {}: no such directory to write it in",
+                path.display()
+            )));
+        }
     }
     let machine = machine();
     eprintln!(

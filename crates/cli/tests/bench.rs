@@ -170,6 +170,10 @@ fn bad_bench_arguments_exit_2_before_running() {
             "expected a file written by `htsim bench --json`",
         ),
         (
+            &["bench", "--scenario", "tiny.toml", "--json", "nodir/b.json"][..],
+            "--json nodir/b.json: no such directory",
+        ),
+        (
             &["bench", "--scenario", "tiny.toml", "--quick"][..],
             "--only and --quick apply to the built-in suite",
         ),
