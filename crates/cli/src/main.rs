@@ -19,6 +19,7 @@ use htsim::shard::Shard;
 use htsim_core::SimTime;
 use indicatif::{ProgressBar, ProgressStyle};
 
+mod bench;
 mod generate;
 mod list;
 mod progress;
@@ -77,6 +78,9 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         out_dir: Option<PathBuf>,
     },
+    /// Run the built-in benchmark suite, each scenario in its own process: wall time, events
+    /// and data packets per second, events per packet, peak memory (docs/performance.md).
+    Bench(bench::BenchArgs),
 }
 
 #[derive(Parser, Debug)]
@@ -172,6 +176,7 @@ fn main() -> ExitCode {
                 }
             })
         }
+        Command::Bench(args) => bench::bench(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

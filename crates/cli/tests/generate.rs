@@ -7,7 +7,15 @@ mod common;
 use common::htsim;
 
 /// The subcommands a user can type.
-const SUBCOMMANDS: [&str; 6] = ["run", "validate", "report", "list", "completions", "man"];
+const SUBCOMMANDS: [&str; 7] = [
+    "run",
+    "validate",
+    "report",
+    "list",
+    "bench",
+    "completions",
+    "man",
+];
 
 #[test]
 fn completion_scripts_name_every_subcommand_and_option() {

@@ -20,6 +20,10 @@ pub struct RttEstimator {
     rttvar_gain: f64,
     /// Smoothed RTT in picoseconds, once a sample exists.
     srtt_ps: Option<f64>,
+    /// What [`RttEstimator::srtt`] returns: `srtt_ps` rounded, or the initial RTO before a
+    /// sample. Kept up to date where `srtt_ps` changes: multipath connections read every
+    /// subflow's on every ACK, and rounding an `f64` is a library call on baseline x86-64.
+    srtt: SimTime,
     rttvar_ps: f64,
     last_sample: Option<SimTime>,
     initial_rto: SimTime,
@@ -36,6 +40,7 @@ impl RttEstimator {
             srtt_gain: config.srtt_gain,
             rttvar_gain: config.rttvar_gain,
             srtt_ps: None,
+            srtt: config.initial_rto,
             rttvar_ps: 0.0,
             last_sample: None,
             initial_rto: config.initial_rto,
@@ -49,6 +54,7 @@ impl RttEstimator {
     /// establishment; the handshake RTT is not sampled).
     pub fn reset(&mut self) {
         self.srtt_ps = None;
+        self.srtt = self.initial_rto;
         self.rttvar_ps = 0.0;
         self.last_sample = None;
         self.backoff = 1;
@@ -73,6 +79,9 @@ impl RttEstimator {
                 self.srtt_ps = Some(srtt + self.srtt_gain * err);
             }
         }
+        if let Some(s) = self.srtt_ps {
+            self.srtt = SimTime::from_ps(s.round() as u64);
+        }
     }
 
     /// Whether at least one sample has been taken.
@@ -83,8 +92,7 @@ impl RttEstimator {
     /// The smoothed RTT, or the initial RTO before the first sample (what ns-3 reports, and what
     /// LIA's alpha uses: docs/model.md 4.6 "1.5 s before its first sample").
     pub fn srtt(&self) -> SimTime {
-        self.srtt_ps
-            .map_or(self.initial_rto, |s| SimTime::from_ps(s.round() as u64))
+        self.srtt
     }
 
     /// The most recent RTT measurement.

@@ -58,6 +58,7 @@ pub mod coupled;
 pub mod ewtcp;
 pub mod fully_coupled;
 pub mod lia;
+mod ranges;
 pub mod receiver;
 pub mod scheduler;
 pub mod uncoupled;

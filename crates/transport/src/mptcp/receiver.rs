@@ -10,6 +10,7 @@
 //! arrivals exactly as the TCP receiver does ([`crate::reorder`]), so MMPTCP's sprayed phase 1
 //! is spared spurious fast retransmits; a held CE mark is echoed on the next ACK of the subflow.
 
+use super::ranges::DataRanges;
 use super::RxSubflowAck;
 use crate::config::{PacketSizes, TcpConfig};
 use crate::path::PathChoice;
@@ -61,7 +62,7 @@ impl RxSubflow {
     }
 }
 
-/// A stored data-level segment: its subflow, subflow seq and length.
+/// A data-level segment stored by the code's reassembly: its subflow, subflow seq and length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Stored {
     sub: usize,
@@ -82,6 +83,10 @@ pub struct MptcpReceiver {
     hold: Option<ReorderHold>,
     subs: Vec<Option<RxSubflow>>,
     rcv_next_data: u64,
+    /// Per-subflow semantics: the data ranges received above `rcv_next_data`.
+    ranges: DataRanges,
+    /// The code's semantics: the stored segments by data sequence number (`drain` needs each
+    /// segment's subflow and subflow seq).
     store: BTreeMap<u64, Stored>,
     stats: ReceiverStats,
     report: Option<ReportSink>,
@@ -89,9 +94,9 @@ pub struct MptcpReceiver {
 
 /// Counts `len` bytes handed to the application in data-sequence order: the next expected
 /// data sequence number moves past them.
-fn delivered(rcv_next_data: &mut u64, stats: &mut ReceiverStats, len: u32) {
-    *rcv_next_data += len as u64;
-    stats.bytes_delivered += len as u64;
+fn delivered(rcv_next_data: &mut u64, stats: &mut ReceiverStats, len: u64) {
+    *rcv_next_data += len;
+    stats.bytes_delivered += len;
 }
 
 impl MptcpReceiver {
@@ -118,6 +123,7 @@ impl MptcpReceiver {
             hold: config.reorder_hold,
             subs: Vec::new(),
             rcv_next_data: FIRST_SEQ,
+            ranges: DataRanges::default(),
             store: BTreeMap::new(),
             stats: ReceiverStats::default(),
             report,
@@ -223,22 +229,15 @@ impl MptcpReceiver {
         }
     }
 
-    fn deliver(&mut self, len: u32) {
+    fn deliver(&mut self, len: u64) {
         delivered(&mut self.rcv_next_data, &mut self.stats, len);
     }
 
-    /// Delivers stored segments from `rcv_next_data` on (per-subflow semantics).
+    /// Delivers the stored range that starts at `rcv_next_data`, if any (per-subflow
+    /// semantics; stored ranges never touch, so one is all there can be).
     fn deliver_in_order(&mut self) {
-        while let Some(e) = self.store.first_entry() {
-            if *e.key() != self.rcv_next_data {
-                if *e.key() < self.rcv_next_data {
-                    e.remove(); // a data-level duplicate
-                    continue;
-                }
-                break;
-            }
-            let s = e.remove();
-            self.deliver(s.len);
+        if let Some(len) = self.ranges.take_from(self.rcv_next_data) {
+            self.deliver(len);
         }
     }
 
@@ -248,16 +247,12 @@ impl MptcpReceiver {
             return;
         };
         // Each segment the subflow accepts, in subflow order, goes straight to the data-level
-        // store (no list of them: this runs on every data packet).
-        let store = &mut self.store;
+        // ranges (no list of them: this runs on every data packet).
+        let ranges = &mut self.ranges;
         let rcv_next_data = self.rcv_next_data;
         let mut accept = |d: u64, len: u32| {
             if d >= rcv_next_data {
-                store.entry(d).or_insert(Stored {
-                    sub: j,
-                    seq: 0,
-                    len,
-                });
+                ranges.insert(d, len);
             }
         };
         if s == sub.rcv_nxt {
@@ -288,7 +283,7 @@ impl MptcpReceiver {
         if s == sub.rcv_nxt {
             if d == self.rcv_next_data {
                 sub.rcv_nxt += len as u64;
-                self.deliver(len);
+                self.deliver(len as u64);
                 self.drain();
             } else if d > self.rcv_next_data {
                 if let std::collections::btree_map::Entry::Vacant(v) = self.store.entry(d) {
@@ -332,7 +327,7 @@ impl MptcpReceiver {
                     x.rcv_nxt += e.len as u64;
                 }
                 // `deliver`, on the fields `retain` leaves free.
-                delivered(rcv_next_data, stats, e.len);
+                delivered(rcv_next_data, stats, e.len as u64);
                 return false;
             }
             if e.seq == x.rcv_nxt {
