@@ -127,7 +127,7 @@ fn mean(summary: &str, point: &str, class: &str, metric: &str) -> f64 {
 fn every_paper_scenario_validates() {
     let dir = tempfile::tempdir().unwrap();
     let names = copy_papers(dir.path());
-    assert!(names.len() >= 30, "{names:?}");
+    assert!(names.len() >= 38, "{names:?}");
     let mut args = vec!["validate"];
     args.extend(names.iter().map(String::as_str));
     let out = htsim(&args, dir.path());
@@ -206,6 +206,31 @@ fn p2_fig2_quick_variant_runs() {
         assert!(g > 0.0 && g <= 100.0, "{t}: {g} Mb/s");
         let jain = mean(&summary, &point, "long", "jain");
         assert!((1.0 / 16.0..=1.0).contains(&jain), "{t}: Jain {jain}");
+    }
+}
+
+/// [P2] BCube read's quick variant (BCube(4, 1): 16 hosts with 2 interfaces of 100 Mb/s): every
+/// host reads from its 6 one-hop neighbours, so each point has 96 flows; a host reads at most
+/// 200 Mb/s in all, and single-path TCP on the direct links shares each interface among 3
+/// neighbours (at most 100/3 Mb/s per flow).
+#[test]
+fn p2_bcube_read_quick_variant_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_papers(dir.path());
+    let summary = run_quick(dir.path(), "p2-bcube-read.toml");
+    for (t, mode) in [
+        ("tcp", "shortest"),
+        ("ewtcp", "ecmp"),
+        ("mptcp", "ecmp"),
+        ("ps", "ecmp"),
+    ] {
+        let point = format!("flows.read.transport={t},routing.mode={mode}");
+        assert_eq!(mean(&summary, &point, "read", "long_flows"), 96.0, "{t}");
+        let g = mean(&summary, &point, "read", "goodput_mean");
+        assert!(g > 0.0 && 6.0 * g <= 200.0, "{t}: {g} Mb/s per flow");
+        if t == "tcp" {
+            assert!(g <= 100.0 / 3.0, "tcp: {g} Mb/s per flow");
+        }
     }
 }
 
