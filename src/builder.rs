@@ -536,6 +536,15 @@ impl TopologyConfig {
         Self::new("dumbbell").param("hosts", i64::from(hosts))
     }
 
+    /// The XMP paper's two-path testbed: `multipath_pairs` sender/receiver pairs on both paths,
+    /// then `path0_pairs` on path 0 only and `path1_pairs` on path 1 only.
+    pub fn xmp_two_path(multipath_pairs: u32, path0_pairs: u32, path1_pairs: u32) -> Self {
+        Self::new("xmp-two-path")
+            .param("multipath_pairs", i64::from(multipath_pairs))
+            .param("path0_pairs", i64::from(path0_pairs))
+            .param("path1_pairs", i64::from(path1_pairs))
+    }
+
     /// The XMP paper's five-bottleneck torus.
     pub fn xmp_torus() -> Self {
         Self::new("xmp-torus")

@@ -2,7 +2,8 @@
 //! progress with packets conserved, CE marks are set (K = `mark_threshold`), the `subflows` and
 //! `beta` keys reach the transport, and short XMP flows complete; the `reorder_hold` key cuts
 //! packet scatter's spurious fast retransmits on a FatTree, and `scatter = "round-robin"` its
-//! needless resends; a `red` queue holds LIA's packets (not ECN-capable) to K + 1.
+//! needless resends; a `red` queue holds LIA's packets (not ECN-capable) to K + 1; the XMP
+//! two-path testbed runs from a scenario.
 
 use std::path::Path;
 
@@ -507,4 +508,42 @@ fn round_robin_scatter_is_a_ps_key_that_cuts_needless_resends() {
     println!("PS on a FatTree, retransmissions / drops: random {a:?}, round robin {b:?}");
     let (a, b) = (a.0.saturating_sub(a.1), b.0.saturating_sub(b.1));
     assert!(a >= 20 && b * 4 <= a, "{b} vs {a}");
+}
+
+/// The XMP paper's two-path testbed from a scenario: one dual-homed pair (`host0` to `host2`)
+/// and one pair on path 0 only (`host1` to `host3`), 100 Mb/s bottlenecks. XMP's multipath flow
+/// takes path 1 to itself and a share of path 0, so it gets more than one bottleneck's rate;
+/// the single-path flow keeps a fair part of path 0; together they stay within both.
+#[test]
+fn the_xmp_two_path_testbed_runs_from_a_scenario() {
+    let text = r#"
+name = "two-path"
+[run]
+duration = "100ms"
+[topology]
+kind = "xmp-two-path"
+multipath_pairs = 1
+path0_pairs = 1
+[queue]
+kind = "ecn"
+mark_threshold = "10pkt"
+[transports.x]
+kind = "xmp"
+subflows = 2
+[[flows]]
+name = "a"
+matrix = "pairs"
+pairs = [[0, 2], [1, 3]]
+size = "infinite"
+transport = "x"
+"#;
+    let s = scenario(text, &[]);
+    assert_eq!(s.topology.host_count(), Some(4));
+    let out = run(&s, 1, &RunContext::default()).unwrap();
+    assert!(out.conservation.holds());
+    let goodput = |i: usize| out.results.flows[i].goodput_bps.unwrap() / 1e6;
+    let (multipath, single) = (goodput(0), goodput(1));
+    assert!(multipath > 105.0, "multipath {multipath} Mb/s");
+    assert!(single > 30.0, "single-path {single} Mb/s");
+    assert!(multipath + single < 200.0, "{multipath} + {single} Mb/s");
 }

@@ -358,7 +358,37 @@ pub const TOPOLOGIES: &[KindSpec] = &[
     KindSpec {
         name: "xmp-two-path",
         doc: "the XMP paper's two-path testbed",
-        params: &[LINK_RATE, LINK_DELAY],
+        params: &[
+            p(
+                "multipath_pairs",
+                ParamKind::Int {
+                    min: 0,
+                    max: 1 << 16,
+                },
+                Some("1"),
+                "sender/receiver pairs attached to both paths (hosts 0.. of each side)",
+            ),
+            p(
+                "path0_pairs",
+                ParamKind::Int {
+                    min: 0,
+                    max: 1 << 16,
+                },
+                Some("0"),
+                "pairs attached to path 0 only, after the multipath pairs",
+            ),
+            p(
+                "path1_pairs",
+                ParamKind::Int {
+                    min: 0,
+                    max: 1 << 16,
+                },
+                Some("0"),
+                "pairs attached to path 1 only, after those",
+            ),
+            LINK_RATE,
+            LINK_DELAY,
+        ],
         layers: &["host", "bottleneck"],
     },
     KindSpec {

@@ -271,6 +271,10 @@ impl TopologyConfig {
             }
             "star" => int("hosts"),
             "dumbbell" => Some(2 * int("hosts")?),
+            "xmp-two-path" => {
+                Some(2 * (int("multipath_pairs")? + int("path0_pairs")? + int("path1_pairs")?))
+            }
+            "xmp-torus" => Some(10),
             _ => None,
         }
     }

@@ -28,7 +28,7 @@ use htsim_topology::file::FileTopology;
 use htsim_topology::star::Star;
 use htsim_topology::topology::Topology;
 use htsim_topology::vl2::Vl2;
-use htsim_topology::xmp::XmpTorus;
+use htsim_topology::xmp::{XmpTorus, XmpTwoPath};
 
 use super::setup_error::SetupError;
 use crate::scenario::input::read_text;
@@ -113,10 +113,11 @@ pub fn build(world: &mut World, scenario: &Scenario) -> Result<Topology, SetupEr
         }
         .build(world, &cabling, &mut factory),
         "xmp-torus" => XmpTorus { bottlenecks: 5 }.build(world, &cabling, &mut factory),
-        "xmp-two-path" => return Err(SetupError::unsupported(
-            "topology.kind",
-            "the xmp-two-path topology from a scenario: its pair counts are not scenario keys yet",
-        )),
+        "xmp-two-path" => XmpTwoPath {
+            multipath_pairs: int("multipath_pairs")?,
+            single_path_pairs: [int("path0_pairs")?, int("path1_pairs")?],
+        }
+        .build(world, &cabling, &mut factory),
         "file" => read_file_topology(scenario)?.build(world, &mut factory),
         other => {
             return Err(SetupError::unsupported(

@@ -147,10 +147,13 @@ fn one_and_two_jobs_give_identical_results_and_rerunning_resumes() {
 }
 
 #[test]
-fn a_run_with_an_unsupported_topology_is_refused_before_it_starts() {
+fn a_run_whose_topology_cannot_be_built_is_refused_before_it_starts() {
     let dir = tempfile::tempdir().unwrap();
     let text = TINY
-        .replace("kind = \"fattree\"\nk = 4\n", "kind = \"xmp-two-path\"\n")
+        .replace(
+            "kind = \"fattree\"\nk = 4\n",
+            "kind = \"xmp-two-path\"\nmultipath_pairs = 0\n",
+        )
         .replace("links = [\"core\"]", "links = [\"bottleneck\"]");
     std::fs::write(dir.path().join("tiny.toml"), text).unwrap();
     let out = htsim(
@@ -160,7 +163,7 @@ fn a_run_with_an_unsupported_topology_is_refused_before_it_starts() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("tiny.toml:8:8: `topology.kind`: the xmp-two-path topology"),
+        err.contains("tiny.toml:7:1: `topology`: building the xmp-two-path topology: xmp-two-path: there must be at least one sender/receiver pair"),
         "{err}"
     );
     assert!(!dir.path().join("o").exists(), "nothing is written");
