@@ -511,3 +511,46 @@ fn job_completion_time_and_pooled_goodput_survive_a_report_rebuild() {
         );
     }
 }
+
+#[test]
+fn charts_label_a_swept_table_value_as_the_scenario_writes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = TINY.replace(
+        r#""transports.long.kind" = ["tcp", "dctcp"]"#,
+        r#""flows.short.size" = [{ uniform = ["10KB", "100KB"] }, "20KB"]"#,
+    );
+    std::fs::write(dir.path().join("table.toml"), scenario).unwrap();
+    let run = [
+        "run",
+        "table.toml",
+        "--out",
+        "t",
+        "--seeds",
+        "1",
+        "--set",
+        "run.duration=20ms",
+        "--set",
+        "output.plots=true",
+        "-q",
+    ];
+    ok(&htsim(&run, dir.path()));
+    // `run`, and `report` of the directory into another, both label from the scenario's sweep.
+    ok(&htsim(
+        &["report", "t", "--out", "r", "--plots", "-q"],
+        dir.path(),
+    ));
+    // SVG text escapes the quotes.
+    let table = "{ uniform = [&quot;10KB&quot;, &quot;100KB&quot;] }";
+    for out in ["t", "r"] {
+        let plots = dir.path().join(out).join("plots");
+        let svg = |name: &str| String::from_utf8(read(plots.join(format!("{name}.svg")))).unwrap();
+        let cdf = svg("fct_cdf_short");
+        assert!(cdf.contains(&format!("\n{table} (")), "{out}: {cdf}");
+        assert!(cdf.contains("\n20KB ("), "{out}: {cdf}");
+        let vs = svg("fct_mean_short_vs_flows_short_size");
+        assert!(vs.contains(&format!(">\n{table}\n<")), "{out}: {vs}");
+        for text in [cdf, vs] {
+            assert!(!text.contains("uniform=_"), "{out}: a file-name-safe label");
+        }
+    }
+}
