@@ -9,7 +9,7 @@ use super::error::{write_file, ReportError, Result};
 use super::reference::{compare, reference_csv, ReferenceCheck, ReferenceRow};
 use super::run_summary::{read_run_summaries, RunSummary};
 use super::swept::SweptValues;
-use crate::output::{PLOTS_DIR, REFERENCE_CSV_FILE, SUMMARY_CSV_FILE, SUMMARY_JSON_FILE};
+use crate::output::{REFERENCE_CSV_FILE, SUMMARY_CSV_FILE, SUMMARY_JSON_FILE};
 
 /// What to build (see [`build_report`]).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -113,6 +113,7 @@ fn draw_plots(
     swept: &SweptValues,
 ) -> Result<Vec<PathBuf>> {
     use super::{flow_samples::read_flow_samples_of, plots};
+    use crate::output::PLOTS_DIR;
     let dir = out.join(PLOTS_DIR);
     let mut files = plots::write_summary_plots(&dir, rows, swept)?;
     files.extend(plots::write_flow_plots(
@@ -142,7 +143,7 @@ fn draw_plots(
 #[cfg(all(test, feature = "plots"))]
 mod tests {
     use super::*;
-    use crate::output::SUMMARY_CSV_FILE as SUMMARY_CSV;
+    use crate::output::{PLOTS_DIR, SUMMARY_CSV_FILE as SUMMARY_CSV};
     use crate::report::flow_samples::read_flow_samples;
     use crate::report::run_summary::RunCost;
 
