@@ -124,6 +124,7 @@ fn draw_plots(
     files.extend(plots::write_timeseries_plots(
         &dir,
         &super::timeseries::read_point_series(dirs, runs)?,
+        swept,
     )?);
     Ok(files)
 }

@@ -11,6 +11,20 @@ pub fn pairs(values: &[SweptValue]) -> Vec<(&str, &str)> {
         .collect()
 }
 
+/// A sweep point in words, for a title: its swept values as `path=value` pairs joined by `, `
+/// (`flows.short.size={ uniform = ["10KB", "100KB"] }, transports.long.kind=tcp`); the point's
+/// name (`base`) when it assigns nothing.
+pub fn point_label(point: &str, values: &[SweptValue]) -> String {
+    if values.is_empty() {
+        return point.to_string();
+    }
+    values
+        .iter()
+        .map(|v| format!("{}={}", v.path, v.value))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// What a chart is drawn against: one sweep axis, or a group of paired axes (which take their
 /// values together, so that a chart against one of them is a chart against all).
 #[derive(Clone, Debug, PartialEq, Eq)]

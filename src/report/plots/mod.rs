@@ -147,13 +147,21 @@ pub fn write_flow_plots(
 /// The time-series plots into `dir`: per sweep point and series, its lowest seed's samples,
 /// one line per link or flow that is not 0 throughout (at most
 /// [`MAX_IDS_PER_CHART`](super::timeseries::MAX_IDS_PER_CHART), those with the highest peak),
-/// as `timeseries_<series>_<point>`; the chart says what it leaves out. Returns the files
-/// written.
-pub fn write_timeseries_plots(dir: &Path, series: &[RunSeries]) -> Result<Vec<PathBuf>> {
+/// as `timeseries_<series>_<point>`, titled with the point's values in `swept`; the chart says
+/// what it leaves out. Returns the files written.
+pub fn write_timeseries_plots(
+    dir: &Path,
+    series: &[RunSeries],
+    swept: &SweptValues,
+) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for s in series {
         let name = file_name(&format!("timeseries_{}_{}", s.series, s.point));
-        files.extend(render(&time_series::time_series(s), dir, &name)?);
+        files.extend(render(
+            &time_series::time_series(s, &swept.of_point(&s.point)),
+            dir,
+            &name,
+        )?);
     }
     Ok(files)
 }

@@ -300,7 +300,7 @@ fn a_time_series_with_every_link_at_zero_is_not_drawn() {
         ids: 16,
         all_zero: 16,
     };
-    assert!(write_timeseries_plots(dir.path(), &[quiet])
+    assert!(write_timeseries_plots(dir.path(), &[quiet], &by_name())
         .unwrap()
         .is_empty());
 }
@@ -408,4 +408,25 @@ fn charts_label_a_table_value_and_paired_axes_as_the_scenario_writes_them() {
     let texts = svg_texts(&svg(dir.path(), "fct_cdf_short"));
     let label = format!("size={table}, long={{ kind = \"tcp\" }}, mark_threshold=100pkt (2 flows)");
     assert!(has(&texts, &label), "{label} missing from {texts:?}");
+
+    // A time series names its point by the values too.
+    let queue = RunSeries {
+        point: loaded.points[0].name.clone(),
+        seed: 1,
+        series: "queue".into(),
+        lines: vec![("core0->agg0".into(), vec![(0.0, 1.0), (0.001, 5.0)])],
+        ids: 1,
+        all_zero: 0,
+    };
+    let files = write_timeseries_plots(dir.path(), &[queue], &swept).unwrap();
+    let texts = svg_texts(&std::fs::read_to_string(&files[0]).unwrap());
+    // Too long for the title: one line per value under it.
+    for s in [
+        "Queue length, seed 1".to_string(),
+        format!("flows.short.size = {table}"),
+        "transports.long = { kind = \"tcp\" }".to_string(),
+        "queue.mark_threshold = 100pkt".to_string(),
+    ] {
+        assert!(has(&texts, &s), "{s} missing from {texts:?}");
+    }
 }
