@@ -64,7 +64,7 @@ const MAX_TITLE_CHARS: usize = 64;
 /// The chart of one run's series: one line per link or flow kept, x = simulated time in s.
 /// The notes say how many ids were all 0 and how many others were left out. Rates are drawn
 /// in Mb/s. The title names the point by its swept values `swept` ([`point_label`]), or,
-/// when that makes it longer than [`MAX_TITLE_CHARS`], a note per swept value does.
+/// when that makes it longer than 64 characters, a note per swept value does.
 pub fn time_series(s: &RunSeries, swept: &[SweptValue]) -> XyChart {
     let Quantity {
         what,
