@@ -3,6 +3,8 @@
 //! ([`crate::output::axis_value`]: `tcp`, `{ uniform = ["10KB", "100KB"] }`), so that chart
 //! labels read the values the scenario gives rather than the file-name-safe point name.
 
+use std::collections::HashMap;
+
 use crate::scenario::Loaded;
 
 /// One swept value of a sweep point.
@@ -20,7 +22,7 @@ pub struct SweptValue {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SweptValues {
     /// Per point name, its values in `[sweep]` order.
-    points: Vec<(String, Vec<SweptValue>)>,
+    points: HashMap<String, Vec<SweptValue>>,
 }
 
 impl SweptValues {
@@ -58,8 +60,8 @@ impl SweptValues {
     /// name, `key=value` pairs joined by `,`, each an ungrouped axis; its values are then the
     /// file-name-safe ones (`_` for the characters a folder name cannot hold).
     pub fn of_point(&self, point: &str) -> Vec<SweptValue> {
-        match self.points.iter().find(|(name, _)| name == point) {
-            Some((_, values)) => values.clone(),
+        match self.points.get(point) {
+            Some(values) => values.clone(),
             None => point
                 .split(',')
                 .filter_map(|kv| kv.split_once('='))
