@@ -137,7 +137,7 @@ impl RunColumns {
 
 /// A sweep value as written in TOML: strings without their quotes, anything else as TOML
 /// writes it inline.
-fn axis_value(value: &toml::Value) -> String {
+pub fn axis_value(value: &toml::Value) -> String {
     match value {
         toml::Value::String(s) => s.clone(),
         other => other.to_string(),

@@ -505,6 +505,7 @@ pub fn write_report(loaded: &Loaded, out: &Path) -> Result<ReportOutcome, Report
                 .collect(),
         ),
         references: crate::report::reference::checks(loaded),
+        swept: crate::report::swept::SweptValues::of(loaded),
     };
     build_report(&[out.to_path_buf()], out, &options).map(ReportOutcome::Written)
 }

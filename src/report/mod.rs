@@ -13,6 +13,7 @@
 //!   (`reference.csv`);
 //! - [`merge`] checks that the runs of several directories belong to one scenario;
 //! - [`stats`] holds the statistics both use;
+//! - [`swept`] gives each sweep point's values as the charts label them;
 //! - [`timeseries`] reads the runs' timeseries.csv back for the time-series plots;
 //! - `plots` (cargo feature `plots`, on by default) draws PNG and SVG charts with an embedded
 //!   font.
@@ -28,6 +29,7 @@ pub mod rebuild;
 pub mod reference;
 pub mod run_summary;
 pub mod stats;
+pub mod swept;
 pub mod timeseries;
 
 pub use error::{ReportError, Result};

@@ -8,7 +8,8 @@ use super::aggregate::{aggregate, write_summaries, SummaryRow};
 use super::error::{write_file, ReportError, Result};
 use super::reference::{compare, reference_csv, ReferenceCheck, ReferenceRow};
 use super::run_summary::{read_run_summaries, RunSummary};
-use crate::output::{PLOTS_DIR, REFERENCE_CSV_FILE, SUMMARY_CSV_FILE, SUMMARY_JSON_FILE};
+use super::swept::SweptValues;
+use crate::output::{REFERENCE_CSV_FILE, SUMMARY_CSV_FILE, SUMMARY_JSON_FILE};
 
 /// What to build (see [`build_report`]).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -23,6 +24,9 @@ pub struct ReportOptions {
     /// ([`super::reference::checks`]): compared with the summary into `out/reference.csv`.
     /// None: no reference.csv (an old one is removed, as it would describe other results).
     pub references: Vec<ReferenceCheck>,
+    /// The scenario's swept values per point ([`SweptValues::of`]), which label the charts.
+    /// Without them (no scenario) the values are read from the point names.
+    pub swept: SweptValues,
 }
 
 /// What [`build_report`] did.
@@ -89,7 +93,7 @@ pub fn build_report(dirs: &[PathBuf], out: &Path, options: &ReportOptions) -> Re
         files.push(reference_file);
     }
     if options.plots {
-        files.extend(draw_plots(dirs, out, &rows, &runs)?);
+        files.extend(draw_plots(dirs, out, &rows, &runs, &options.swept)?);
     }
     Ok(Report {
         runs: runs.len(),
@@ -106,17 +110,21 @@ fn draw_plots(
     out: &Path,
     rows: &[SummaryRow],
     runs: &[RunSummary],
+    swept: &SweptValues,
 ) -> Result<Vec<PathBuf>> {
     use super::{flow_samples::read_flow_samples_of, plots};
+    use crate::output::PLOTS_DIR;
     let dir = out.join(PLOTS_DIR);
-    let mut files = plots::write_summary_plots(&dir, rows)?;
+    let mut files = plots::write_summary_plots(&dir, rows, swept)?;
     files.extend(plots::write_flow_plots(
         &dir,
         &read_flow_samples_of(dirs, runs)?,
+        swept,
     )?);
     files.extend(plots::write_timeseries_plots(
         &dir,
         &super::timeseries::read_point_series(dirs, runs)?,
+        swept,
     )?);
     Ok(files)
 }
@@ -128,6 +136,7 @@ fn draw_plots(
     _out: &Path,
     _rows: &[SummaryRow],
     _runs: &[RunSummary],
+    _swept: &SweptValues,
 ) -> Result<Vec<PathBuf>> {
     Ok(Vec::new())
 }
@@ -135,7 +144,7 @@ fn draw_plots(
 #[cfg(all(test, feature = "plots"))]
 mod tests {
     use super::*;
-    use crate::output::SUMMARY_CSV_FILE as SUMMARY_CSV;
+    use crate::output::{PLOTS_DIR, SUMMARY_CSV_FILE as SUMMARY_CSV};
     use crate::report::flow_samples::read_flow_samples;
     use crate::report::run_summary::RunCost;
 

@@ -570,6 +570,7 @@ the report needs {} to know which runs to summarise",
         }
         options.plots |= loaded.scenario.output.plots;
         options.references = htsim::report::reference::checks(loaded);
+        options.swept = htsim::report::swept::SweptValues::of(loaded);
         options.only = Some(
             runs.iter()
                 .map(|r| (r.point_name.clone(), r.seed))

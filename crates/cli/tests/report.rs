@@ -565,3 +565,118 @@ transport = { kind = "tcp" }
     let again = ok(&htsim(&["run", "kinds.toml", "--out", "out"], dir.path()));
     assert!(again.contains("skipped 4 run(s)"), "{again}");
 }
+
+#[test]
+fn charts_label_a_swept_table_value_as_the_scenario_writes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = TINY.replace(
+        r#""transports.long.kind" = ["tcp", "dctcp"]"#,
+        r#""flows.short.size" = [{ uniform = ["10KB", "100KB"] }, "20KB"]"#,
+    );
+    std::fs::write(dir.path().join("table.toml"), scenario).unwrap();
+    let run = [
+        "run",
+        "table.toml",
+        "--out",
+        "t",
+        "--seeds",
+        "1",
+        "--set",
+        "run.duration=20ms",
+        "--set",
+        "output.plots=true",
+        "-q",
+    ];
+    ok(&htsim(&run, dir.path()));
+    // `run`, and `report` of the directory into another, both label from the scenario's sweep.
+    ok(&htsim(
+        &["report", "t", "--out", "r", "--plots", "-q"],
+        dir.path(),
+    ));
+    // SVG text escapes the quotes.
+    let table = "{ uniform = [&quot;10KB&quot;, &quot;100KB&quot;] }";
+    for out in ["t", "r"] {
+        let plots = dir.path().join(out).join("plots");
+        let svg = |name: &str| String::from_utf8(read(plots.join(format!("{name}.svg")))).unwrap();
+        let cdf = svg("fct_cdf_short");
+        assert!(cdf.contains(&format!("\n{table} (")), "{out}: {cdf}");
+        assert!(cdf.contains("\n20KB ("), "{out}: {cdf}");
+        let vs = svg("fct_mean_short_vs_flows_short_size");
+        assert!(vs.contains(&format!(">\n{table}\n<")), "{out}: {vs}");
+        for text in [cdf, vs] {
+            assert!(!text.contains("uniform=_"), "{out}: a file-name-safe label");
+        }
+    }
+}
+
+/// The per-run CSVs and summary.csv through the csv crate's reader, with fields holding a
+/// comma and a quote: a topology file's switch name and layer may be any text without
+/// whitespace (`sw,"1`, layer `t,"or`: links.csv's `link`, `from`, `to` and `layer`, and
+/// summary.csv's `layer:t,"or` class), and a swept string lands in the axis column of flows.csv
+/// and links.csv (the topology file's path, `net,"a.txt`). Flow class names and host names
+/// cannot hold either character (letters, digits, `-`, `_`; `host<i>`).
+#[test]
+fn csv_fields_with_a_comma_and_a_quote_are_quoted_and_read_back_intact() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("s.toml"),
+        "name = \"quotes\"\n[run]\nduration = \"1ms\"\nseeds = 1\n[topology]\nkind = \"file\"\n\
+         path = \"unused\"\n[[flows]]\nname = \"long\"\nsize = \"infinite\"\n\
+         transport = { kind = \"tcp\" }\n[sweep]\n\
+         \"topology.path\" = ['net,\"a.txt', 'net,\"b.txt']\n",
+    )
+    .unwrap();
+    for file in ["net,\"a.txt", "net,\"b.txt"] {
+        std::fs::write(
+            dir.path().join(file),
+            "host host0\nhost host1\nswitch sw,\"1 layer=t,\"or\n\
+             link host0 sw,\"1 1Gbps 1us 100pkt\nlink host1 sw,\"1 1Gbps 1us 100pkt\n",
+        )
+        .unwrap();
+    }
+    ok(&htsim(&["run", "s.toml", "--out", "o", "-q"], dir.path()));
+    let run = dir.path().join("o/runs/topology.path=net__a.txt/seed-1");
+    let records = |path: &Path| -> (csv::StringRecord, Vec<csv::StringRecord>) {
+        let text = String::from_utf8(read(path)).unwrap();
+        let mut r = csv::Reader::from_reader(text.as_bytes());
+        let header = r.headers().unwrap().clone();
+        let rows = r.records().map(|x| x.unwrap()).collect();
+        (header, rows)
+    };
+    let column = |header: &csv::StringRecord, name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
+    };
+    let raw = String::from_utf8(read(run.join("links.csv"))).unwrap();
+    assert!(raw.contains(r#""host0->sw,""1""#), "not quoted: {raw}");
+
+    let (header, rows) = records(&run.join("links.csv"));
+    assert_eq!(rows.len(), 4);
+    let (path, link, from, to, layer) = (
+        column(&header, "topology.path"),
+        column(&header, "link"),
+        column(&header, "from"),
+        column(&header, "to"),
+        column(&header, "layer"),
+    );
+    assert!(rows.iter().all(|r| r.len() == header.len()));
+    assert!(rows.iter().all(|r| &r[path] == "net,\"a.txt"));
+    let up = rows.iter().find(|r| &r[from] == "host0").unwrap();
+    assert_eq!((&up[link], &up[to]), ("host0->sw,\"1", "sw,\"1"));
+    assert!(rows.iter().any(|r| &r[layer] == "t,\"or"), "{rows:?}");
+
+    let (header, rows) = records(&run.join("flows.csv"));
+    assert!(!rows.is_empty());
+    let path = column(&header, "topology.path");
+    assert!(rows
+        .iter()
+        .all(|r| r.len() == header.len() && &r[path] == "net,\"a.txt"));
+
+    let (header, rows) = records(&dir.path().join("o/summary.csv"));
+    assert_eq!(header.len(), HEADER.split(',').count());
+    let class = column(&header, "class");
+    assert!(rows.iter().all(|r| r.len() == header.len()));
+    assert!(rows.iter().any(|r| &r[class] == "layer:t,\"or"), "{rows:?}");
+}

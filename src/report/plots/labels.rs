@@ -1,12 +1,88 @@
 //! Words on charts: human names of metrics with their units, and short series labels made of
 //! the swept values that tell the series apart.
 
-/// Splits a point name (`key=value` pairs joined by `,`) into its pairs; `base` has none.
-pub fn point_parameters(point: &str) -> Vec<(&str, &str)> {
-    point
-        .split(',')
-        .filter_map(|kv| kv.split_once('='))
+use crate::report::swept::SweptValue;
+
+/// A point's swept values as (key path, value) pairs.
+pub fn pairs(values: &[SweptValue]) -> Vec<(&str, &str)> {
+    values
+        .iter()
+        .map(|v| (v.path.as_str(), v.value.as_str()))
         .collect()
+}
+
+/// A sweep point in words, for a title: its swept values as `path=value` pairs joined by `, `
+/// (`flows.short.size={ uniform = ["10KB", "100KB"] }, transports.long.kind=tcp`); the point's
+/// name (`base`) when it assigns nothing.
+pub fn point_label(point: &str, values: &[SweptValue]) -> String {
+    if values.is_empty() {
+        return point.to_string();
+    }
+    values
+        .iter()
+        .map(|v| format!("{}={}", v.path, v.value))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What a chart is drawn against: one sweep axis, or a group of paired axes (which take their
+/// values together, so that a chart against one of them is a chart against all).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dimension {
+    /// For file names: the axis's key path, or the group's name.
+    pub name: String,
+    /// The key paths of its axes, in `[sweep]` order.
+    pub paths: Vec<String>,
+    /// Whether it is a group (whose name may be any key, even an axis's path).
+    pub grouped: bool,
+}
+
+/// Joins the key paths or values of a group's axes.
+const PAIRED: &str = " / ";
+
+impl Dimension {
+    /// The x axis's title: the key path, or the group's key paths joined by ` / `.
+    pub fn title(&self) -> String {
+        self.paths.join(PAIRED)
+    }
+
+    /// A point's value: its axis's value, or its group's values joined by ` / ` (`dctcp /
+    /// 20pkt`); `None` when the point does not assign it.
+    pub fn value_of(&self, values: &[SweptValue]) -> Option<String> {
+        let mine: Option<Vec<&str>> = self
+            .paths
+            .iter()
+            .map(|p| {
+                values
+                    .iter()
+                    .find(|v| &v.path == p)
+                    .map(|v| v.value.as_str())
+            })
+            .collect();
+        Some(mine?.join(PAIRED))
+    }
+}
+
+/// The dimensions of the sweep points whose values are `points`, in order of first appearance.
+pub fn dimensions(points: &[Vec<SweptValue>]) -> Vec<Dimension> {
+    let mut out: Vec<Dimension> = Vec::new();
+    for v in points.iter().flatten() {
+        let name = v.group.as_ref().unwrap_or(&v.path);
+        let grouped = v.group.is_some();
+        match out
+            .iter_mut()
+            .find(|d| &d.name == name && d.grouped == grouped)
+        {
+            Some(d) if !d.paths.contains(&v.path) => d.paths.push(v.path.clone()),
+            Some(_) => {}
+            None => out.push(Dimension {
+                name: name.clone(),
+                paths: vec![v.path.clone()],
+                grouped,
+            }),
+        }
+    }
+    out
 }
 
 /// A summary.csv unit as an axis shows it: `Mbps` is Mb/s; dimensionless (`1`) has none.
@@ -139,6 +215,15 @@ pub fn short_labels(lists: &[Vec<(&str, &str)>]) -> (Vec<String>, Option<String>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::swept::SweptValues;
+
+    /// The swept values of points known only by name.
+    fn named(points: &[&str]) -> Vec<Vec<SweptValue>> {
+        points
+            .iter()
+            .map(|p| SweptValues::default().of_point(p))
+            .collect()
+    }
 
     #[test]
     fn metric_titles_are_words_with_units() {
@@ -174,7 +259,8 @@ mod tests {
             "transports.long.kind=tcp,flows.short.arrivals.poisson=256",
             "transports.long.kind=mptcp,flows.short.arrivals.poisson=256",
         ];
-        let lists: Vec<_> = points.iter().map(|p| point_parameters(p)).collect();
+        let values = named(&points);
+        let lists: Vec<_> = values.iter().map(|v| pairs(v)).collect();
         let (labels, heading) = short_labels(&lists);
         assert_eq!(labels, ["tcp", "mptcp"]);
         assert_eq!(heading.as_deref(), Some("transports.long.kind"));
@@ -183,7 +269,8 @@ mod tests {
             "transports.long.kind=tcp,flows.short.arrivals.poisson=256",
             "transports.long.kind=mptcp,flows.short.arrivals.poisson=512",
         ];
-        let lists: Vec<_> = points.iter().map(|p| point_parameters(p)).collect();
+        let values = named(&points);
+        let lists: Vec<_> = values.iter().map(|v| pairs(v)).collect();
         let (labels, _) = short_labels(&lists);
         assert_eq!(labels, ["kind=tcp, poisson=256", "kind=mptcp, poisson=512"]);
 
@@ -192,7 +279,8 @@ mod tests {
             "transports.a.kind=tcp,transports.b.kind=tcp",
             "transports.a.kind=dctcp,transports.b.kind=mptcp",
         ];
-        let lists: Vec<_> = points.iter().map(|p| point_parameters(p)).collect();
+        let values = named(&points);
+        let lists: Vec<_> = values.iter().map(|v| pairs(v)).collect();
         let (labels, _) = short_labels(&lists);
         assert_eq!(
             labels[1],
@@ -200,7 +288,7 @@ mod tests {
         );
 
         // Without a sweep: one unlabelled series.
-        let (labels, heading) = short_labels(&[point_parameters("base")]);
+        let (labels, heading) = short_labels(&[pairs(&named(&["base"])[0])]);
         assert_eq!((labels, heading), (vec![String::new()], None));
     }
 }

@@ -28,8 +28,9 @@ pub use sweep::{layer_chart, metric_vs_parameter};
 use super::aggregate::{SummaryRow, LAYER_PREFIX, RUN_CLASS};
 use super::error::Result;
 use super::flow_samples::FlowSamples;
+use super::swept::SweptValues;
 use super::timeseries::RunSeries;
-use labels::{capitalised, point_parameters, short_labels};
+use labels::{capitalised, dimensions, pairs, short_labels};
 use sweep::{first_appearance, largest_difference};
 
 /// The layer metrics drawn per layer, each with its paper-definition twin.
@@ -48,14 +49,19 @@ fn visible(diff: f64, max: f64) -> bool {
 /// layer (one chart each, with a series per sweep point; the paper definition's chart only
 /// where it visibly differs, else a note says by how little), and for every swept parameter
 /// each key metric against it (per flow class: mean and p99 FCT, mean goodput, mean job
-/// completion time; the run's events), where the class has values for it. Returns the files
-/// written.
-pub fn write_summary_plots(dir: &Path, rows: &[SummaryRow]) -> Result<Vec<PathBuf>> {
+/// completion time; the run's events), where the class has values for it; a group of paired
+/// axes counts as one parameter. Series and ticks are labelled with the points' values in
+/// `swept`. Returns the files written.
+pub fn write_summary_plots(
+    dir: &Path,
+    rows: &[SummaryRow],
+    swept: &SweptValues,
+) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for (metric, paper) in LAYER_METRICS {
         let difference = largest_difference(rows, metric, paper);
         let paper_differs = difference.is_none_or(|(diff, max)| visible(diff, max));
-        if let Some(mut chart) = layer_chart(rows, metric) {
+        if let Some(mut chart) = layer_chart(rows, swept, metric) {
             if let Some((diff, _)) = difference.filter(|_| !paper_differs) {
                 chart.notes.push(format!(
                     "The paper's per-second, per-port definition differs by at most {diff:.2} \
@@ -65,15 +71,14 @@ pub fn write_summary_plots(dir: &Path, rows: &[SummaryRow]) -> Result<Vec<PathBu
             files.extend(render(&chart, dir, &format!("{metric}_per_layer"))?);
         }
         if paper_differs {
-            if let Some(chart) = layer_chart(rows, paper) {
+            if let Some(chart) = layer_chart(rows, swept, paper) {
                 files.extend(render(&chart, dir, &format!("{paper}_per_layer"))?);
             }
         }
     }
-    let parameters = first_appearance(
-        rows.iter()
-            .flat_map(|r| point_parameters(&r.point).into_iter().map(|(k, _)| k)),
-    );
+    let points = first_appearance(rows.iter().map(|r| r.point.as_str()));
+    let values: Vec<_> = points.iter().map(|p| swept.of_point(p)).collect();
+    let parameters = dimensions(&values);
     let classes = first_appearance(
         rows.iter()
             .map(|r| r.class.as_str())
@@ -87,8 +92,8 @@ pub fn write_summary_plots(dir: &Path, rows: &[SummaryRow]) -> Result<Vec<PathBu
                 &["fct_mean", "fct_p99", "goodput_mean", "jct_mean"]
             };
             for metric in metrics {
-                if let Some(chart) = metric_vs_parameter(rows, class, metric, parameter) {
-                    let name = file_name(&format!("{metric}_{class}_vs_{parameter}"));
+                if let Some(chart) = metric_vs_parameter(rows, swept, class, metric, parameter) {
+                    let name = file_name(&format!("{metric}_{class}_vs_{}", parameter.name));
                     files.extend(render(&chart, dir, &name)?);
                 }
             }
@@ -99,13 +104,18 @@ pub fn write_summary_plots(dir: &Path, rows: &[SummaryRow]) -> Result<Vec<PathBu
 
 /// The per-flow plots into `dir`: per flow class, the FCT CDF and the ranked long-flow
 /// goodput, one series per sweep point (flows pooled over seeds), labelled by the swept values
-/// that differ. Returns the files written.
-pub fn write_flow_plots(dir: &Path, samples: &[FlowSamples]) -> Result<Vec<PathBuf>> {
+/// that differ (`swept`). Returns the files written.
+pub fn write_flow_plots(
+    dir: &Path,
+    samples: &[FlowSamples],
+    swept: &SweptValues,
+) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     let classes = first_appearance(samples.iter().map(|s| s.class.as_str()));
     for class in classes {
         let mine: Vec<&FlowSamples> = samples.iter().filter(|s| s.class == class).collect();
-        let lists: Vec<_> = mine.iter().map(|s| point_parameters(&s.point)).collect();
+        let values: Vec<_> = mine.iter().map(|s| swept.of_point(&s.point)).collect();
+        let lists: Vec<_> = values.iter().map(|v| pairs(v)).collect();
         let (labels, legend_title) = short_labels(&lists);
         let labelled = |values: fn(&FlowSamples) -> &Vec<f64>| -> Vec<(String, Vec<f64>)> {
             mine.iter()
@@ -137,13 +147,21 @@ pub fn write_flow_plots(dir: &Path, samples: &[FlowSamples]) -> Result<Vec<PathB
 /// The time-series plots into `dir`: per sweep point and series, its lowest seed's samples,
 /// one line per link or flow that is not 0 throughout (at most
 /// [`MAX_IDS_PER_CHART`](super::timeseries::MAX_IDS_PER_CHART), those with the highest peak),
-/// as `timeseries_<series>_<point>`; the chart says what it leaves out. Returns the files
-/// written.
-pub fn write_timeseries_plots(dir: &Path, series: &[RunSeries]) -> Result<Vec<PathBuf>> {
+/// as `timeseries_<series>_<point>`, titled with the point's values in `swept`; the chart says
+/// what it leaves out. Returns the files written.
+pub fn write_timeseries_plots(
+    dir: &Path,
+    series: &[RunSeries],
+    swept: &SweptValues,
+) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for s in series {
         let name = file_name(&format!("timeseries_{}_{}", s.series, s.point));
-        files.extend(render(&time_series::time_series(s), dir, &name)?);
+        files.extend(render(
+            &time_series::time_series(s, &swept.of_point(&s.point)),
+            dir,
+            &name,
+        )?);
     }
     Ok(files)
 }

@@ -4,10 +4,11 @@
 
 use super::chart::{Series, XScale, XyChart};
 use super::labels::{
-    capitalised, metric_axis_title, metric_title, metric_words, point_parameters, short_labels,
-    with_unit,
+    capitalised, metric_axis_title, metric_title, metric_words, pairs, short_labels, with_unit,
+    Dimension,
 };
 use crate::report::aggregate::{SummaryRow, LAYER_PREFIX};
+use crate::report::swept::SweptValues;
 
 /// The range a metric's values lie in: every metric charted is at least 0; rates of loss are
 /// at most 100%.
@@ -73,8 +74,8 @@ fn notes(rows: &[&SummaryRow], metric: &str, cuts: Cuts) -> Vec<String> {
 
 /// A layer metric (`utilisation`, `loss_rate` or their `_paper` variants) per layer: x =
 /// layer, y = mean over seeds with 95% confidence intervals; one series per sweep point,
-/// labelled by the swept values that differ. `None` without such rows.
-pub fn layer_chart(rows: &[SummaryRow], metric: &str) -> Option<XyChart> {
+/// labelled by the swept values that differ (`swept`). `None` without such rows.
+pub fn layer_chart(rows: &[SummaryRow], swept: &SweptValues, metric: &str) -> Option<XyChart> {
     let rows: Vec<&SummaryRow> = rows
         .iter()
         .filter(|r| r.metric == metric && r.class.starts_with(LAYER_PREFIX) && r.stats.n > 0)
@@ -82,7 +83,8 @@ pub fn layer_chart(rows: &[SummaryRow], metric: &str) -> Option<XyChart> {
     let unit = &rows.first()?.unit;
     let layers = first_appearance(rows.iter().map(|r| &r.class[LAYER_PREFIX.len()..]));
     let points = first_appearance(rows.iter().map(|r| r.point.as_str()));
-    let lists: Vec<_> = points.iter().map(|p| point_parameters(p)).collect();
+    let values: Vec<_> = points.iter().map(|p| swept.of_point(p)).collect();
+    let lists: Vec<_> = values.iter().map(|v| pairs(v)).collect();
     let (labels, legend_title) = short_labels(&lists);
     let mut cuts = Cuts::default();
     let series = points
@@ -145,30 +147,32 @@ pub fn largest_difference(rows: &[SummaryRow], metric: &str, other: &str) -> Opt
     found
 }
 
-/// A point's `key=value` pairs.
-type Parameters<'a> = Vec<(&'a str, &'a str)>;
+/// A point's (key path, value) pairs.
+type Parameters = Vec<(String, String)>;
 
-/// A metric of a class (or `layer:<name>`) against swept parameter `parameter`, mean over seeds
-/// with 95% confidence intervals; one series per combination of the other parameters,
-/// labelled by their values. The x axis is numeric when every value of the parameter is a
-/// number (with integer ticks when all are whole), else categorical. `None` when no row
-/// matches.
+/// A metric of a class (or `layer:<name>`) against sweep dimension `dimension` (an axis, or a
+/// group of paired axes), mean over seeds with 95% confidence intervals; one series per
+/// combination of the other axes' values (`swept`), labelled by them. The x axis is numeric
+/// when every value of the dimension is a number (with integer ticks when all are whole), else
+/// categorical (a group's values joined by ` / `). `None` when no row matches.
 pub fn metric_vs_parameter(
     rows: &[SummaryRow],
+    swept: &SweptValues,
     class: &str,
     metric: &str,
-    parameter: &str,
+    dimension: &Dimension,
 ) -> Option<XyChart> {
-    // Per row: the row, its value of `parameter`, its other parameters.
-    let rows: Vec<(&SummaryRow, &str, Parameters)> = rows
+    // Per row: the row, its value of `dimension`, its other swept values.
+    let rows: Vec<(&SummaryRow, String, Parameters)> = rows
         .iter()
         .filter(|r| r.class == class && r.metric == metric && r.stats.n > 0)
         .filter_map(|r| {
-            let params = point_parameters(&r.point);
-            let x = params.iter().find(|(k, _)| *k == parameter)?.1;
-            let rest = params
+            let values = swept.of_point(&r.point);
+            let x = dimension.value_of(&values)?;
+            let rest = values
                 .into_iter()
-                .filter(|(k, _)| *k != parameter)
+                .filter(|v| !dimension.paths.contains(&v.path))
+                .map(|v| (v.path, v.value))
                 .collect();
             Some((r, x, rest))
         })
@@ -179,10 +183,10 @@ pub fn metric_vs_parameter(
         .map(|(_, x, _)| x.parse::<f64>().ok().filter(|v| v.is_finite()))
         .collect();
     let numeric = numbers.iter().all(Option::is_some);
-    let categories = first_appearance(rows.iter().map(|(_, x, _)| *x));
+    let categories = first_appearance(rows.iter().map(|(_, x, _)| x.as_str()));
     let x_of = |i: usize| match numbers[i] {
         Some(v) if numeric => v,
-        _ => index_of(&categories, rows[i].1),
+        _ => index_of(&categories, &rows[i].1),
     };
     let mut groups: Vec<&Parameters> = Vec::new();
     for (_, _, rest) in &rows {
@@ -190,7 +194,10 @@ pub fn metric_vs_parameter(
             groups.push(rest);
         }
     }
-    let lists: Vec<Parameters> = groups.iter().map(|g| g.to_vec()).collect();
+    let lists: Vec<Vec<(&str, &str)>> = groups
+        .iter()
+        .map(|g| g.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect())
+        .collect();
     let (labels, legend_title) = short_labels(&lists);
     let mut cuts = Cuts::default();
     let series = groups
@@ -229,10 +236,11 @@ pub fn metric_vs_parameter(
     } else {
         XScale::Linear
     };
+    let parameter = dimension.title();
     let x_label = if x_scale.is_log() {
         format!("{parameter} (log scale)")
     } else {
-        parameter.to_string()
+        parameter.clone()
     };
     let all: Vec<&SummaryRow> = rows.iter().map(|(r, _, _)| *r).collect();
     Some(XyChart {

@@ -3,7 +3,9 @@
 
 use super::axis::{compact, log_bounds};
 use super::chart::{Series, XyChart};
+use super::labels::point_label;
 use crate::report::stats::percentile;
+use crate::report::swept::SweptValue;
 use crate::report::timeseries::RunSeries;
 
 /// How a series is shown: its name, y-axis title and unit, what its ids are, what an id that
@@ -56,10 +58,14 @@ fn quantity(name: &str) -> Quantity {
     }
 }
 
+/// The longest title (in characters) that fits the chart's width at the title's font size.
+const MAX_TITLE_CHARS: usize = 64;
+
 /// The chart of one run's series: one line per link or flow kept, x = simulated time in s.
 /// The notes say how many ids were all 0 and how many others were left out. Rates are drawn
-/// in Mb/s.
-pub fn time_series(s: &RunSeries) -> XyChart {
+/// in Mb/s. The title names the point by its swept values `swept` ([`point_label`]), or,
+/// when that makes it longer than 64 characters, a note per swept value does.
+pub fn time_series(s: &RunSeries, swept: &[SweptValue]) -> XyChart {
     let Quantity {
         what,
         y_label,
@@ -72,7 +78,12 @@ pub fn time_series(s: &RunSeries) -> XyChart {
         "queue" => id.to_string(),
         _ => format!("flow {id}"),
     };
+    let mut title = format!("{what}: {}, seed {}", point_label(&s.point, swept), s.seed);
     let mut notes = Vec::new();
+    if title.chars().count() > MAX_TITLE_CHARS {
+        title = format!("{what}, seed {}", s.seed);
+        notes.extend(swept.iter().map(|v| format!("{} = {}", v.path, v.value)));
+    }
     if s.all_zero > 0 {
         notes.push(format!(
             "{} of {} {things} {zero}: not shown",
@@ -86,7 +97,6 @@ pub fn time_series(s: &RunSeries) -> XyChart {
             s.lines.len()
         ));
     }
-    let point = s.point.replace(',', ", ");
     let series: Vec<Series> = s
         .lines
         .iter()
@@ -108,12 +118,7 @@ pub fn time_series(s: &RunSeries) -> XyChart {
         y_floor: Some(0.0),
         y_ceiling: ceiling.map(|(c, _, _)| c),
         y_integer: s.series == "queue",
-        ..XyChart::new(
-            &format!("{what}: {point}, seed {}", s.seed),
-            "Simulated time (s)",
-            y_label,
-            series,
-        )
+        ..XyChart::new(&title, "Simulated time (s)", y_label, series)
     }
 }
 
@@ -146,14 +151,17 @@ mod tests {
         let mut points: Vec<(f64, f64)> = (0..1000).map(|i| (i as f64 * 1e-3, 940e6)).collect();
         points[500].1 = 170e9;
         points[700].1 = 42e9;
-        let chart = time_series(&RunSeries {
-            point: "base".into(),
-            seed: 1,
-            series: "rate".into(),
-            lines: vec![("3".into(), points)],
-            ids: 1,
-            all_zero: 0,
-        });
+        let chart = time_series(
+            &RunSeries {
+                point: "base".into(),
+                seed: 1,
+                series: "rate".into(),
+                lines: vec![("3".into(), points)],
+                ids: 1,
+                all_zero: 0,
+            },
+            &[],
+        );
         assert_eq!(chart.y_ceiling, Some(2000.0));
         assert_eq!(
             chart.notes,
@@ -173,7 +181,7 @@ mod tests {
             ids: 16,
             all_zero: 8,
         };
-        let chart = time_series(&s);
+        let chart = time_series(&s, &[]);
         assert_eq!(
             chart.notes,
             [
@@ -183,13 +191,16 @@ mod tests {
         );
         assert_eq!(chart.series[0].label, "core0->agg0");
         assert!(chart.y_integer, "packets waiting are whole");
-        let rate = time_series(&RunSeries {
-            series: "rate".into(),
-            lines: vec![("3".into(), vec![(0.001, 940e6)])],
-            ids: 1,
-            all_zero: 0,
-            ..s
-        });
+        let rate = time_series(
+            &RunSeries {
+                series: "rate".into(),
+                lines: vec![("3".into(), vec![(0.001, 940e6)])],
+                ids: 1,
+                all_zero: 0,
+                ..s
+            },
+            &[],
+        );
         assert!(rate.notes.is_empty());
         assert_eq!(rate.y_ceiling, None);
         assert_eq!(rate.series[0].points, [(0.001, 940.0)]);
