@@ -40,7 +40,7 @@ pub struct RunSummary {
 ///
 /// Finite flows count when they arrived inside the measurement window; long flows over the part
 /// of their life inside it. Statistics are `None` when no flow contributes a value.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClassSummary {
     /// The class's name (`[[flows]] name`).
     pub class: String,
@@ -90,7 +90,7 @@ pub struct ClassSummary {
 }
 
 /// Utilisation and loss of one egress layer in one run (docs/model.md 9.6 and 10 #16-17).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LayerSummary {
     /// The layer's name (`host`, `tor`, `agg`, `core`, ...): links whose transmitting node is in
     /// it, i.e. its egress ports.
