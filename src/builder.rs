@@ -1,6 +1,6 @@
 //! Assembling a scenario in code: [`ScenarioBuilder`], and constructors and `with` methods on
 //! the scenario types ([`TopologyConfig`], [`QueueConfig`], [`TransportConfig`], [`FlowClass`],
-//! [`Senders`], [`SizeSpec`], [`JobsConfig`]).
+//! [`Senders`], [`SizeSpec`], [`Arrivals`], [`JobsConfig`]).
 //!
 //! A builder assembles the document a scenario file holds, key by key, from typed values; its
 //! [`build`](ScenarioBuilder::build) hands that document to the loader's resolver. So a scenario
@@ -746,6 +746,47 @@ impl SizeSpec {
     }
 }
 
+impl Arrivals {
+    /// `{ closed_loop = true }`: each connection starts a new flow, to the same destination, as
+    /// soon as its previous one ends.
+    pub fn closed_loop() -> Self {
+        Arrivals::ClosedLoop {
+            new_destination: false,
+        }
+    }
+
+    /// `{ closed_loop = true, new_destination = true }`: as [`closed_loop`](Self::closed_loop),
+    /// each new flow to a destination drawn when it starts: uniform among the class's other
+    /// hosts (a permutation), or within a random matrix's `max_per_destination` and
+    /// `exclude_rack_local`, counted over the class's open flows.
+    ///
+    /// ```
+    /// use htsim::builder::ScenarioBuilder;
+    /// use htsim::core::SimTime;
+    /// use htsim::scenario::{Arrivals, FlowClass, SizeSpec, TopologyConfig, TransportConfig};
+    ///
+    /// // The XMP paper's random pattern: at most 4 flows into any host at any time.
+    /// let class = FlowClass::new("large", SizeSpec::Fixed(1_000_000), TransportConfig::tcp())
+    ///     .max_per_destination(4)
+    ///     .arrivals(Arrivals::closed_loop_new_destination());
+    /// let base = ScenarioBuilder::new("random")
+    ///     .duration(SimTime::from_ms(10))
+    ///     .topology(TopologyConfig::fattree(4));
+    /// assert!(base.clone().flows(class).build().is_ok());
+    /// // Checked as in a file: a stride has no destination to draw.
+    /// let stride = FlowClass::new("s", SizeSpec::Fixed(1_000), TransportConfig::tcp())
+    ///     .stride(2)
+    ///     .arrivals(Arrivals::closed_loop_new_destination());
+    /// let err = base.flows(stride).build().unwrap_err();
+    /// assert_eq!(err.key_path, "flows.s.arrivals.new_destination");
+    /// ```
+    pub fn closed_loop_new_destination() -> Self {
+        Arrivals::ClosedLoop {
+            new_destination: true,
+        }
+    }
+}
+
 impl FlowClass {
     /// A class called `name` of flows of `size` over `transport` (a [`TransportConfig`] inline,
     /// or the name of one given to [`ScenarioBuilder::transport`]). The other keys take the
@@ -922,6 +963,30 @@ impl FlowClass {
         let mut set: Vec<u64> = hosts.into_iter().collect();
         set.sort_unstable();
         self.hosts = Some(HostSet(set));
+        self
+    }
+
+    /// `draws`: the class's connections come from this many independent draws of its matrix
+    /// (default 1), so a permutation or a random matrix gives every host `draws` connections.
+    ///
+    /// ```
+    /// use htsim::builder::ScenarioBuilder;
+    /// use htsim::core::SimTime;
+    /// use htsim::scenario::{FlowClass, TopologyConfig, TransportConfig};
+    /// use htsim::simulate::{run, RunContext};
+    ///
+    /// // Three permutations: every host of the FatTree opens 3 long flows.
+    /// let scenario = ScenarioBuilder::new("draws")
+    ///     .duration(SimTime::from_ms(5))
+    ///     .topology(TopologyConfig::fattree(4))
+    ///     .flows(FlowClass::long("long", TransportConfig::tcp()).draws(3))
+    ///     .build()
+    ///     .unwrap();
+    /// let out = run(&scenario, 1, &RunContext::default()).unwrap();
+    /// assert_eq!(out.summary.classes[0].long_flows, 3 * 16);
+    /// ```
+    pub fn draws(mut self, draws: u64) -> Self {
+        self.draws = Some(draws);
         self
     }
 

@@ -237,7 +237,7 @@ flows = ["incast", 3]
             )
             .stride(2)
             .senders(Senders::Count(2))
-            .arrivals(Arrivals::ClosedLoop),
+            .arrivals(Arrivals::closed_loop()),
         )
         .flows(
             FlowClass::new(

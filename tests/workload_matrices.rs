@@ -1,7 +1,9 @@
 //! The workload keys of the paper reproductions: explicit pairs (inline and from a file), the
-//! neighbours matrix, random-matrix limits, host subsets per class and matrix rounds. Their
-//! statistics (pair counts, limits never exceeded over many seeds, subsets respected, rounds
-//! that start only once the previous round's last flow finished) and their errors.
+//! neighbours matrix, random-matrix limits, host subsets per class, matrix rounds, several draws
+//! of a matrix per class and closed-loop flows to new destinations. Their statistics (pair
+//! counts, limits never exceeded over many seeds or at any instant, subsets respected, rounds
+//! that start only once the previous round's last flow finished, destinations uniform) and
+//! their errors.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -427,8 +429,10 @@ fn host_subsets_give_each_class_a_matrix_of_its_own() {
     );
 }
 
-/// A flow of a run: its class, hosts, arrival and, from flows.csv, its end.
+/// A flow of a run: its id, class, hosts, arrival and, from flows.csv, its end.
+#[derive(Debug)]
 struct Flow {
+    id: u64,
     class: u32,
     src: u32,
     dst: u32,
@@ -451,6 +455,7 @@ fn flows(out: &RunOutput) -> Vec<Flow> {
     out.started
         .iter()
         .map(|f| Flow {
+            id: f.flow_id,
             class: f.class,
             src: f.src,
             dst: f.dst,
@@ -583,11 +588,13 @@ exclude_rack_local = true
 hosts = [0, 1, "4-7"]
 senders = 3
 size = "20KB"
+arrivals = { closed_loop = true, new_destination = true }
 transport = { kind = "tcp" }
 [[flows]]
 name = "near"
 matrix = "neighbours"
 distance = 3
+draws = 2
 size = "20KB"
 transport = { kind = "tcp" }
 [[flows]]
@@ -607,10 +614,13 @@ transport = { kind = "tcp" }
                 .max_per_destination(4)
                 .exclude_rack_local()
                 .hosts([0, 1, 4, 5, 6, 7])
-                .senders(htsim::scenario::Senders::Count(3)),
+                .senders(htsim::scenario::Senders::Count(3))
+                .arrivals(Arrivals::closed_loop_new_destination()),
         )
         .flows(
-            FlowClass::new("near", SizeSpec::Fixed(20_000), TransportConfig::tcp()).neighbours(3),
+            FlowClass::new("near", SizeSpec::Fixed(20_000), TransportConfig::tcp())
+                .neighbours(3)
+                .draws(2),
         )
         .flows(
             FlowClass::new("rounds", SizeSpec::Fixed(20_000), TransportConfig::tcp())
@@ -647,5 +657,238 @@ fn traced_flow_ids_are_bounded_by_the_pairs_a_class_opens() {
         13,
         "output.trace.flows",
         "no flow 8: this scenario opens at most 8 flows",
+    );
+}
+
+#[test]
+fn draws_give_every_host_that_many_connections() {
+    // Three permutations of the 16 hosts, one after the other.
+    let s = ok(&fattree("draws = 3\nsize = \"infinite\""));
+    for seed in 1..=10 {
+        let pairs = pairs_of(&s, seed, 0);
+        assert_eq!(pairs.len(), 48);
+        let (mut sent, mut received) = ([0; 16], [0; 16]);
+        for block in pairs.chunks(16) {
+            // Each block is a permutation.
+            let srcs: BTreeSet<usize> = block.iter().map(|p| p.0).collect();
+            let dsts: BTreeSet<usize> = block.iter().map(|p| p.1).collect();
+            assert_eq!((srcs.len(), dsts.len()), (16, 16), "seed {seed}");
+            for &(a, b) in block {
+                assert_ne!(a, b);
+                sent[a] += 1;
+                received[b] += 1;
+            }
+        }
+        assert!(sent.iter().chain(&received).all(|&n| n == 3), "seed {seed}");
+    }
+    // The first draw is the matrix without `draws`: a file without the key runs as before.
+    let one = ok(&fattree("size = \"infinite\""));
+    let drawn_once = ok(&fattree("draws = 1\nsize = \"infinite\""));
+    assert_eq!(pairs_of(&one, 5, 0), pairs_of(&drawn_once, 5, 0));
+    assert_eq!(pairs_of(&one, 5, 0), pairs_of(&s, 5, 0)[..16]);
+    // A share counts every connection of every draw: half of 48.
+    let half = ok(&fattree(
+        "draws = 3\nsenders = \"50%\"\nsize = \"infinite\"",
+    ));
+    assert_eq!(pairs_of(&half, 1, 0).len(), 24);
+    // A random matrix keeps its limit within each draw, so a host receives at most 2 x 2.
+    let random = ok(&fattree(
+        "matrix = \"random\"\nmax_per_destination = 2\ndraws = 2\nsize = \"infinite\"",
+    ));
+    let mut most = 0;
+    for seed in 1..=20 {
+        let pairs = pairs_of(&random, seed, 0);
+        for block in pairs.chunks(16) {
+            let mut received = [0; 16];
+            block.iter().for_each(|&(_, b)| received[b] += 1);
+            assert!(received.iter().all(|&n| n <= 2), "seed {seed}");
+        }
+        let mut received = [0; 16];
+        pairs.iter().for_each(|&(_, b)| received[b] += 1);
+        most = most.max(*received.iter().max().unwrap());
+    }
+    assert!((3..=4).contains(&most), "{most}");
+    // The flows run: 3 long flows per host of the FatTree.
+    let out = run(&s, 1, &RunContext::default()).unwrap();
+    assert_eq!(out.summary.classes[0].long_flows, 48);
+    // Counts are in connections: 20 of 2 x 16 fit, 20 of 16 do not.
+    ok(&fattree("draws = 2\nsenders = 20\nsize = \"infinite\""));
+    bad(
+        &fattree("senders = 20\nsize = \"infinite\""),
+        10,
+        "flows.c.senders",
+        "ask for 20 senders, and the topology has 16 hosts",
+    );
+    bad(
+        &fattree("draws = 0\nsize = \"infinite\""),
+        10,
+        "flows.c.draws",
+        "0 is out of range: expected an integer from 1 to 1000",
+    );
+    bad(
+        &fattree("draws = \"2\"\nsize = \"infinite\""),
+        10,
+        "flows.c.draws",
+        "expected an integer from 1 to 1000",
+    );
+    bad(
+        "[run]\nduration = \"300ms\"\n[topology]\nkind = \"fattree\"\nk = 4\n[[flows]]\nname = \"j\"\n\
+         jobs = {}\ndraws = 2\ntransport = { kind = \"tcp\" }\n",
+        9,
+        "flows.j.draws",
+        "`draws` has no meaning in a class with `jobs`",
+    );
+}
+
+/// Closed-loop 20 KB flows on a k = 4 FatTree for 600 ms (new flows for 400 ms), each to a new
+/// destination; `class`
+/// adds keys to the class.
+fn new_destinations(class: &str) -> String {
+    fattree(&format!(
+        "{class}\nsize = \"20KB\"\narrivals = {{ closed_loop = true, new_destination = true }}"
+    ))
+    .replace("300ms", "600ms")
+}
+
+/// Per source, the destinations of its flows in arrival order, with their sizes.
+fn by_source(flows: &[Flow], sizes: &HashMap<u64, u64>) -> BTreeMap<u32, Vec<(u32, u64)>> {
+    let mut out: BTreeMap<u32, Vec<(u32, u64)>> = BTreeMap::new();
+    for f in flows {
+        out.entry(f.src).or_default().push((f.dst, sizes[&f.id]));
+    }
+    out
+}
+
+#[test]
+fn closed_loop_flows_to_new_destinations_are_uniform_and_paired_across_transports() {
+    let s = ok(&new_destinations(""));
+    let matrix = pairs_of(&s, 3, 0);
+    let out = run(&s, 3, &RunContext::default()).unwrap();
+    let all = flows(&out);
+    assert!(all.len() > 2000, "only {} flows", all.len());
+    // Each host sends one flow at a time, the next as its previous one ends; its first goes to
+    // its permutation partner.
+    let mut last: HashMap<u32, &Flow> = HashMap::new();
+    for f in &all {
+        assert_ne!(f.src, f.dst);
+        match last.insert(f.src, f) {
+            Some(prev) => assert_eq!(Some(f.arrival_ns), prev.end_ns, "host{}", f.src),
+            None => assert!(matrix.contains(&(f.src as usize, f.dst as usize))),
+        }
+    }
+    // Later destinations are uniform over the 15 other hosts: counts of the 240 (source,
+    // destination) pairs against a chi-square with 239 degrees of freedom (0.999 quantile 316).
+    let mut pairs: HashMap<(u32, u32), f64> = HashMap::new();
+    let mut seen: BTreeSet<u32> = BTreeSet::new();
+    let mut later = 0.0;
+    for f in &all {
+        if !seen.insert(f.src) {
+            *pairs.entry((f.src, f.dst)).or_default() += 1.0;
+            later += 1.0;
+        }
+    }
+    let expected = later / 240.0;
+    let chi2: f64 = (0..16u32)
+        .flat_map(|a| (0..16u32).filter(move |&b| b != a).map(move |b| (a, b)))
+        .map(|p| (pairs.get(&p).copied().unwrap_or(0.0) - expected).powi(2) / expected)
+        .sum();
+    assert!(chi2 < 316.0, "chi-square {chi2} over {later} flows");
+    // No limit binds, so MPTCP (other flow times) sees the same destinations and sizes, host
+    // by host, as far as both got.
+    let sizes = |out: &RunOutput| -> HashMap<u64, u64> {
+        out.started
+            .iter()
+            .map(|f| (f.flow_id, f.size.unwrap()))
+            .collect()
+    };
+    let mptcp =
+        ok(&new_destinations("").replace("kind = \"tcp\"", "kind = \"mptcp\", subflows = 2"));
+    let other = run(&mptcp, 3, &RunContext::default()).unwrap();
+    assert_ne!(other.files.flows_csv, out.files.flows_csv);
+    let (a, b) = (
+        by_source(&all, &sizes(&out)),
+        by_source(&flows(&other), &sizes(&other)),
+    );
+    for (src, mine) in &a {
+        let theirs = &b[src];
+        let n = mine.len().min(theirs.len());
+        assert!(n > 50, "host{src}: {n} flows");
+        assert_eq!(mine[..n], theirs[..n], "host{src}");
+    }
+    // Without the key, every flow of a host goes to its partner.
+    let fixed = ok(&new_destinations("").replace(", new_destination = true", ""));
+    let out = run(&fixed, 3, &RunContext::default()).unwrap();
+    assert!(flows(&out)
+        .iter()
+        .all(|f| matrix.contains(&(f.src as usize, f.dst as usize))));
+}
+
+#[test]
+fn new_destinations_keep_the_random_limits_at_every_instant() {
+    let s = ok(&new_destinations(
+        "matrix = \"random\"\nmax_per_destination = 2\nexclude_rack_local = true",
+    ));
+    let mut most = 0;
+    for seed in 1..=3 {
+        let out = run(&s, seed, &RunContext::default()).unwrap();
+        let all = flows(&out);
+        assert!(all.len() > 1000, "seed {seed}: {} flows", all.len());
+        // Open flows per destination over time: at an instant, flows that end leave before
+        // flows that start arrive (a sender's next flow starts as its previous one ends).
+        let mut events: Vec<(u64, i32, u32)> = Vec::new();
+        for f in &all {
+            assert_ne!(f.src / 2, f.dst / 2, "seed {seed}: rack-local {f:?}");
+            events.push((f.arrival_ns, 1, f.dst));
+            if let Some(end) = f.end_ns {
+                events.push((end, -1, f.dst));
+            }
+        }
+        events.sort();
+        let mut open = [0i32; 16];
+        for (_, change, dst) in events {
+            open[dst as usize] += change;
+            assert!(open[dst as usize] <= 2, "seed {seed}: host{dst} receives 3");
+            most = most.max(open[dst as usize]);
+        }
+    }
+    assert_eq!(most, 2, "the limit never bound");
+}
+
+#[test]
+fn new_destination_errors_name_the_key() {
+    bad(
+        &new_destinations("matrix = \"stride\""),
+        12,
+        "flows.c.arrivals.new_destination",
+        "a new destination is drawn from a permutation or a random matrix, and this class's \
+         matrix is \"stride\"",
+    );
+    bad(
+        &fattree("size = \"20KB\"\narrivals = { poisson = 100, new_destination = true }"),
+        11,
+        "flows.c.arrivals.new_destination",
+        "`new_destination` only applies to closed-loop arrivals",
+    );
+    bad(
+        &fattree("size = \"20KB\"\narrivals = { new_destination = true }"),
+        11,
+        "flows.c.arrivals",
+        "expected exactly one of",
+    );
+    bad(
+        &new_destinations("").replace("new_destination = true", "new_destination = 1"),
+        12,
+        "flows.c.arrivals.new_destination",
+        "expected true or false",
+    );
+    // `false` is the plain closed loop, written back without the key.
+    let plain =
+        ok(&new_destinations("").replace("new_destination = true", "new_destination = false"));
+    assert_eq!(
+        plain,
+        ok(
+            &fattree("size = \"20KB\"\narrivals = { closed_loop = true }")
+                .replace("300ms", "600ms")
+        )
     );
 }

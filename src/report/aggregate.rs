@@ -7,10 +7,10 @@
 //!   classes in scenario order, then layers in topology order, then `run`), then metric (the
 //!   fixed order of [`metric_values`]); seeds enter each statistic in ascending order;
 //! - every metric is a statistic over the point's seeds of one value per run, except the pooled
-//!   ones (`goodput_pooled`, `goodput_paper_pooled`): their statistics are over every long flow
-//!   of every run of the point (as the MMPTCP paper takes its mean and standard deviation over
-//!   all long flows of all runs), so their `n` counts flows, and runs with more flows weigh
-//!   more;
+//!   ones (`finite_goodput_pooled`, `goodput_pooled`, `goodput_paper_pooled`): their
+//!   statistics are over every completed finite flow or every long flow of every run of the
+//!   point (as the MMPTCP and XMP papers take their means over all flows of all runs), so their
+//!   `n` counts flows, and runs with more flows weigh more;
 //! - numbers in summary.csv are Rust's shortest round-trip decimal form of the f64 (`{}`:
 //!   never an exponent, parses back to the same value); summary.json uses serde_json's
 //!   shortest round-trip form;
@@ -75,8 +75,8 @@ pub struct SummaryRow {
     pub stats: Summary,
 }
 
-/// The metrics of a run, in their fixed order: per flow class (counts, FCT, slowdown, goodput,
-/// the pooled per-flow goodputs, retransmissions, jobs and job completion time), then per layer,
+/// The metrics of a run, in their fixed order: per flow class (counts, FCT, slowdown, the
+/// finite flows' goodput, the long flows' goodput, the pooled per-flow goodputs, retransmissions, jobs and job completion time), then per layer,
 /// then the run's deterministic cost (events, data packets delivered, peak packets in flight).
 pub fn metric_values(run: &RunSummary) -> Vec<MetricValue> {
     let mut out = Vec::new();
@@ -113,35 +113,36 @@ pub fn metric_values(run: &RunSummary) -> Vec<MetricValue> {
         push(always, "slowdown_mean", "1", one(sd.map(|s| s.mean)));
         push(always, "slowdown_p50", "1", one(sd.map(|s| s.p50)));
         push(always, "slowdown_p99", "1", one(sd.map(|s| s.p99)));
+        let finite_goodput = goodput_metrics(
+            [
+                "finite_goodput_mean",
+                "finite_goodput_std",
+                "finite_goodput_pooled",
+            ],
+            c.finite_goodput_mbps,
+            &c.finite_goodput_values_mbps,
+        );
+        for (metric, values) in finite_goodput {
+            push(always, metric, "Mbps", values);
+        }
         push(long, "long_flows", "flows", count(c.long_flows));
-        let goodput = c.goodput_mbps;
-        push(always, "goodput_mean", "Mbps", one(goodput.map(|s| s.mean)));
-        push(always, "goodput_std", "Mbps", one(goodput.map(|s| s.std)));
-        push(
-            always,
-            "goodput_pooled",
-            "Mbps",
-            c.goodput_values_mbps.clone(),
+        let goodput = goodput_metrics(
+            ["goodput_mean", "goodput_std", "goodput_pooled"],
+            c.goodput_mbps,
+            &c.goodput_values_mbps,
         );
-        let paper = c.goodput_paper_mbps;
-        push(
-            always,
-            "goodput_paper_mean",
-            "Mbps",
-            one(paper.map(|s| s.mean)),
+        let paper = goodput_metrics(
+            [
+                "goodput_paper_mean",
+                "goodput_paper_std",
+                "goodput_paper_pooled",
+            ],
+            c.goodput_paper_mbps,
+            &c.goodput_paper_values_mbps,
         );
-        push(
-            always,
-            "goodput_paper_std",
-            "Mbps",
-            one(paper.map(|s| s.std)),
-        );
-        push(
-            always,
-            "goodput_paper_pooled",
-            "Mbps",
-            c.goodput_paper_values_mbps.clone(),
-        );
+        for (metric, values) in goodput.into_iter().chain(paper) {
+            push(always, metric, "Mbps", values);
+        }
         push(always, "jain", "1", one(c.jain));
         push(
             always,
@@ -216,6 +217,22 @@ pub fn metric_values(run: &RunSummary) -> Vec<MetricValue> {
         });
     }
     out
+}
+
+/// The three metrics of a goodput (`names`: its `_mean`, `_std` and `_pooled`) with a run's
+/// values: the mean and standard deviation of its flows' goodputs (`stats`), and every flow's
+/// goodput (`values`) to pool over seeds.
+fn goodput_metrics(
+    names: [&'static str; 3],
+    stats: Option<Summary>,
+    values: &[f64],
+) -> [(&'static str, Vec<f64>); 3] {
+    let [mean, std, pooled] = names;
+    [
+        (mean, stats.map(|s| s.mean).into_iter().collect()),
+        (std, stats.map(|s| s.std).into_iter().collect()),
+        (pooled, values.to_vec()),
+    ]
 }
 
 /// Which rows of summary.csv a metric has: a flow class's, a layer's (`layer:<name>`) or the
@@ -529,37 +546,51 @@ mod tests {
 
     #[test]
     fn pooled_goodput_weighs_every_flow_of_every_seed() {
-        // Seed 1 has one long flow at 100 Mb/s; seed 2 has three at 10, 20 and 30 Mb/s. The
-        // per-seed means are 100 and 20, so goodput_mean averages 60 over the 2 seeds; pooled,
-        // the 4 flows average (100 + 10 + 20 + 30) / 4 = 40.
-        let mut runs = Vec::new();
-        for (seed, flows) in [(1, vec![100.0]), (2, vec![10.0, 20.0, 30.0])] {
-            let mut r = run("p", 0, seed, &[], 0.0);
-            r.classes[0].long_flows = flows.len() as u64;
-            r.classes[0].goodput_mbps = Summary::of(&flows);
-            r.classes[0].goodput_values_mbps = flows;
-            runs.push(r);
+        // Seed 1 has one flow at 100 Mb/s; seed 2 has three at 10, 20 and 30 Mb/s. The per-seed
+        // means are 100 and 20, so the `_mean` metric averages 60 over the 2 seeds; pooled, the
+        // 4 flows average (100 + 10 + 20 + 30) / 4 = 40. The same for long flows' goodput and
+        // completed finite flows' goodput.
+        for family in ["goodput", "finite_goodput"] {
+            let mut runs = Vec::new();
+            for (seed, flows) in [(1, vec![100.0]), (2, vec![10.0, 20.0, 30.0])] {
+                let mut r = run("p", 0, seed, &[], 0.0);
+                let c = &mut r.classes[0];
+                if family == "goodput" {
+                    c.long_flows = flows.len() as u64;
+                    c.goodput_mbps = Summary::of(&flows);
+                    c.goodput_values_mbps = flows;
+                } else {
+                    c.completed = flows.len() as u64;
+                    c.finite_goodput_mbps = Summary::of(&flows);
+                    c.finite_goodput_values_mbps = flows;
+                }
+                runs.push(r);
+            }
+            let rows = aggregate(&runs);
+            let row = |metric: String| {
+                rows.iter()
+                    .find(|r| r.class == "short" && r.metric == metric)
+                    .unwrap_or_else(|| panic!("no {metric} row"))
+                    .clone()
+            };
+            let per_seed = row(format!("{family}_mean"));
+            assert_eq!((per_seed.stats.n, per_seed.stats.mean), (2, 60.0));
+            let pooled = row(format!("{family}_pooled"));
+            assert_eq!(pooled.unit, "Mbps");
+            let s = pooled.stats;
+            assert_eq!((s.n, s.mean, s.min, s.max), (4, 40.0, 10.0, 100.0));
+            // Sample std of 100, 10, 20, 30: squares of deviations 3600 + 900 + 400 + 100 =
+            // 5000.
+            assert!((s.std - (5000.0f64 / 3.0).sqrt()).abs() < 1e-12);
+            // Right after the `_std` metric, whatever the seeds' order.
+            let pos = |m: String| rows.iter().position(|r| r.metric == m).unwrap();
+            assert_eq!(
+                pos(format!("{family}_pooled")),
+                pos(format!("{family}_std")) + 1
+            );
+            runs.reverse();
+            assert_eq!(aggregate(&runs), rows);
         }
-        let rows = aggregate(&runs);
-        let row = |metric: &str| {
-            rows.iter()
-                .find(|r| r.class == "short" && r.metric == metric)
-                .unwrap_or_else(|| panic!("no {metric} row"))
-                .clone()
-        };
-        let per_seed = row("goodput_mean");
-        assert_eq!((per_seed.stats.n, per_seed.stats.mean), (2, 60.0));
-        let pooled = row("goodput_pooled");
-        assert_eq!(pooled.unit, "Mbps");
-        let s = pooled.stats;
-        assert_eq!((s.n, s.mean, s.min, s.max), (4, 40.0, 10.0, 100.0));
-        // Sample std of 100, 10, 20, 30: squares of deviations 3600 + 900 + 400 + 100 = 5000.
-        assert!((s.std - (5000.0f64 / 3.0).sqrt()).abs() < 1e-12);
-        // Right after goodput_std, whatever the seeds' order.
-        let pos = |m: &str| rows.iter().position(|r| r.metric == m).unwrap();
-        assert_eq!(pos("goodput_pooled"), pos("goodput_std") + 1);
-        runs.reverse();
-        assert_eq!(aggregate(&runs), rows);
     }
 
     #[test]

@@ -124,6 +124,15 @@ pub fn goodput_bps(flow: &FlowInput, window: Window, counter: fn(FlowBytes) -> u
     Some(8.0 * bytes as f64 / to.saturating_sub(from).as_secs_f64())
 }
 
+/// The finite-flow goodput of a completed flow, b/s: its average rate over its life,
+/// `8 x size / FCT` (the XMP paper's goodput of a large flow). Unlike [`goodput_bps`] it is not
+/// cut at the window: a flow that completes in the drain counts its whole life. `None` for a long
+/// flow, a flow that did not complete, or a zero FCT.
+pub fn finite_goodput_bps(record: &FlowRecord) -> Option<f64> {
+    let fct = record.fct().filter(|f| *f > SimTime::ZERO)?;
+    Some(8.0 * record.size_bytes? as f64 / fct.as_secs_f64())
+}
+
 /// Derives a flow's FCT, slowdown and goodputs within `window`.
 pub fn flow_outcome(flow: &FlowInput, window: Window) -> FlowOutcome {
     let r = &flow.record;
@@ -299,8 +308,8 @@ fn class_summary(class: usize, input: &RunInput<'_>) -> ClassSummary {
         f.class == class && (f.record.size_bytes.is_none() || f.record.arrival >= window.start)
     });
     let (mut finite_flows, mut completed) = (0u64, 0u64);
-    let (mut fct_ms, mut slowdown, mut goodput, mut goodput_paper) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut fct_ms, mut slowdown, mut finite_goodput) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut goodput, mut goodput_paper) = (Vec::new(), Vec::new());
     let (mut retx, mut fast, mut rto) = (Vec::new(), Vec::new(), Vec::new());
     for flow in measured {
         let r = &flow.record;
@@ -311,6 +320,7 @@ fn class_summary(class: usize, input: &RunInput<'_>) -> ClassSummary {
                 completed += 1;
                 fct_ms.push(fct.as_ps() as f64 / 1e9);
                 slowdown.extend(outcome.slowdown);
+                finite_goodput.extend(finite_goodput_bps(r).map(|b| b / 1e6));
             }
             outcome.fct.is_some()
         } else if r.start.is_some() {
@@ -340,6 +350,8 @@ fn class_summary(class: usize, input: &RunInput<'_>) -> ClassSummary {
         unfinished: finite_flows - completed,
         fct_ms: Summary::of(&fct_ms),
         slowdown: Summary::of(&slowdown),
+        finite_goodput_mbps: Summary::of(&finite_goodput),
+        finite_goodput_values_mbps: finite_goodput,
         long_flows: goodput.len() as u64,
         goodput_mbps: Summary::of(&goodput),
         goodput_values_mbps: goodput.clone(),
@@ -562,12 +574,7 @@ mod tests {
             },
             cost: RunCost::new(10, 5, 3, 0.0),
         };
-        let id = RunId {
-            point: "base".into(),
-            point_index: 0,
-            seed: 1,
-        };
-        let s = summarize_run(id, &input);
+        let s = summarize_run(base_run(), &input);
         let core = &s.layers[0];
         assert_eq!(core.links, 2);
         assert!((core.utilisation_pct.unwrap() - 42.5).abs() < 1e-9);
@@ -578,6 +585,40 @@ mod tests {
             (agg.links, agg.utilisation_pct, agg.paper_loss_pct),
             (0, None, None)
         );
+    }
+
+    /// No per-second snapshots.
+    static NO_PAPER: PaperUsage = PaperUsage {
+        last: None,
+        sums: Vec::new(),
+    };
+
+    /// A run of `flows` (of `classes`) over `window`, without links.
+    fn flows_only<'a>(
+        window: Window,
+        classes: &'a [String],
+        flows: &'a [FlowInput],
+    ) -> RunInput<'a> {
+        RunInput {
+            window,
+            classes,
+            flows,
+            layers: &[],
+            links: &[],
+            counters_start: &[],
+            counters_end: &[],
+            paper: &NO_PAPER,
+            cost: RunCost::new(0, 0, 0, 1.0),
+        }
+    }
+
+    /// Seed 1 of the only point.
+    fn base_run() -> RunId {
+        RunId {
+            point: "base".into(),
+            point_index: 0,
+            seed: 1,
+        }
     }
 
     fn flow(
@@ -636,23 +677,8 @@ mod tests {
             f.record.bytes_acked = 1_000_000 + 20_000_000 / (i as u64 + 1);
         }
         let classes = vec!["short".to_string(), "long".to_string()];
-        let input = RunInput {
-            window,
-            classes: &classes,
-            flows: &flows,
-            layers: &[],
-            links: &[],
-            counters_start: &[],
-            counters_end: &[],
-            paper: &PaperUsage::default(),
-            cost: RunCost::new(0, 0, 0, 1.0),
-        };
-        let id = RunId {
-            point: "base".into(),
-            point_index: 0,
-            seed: 1,
-        };
-        let s = summarize_run(id, &input);
+        let input = flows_only(window, &classes, &flows);
+        let s = summarize_run(base_run(), &input);
         let short = &s.classes[0];
         assert_eq!(
             (short.finite_flows, short.completed, short.unfinished),
@@ -679,6 +705,58 @@ mod tests {
         // Jain of (80, 40) = 120^2 / (2 x 8000) = 0.9.
         assert!((long.jain.unwrap() - 0.9).abs() < 1e-12);
         assert_eq!((long.finite_flows, long.fct_ms), (0, None));
+    }
+
+    #[test]
+    fn finite_goodput_is_size_over_fct_over_the_whole_life() {
+        let window = Window {
+            start: SimTime::from_secs(1),
+            end: SimTime::from_secs(3),
+        };
+        let mb = 1_000_000;
+        let done = |size: u64, arrival_ms: u64, end_ms: u64| {
+            let mut f = flow(0, Some(size), arrival_ms, arrival_ms, Some(end_ms));
+            f.record.bytes_acked = size;
+            f.record.bytes_sent = size;
+            f
+        };
+        let mut flows = vec![
+            // Arrived in the warmup: left out of the summary, as its FCT is.
+            done(mb, 500, 508),
+            // 1 MB in 8 ms and 2 MB in 32 ms: 1000 and 500 Mb/s.
+            done(mb, 1000, 1008),
+            done(2 * mb, 2000, 2032),
+            // 64 MB from 2.9 s, completed in the drain at 3.412 s: 1000 Mb/s over its whole
+            // life, while its window goodput stops at T (10 MB acknowledged by then: 800 Mb/s).
+            done(64 * mb, 2900, 3412),
+            // Not completed: no finite goodput.
+            flow(0, Some(mb), 2500, 2500, None),
+        ];
+        flows[3].at_window_end = Some(FlowBytes {
+            sent: 12 * mb,
+            acked: 10 * mb,
+        });
+        // The flow's own value; the summary leaves out the one that arrived in the warmup.
+        let expected = [Some(1000e6), Some(1000e6), Some(500e6), Some(1000e6), None];
+        for (f, want) in flows.iter().zip(expected) {
+            assert_eq!(finite_goodput_bps(&f.record), want);
+        }
+        // A flow alive only inside the window has the same goodput both ways.
+        assert_eq!(flow_outcome(&flows[2], window).goodput_bps, Some(500e6));
+        assert_eq!(flow_outcome(&flows[3], window).goodput_bps, Some(800e6));
+        let classes = vec!["large".to_string()];
+        let input = flows_only(window, &classes, &flows);
+        let large = &summarize_run(base_run(), &input).classes[0];
+        assert_eq!((large.completed, large.unfinished), (3, 1));
+        assert_eq!(
+            large.finite_goodput_values_mbps,
+            vec![1000.0, 500.0, 1000.0]
+        );
+        let g = large.finite_goodput_mbps.unwrap();
+        assert!((g.mean - 2500.0 / 3.0).abs() < 1e-9, "{g:?}");
+        // Sample standard deviation of (1000, 500, 1000): sqrt((2 x 166.7^2 + 333.3^2) / 2).
+        assert!((g.std - 288.675_134_594_812_9).abs() < 1e-9, "{g:?}");
+        assert_eq!((large.goodput_mbps, large.long_flows), (None, 0));
     }
 
     #[test]
@@ -760,17 +838,7 @@ mod tests {
             },
         ];
         let classes = vec!["incast".to_string(), "other".to_string()];
-        let input = RunInput {
-            window,
-            classes: &classes,
-            flows: &flows,
-            layers: &[],
-            links: &[],
-            counters_start: &[],
-            counters_end: &[],
-            paper: &PaperUsage::default(),
-            cost: RunCost::new(0, 0, 0, 1.0),
-        };
+        let input = flows_only(window, &classes, &flows);
         let spans = job_spans(0, &input);
         assert_eq!(spans.iter().map(|j| j.job).collect::<Vec<_>>(), [1, 2, 3]);
         assert_eq!(
@@ -779,12 +847,7 @@ mod tests {
             "{spans:?}"
         );
         assert_eq!((spans[1].end, spans[2].completion_time()), (None, None));
-        let id = RunId {
-            point: "base".into(),
-            point_index: 0,
-            seed: 1,
-        };
-        let s = summarize_run(id, &input);
+        let s = summarize_run(base_run(), &input);
         let c = &s.classes[0];
         assert_eq!((c.jobs_completed, c.jobs_unfinished), (1, 2));
         let jct = c.jct_ms.unwrap();

@@ -55,6 +55,16 @@ pub struct ClassSummary {
     /// Slowdown of completed flows: FCT / ideal FCT (dimensionless; the ideal is a lower bound
     /// for a flow on one path, so values below 1 only come from multipath flows).
     pub slowdown: Option<Summary>,
+    /// Finite-flow goodput of completed flows: each flow's average rate over its life, 8 x its
+    /// size / its FCT ([`crate::report::metrics::finite_goodput_bps`]), Mb/s. Absent from
+    /// summaries written before it existed.
+    #[serde(default)]
+    pub finite_goodput_mbps: Option<Summary>,
+    /// The finite-flow goodput of every completed flow (the sample `finite_goodput_mbps`
+    /// summarises), in flow id order, Mb/s: reports pool them over the seeds of a sweep point
+    /// (summary.csv `finite_goodput_pooled`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub finite_goodput_values_mbps: Vec<f64>,
     /// Long (infinite) flows that started before the window's end.
     pub long_flows: u64,
     /// Long-flow goodput: 8 x application bytes acknowledged in order / time alive, both inside

@@ -630,8 +630,13 @@ pub enum Arrivals {
     Poisson(f64),
     /// Synchronised rounds with this period.
     Every(SimTime),
-    /// A new flow when the previous one of the same sender ends.
-    ClosedLoop,
+    /// A new flow when the previous one of the same connection ends.
+    ClosedLoop {
+        /// Each new flow draws its destination afresh (a permutation or random matrix; the
+        /// limits of a random one hold among the class's open flows), instead of going to the
+        /// connection's destination again.
+        new_destination: bool,
+    },
     /// Rounds of a fresh matrix: every connection starts a flow at `start`; once every flow of
     /// the round has finished, a new matrix is drawn and its connections start theirs.
     MatrixRounds,
@@ -639,11 +644,16 @@ pub enum Arrivals {
 
 impl Serialize for Arrivals {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(1))?;
+        let mut m = s.serialize_map(None)?;
         match self {
             Arrivals::Poisson(rate) => m.serialize_entry("poisson", rate)?,
             Arrivals::Every(t) => m.serialize_entry("every", &format_duration(*t))?,
-            Arrivals::ClosedLoop => m.serialize_entry("closed_loop", &true)?,
+            Arrivals::ClosedLoop { new_destination } => {
+                m.serialize_entry("closed_loop", &true)?;
+                if *new_destination {
+                    m.serialize_entry("new_destination", &true)?;
+                }
+            }
             Arrivals::MatrixRounds => m.serialize_entry("matrix_rounds", &true)?,
         }
         m.end()
@@ -701,6 +711,9 @@ pub struct FlowClass {
     pub exclude_rack_local: bool,
     /// The hosts the matrix is drawn over (absent = every host).
     pub hosts: Option<HostSet>,
+    /// Independent draws of the matrix the class's connections come from (absent = 1): with a
+    /// permutation or a random matrix, `draws` connections per host.
+    pub draws: Option<u64>,
     /// Which hosts send.
     pub senders: Senders,
     /// Flow sizes.
@@ -753,6 +766,9 @@ impl Serialize for FlowClass {
                 }
                 if let Some(hosts) = &self.hosts {
                     m.serialize_entry("hosts", hosts)?;
+                }
+                if let Some(draws) = self.draws {
+                    m.serialize_entry("draws", &draws)?;
                 }
                 m.serialize_entry("senders", &self.senders)?;
                 m.serialize_entry("size", &self.size)?;

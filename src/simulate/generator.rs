@@ -7,7 +7,9 @@
 //!   chosen uniformly; a next arrival is drawn only while `now < duration - 0.2 s`;
 //! - `every`: synchronised rounds, every connection at once, with the same cut-off rule;
 //! - `closed_loop`: each connection starts a flow at `start` and a new one when its previous
-//!   one completes (or fails), while `now < duration - 0.2 s`;
+//!   one completes (or fails), while `now < duration - 0.2 s`; with `new_destination`, the new
+//!   flow goes to a destination drawn then ([`htsim_workload::NewDestinations`], counting the
+//!   class's flows open at that instant), which becomes the connection's destination;
 //! - `matrix_rounds`: every connection of round 0 starts a flow at `start`; when the last flow
 //!   of a round has completed (or failed), and while `now < duration - 0.2 s`, round r + 1's
 //!   matrix is drawn ([`super::workload::RoundsPlan`]) and every connection of it starts a flow
@@ -23,8 +25,9 @@
 //! start.
 //!
 //! Streams (so that transports compared on one seed see the same workload): sizes from
-//! `workload.sizes.<class>` (closed loop: its substream per connection), Poisson gaps from
-//! `workload.arrivals.<class>`, the connection of each Poisson arrival from
+//! `workload.sizes.<class>` (closed loop: its substream per connection; a new destination from
+//! the connection's substream of `workload.destinations.<class>`, one number per flow), Poisson
+//! gaps from `workload.arrivals.<class>`, the connection of each Poisson arrival from
 //! `workload.pick.<class>`, the hosts of job `j` from `substream("workload.jobs.<class>", j)`;
 //! each connection's own RNG is `substream("conn", flow_id)`.
 //! Flow ids are numbered in arrival order (arrivals at one instant in class order), so open-loop
@@ -44,7 +47,7 @@ use htsim_core::SimTime;
 use htsim_transport::trace::TraceLog;
 use htsim_transport::{ConnectionSpec, Reach};
 use htsim_workload::arrivals::arrival_cutoff;
-use htsim_workload::{FlowSize, PoissonArrivals, Rounds};
+use htsim_workload::{FlowSize, NewDestinations, PoissonArrivals, Rounds};
 use rand::Rng;
 
 use super::timeseries::FlowSelection;
@@ -111,6 +114,8 @@ struct ClassState {
     rounds: Option<Rounds>,
     /// Closed loop: the size stream of each connection.
     loop_sizes: Vec<SimRng>,
+    /// Closed loop with `new_destination`: how destinations are drawn.
+    redraw: Option<Redraw>,
     /// A job class: the id of the next job to start.
     next_job: u64,
     /// A job class: the jobs running.
@@ -119,6 +124,31 @@ struct ClassState {
     round: u64,
     /// A class with matrix rounds: the flows of the current round still open.
     round_open: usize,
+}
+
+/// The state of a closed-loop class whose flows draw new destinations.
+struct Redraw {
+    /// Draws a destination.
+    destinations: NewDestinations,
+    /// The destination stream of each connection.
+    rngs: Vec<SimRng>,
+    /// The class's flows open to each host, by host index (grown as needed).
+    open: Vec<u32>,
+}
+
+impl Redraw {
+    /// Counts one more (`opened`) or one fewer open flow of the class to `dst`.
+    fn count(&mut self, dst: usize, opened: bool) {
+        if self.open.len() <= dst {
+            self.open.resize(dst + 1, 0);
+        }
+        let n = &mut self.open[dst];
+        *n = if opened {
+            n.saturating_add(1)
+        } else {
+            n.saturating_sub(1)
+        };
+    }
 }
 
 /// The generator endpoint (see the module doc).
@@ -185,7 +215,7 @@ impl Generator {
             .map(|(i, plan)| {
                 let stream = |kind: &str| streams.stream(&format!("workload.{kind}.{}", plan.name));
                 let mut loop_sizes = Vec::new();
-                if plan.arrivals == Some(Arrivals::ClosedLoop) {
+                if matches!(plan.arrivals, Some(Arrivals::ClosedLoop { .. })) {
                     for c in 0..plan.pool.len() {
                         loop_slots.push((i as u32, c as u32));
                         loop_sizes.push(
@@ -193,6 +223,15 @@ impl Generator {
                         );
                     }
                 }
+                let redraw = plan.new_destinations.clone().map(|destinations| Redraw {
+                    destinations,
+                    rngs: (0..plan.pool.len() as u64)
+                        .map(|c| {
+                            streams.substream(&format!("workload.destinations.{}", plan.name), c)
+                        })
+                        .collect(),
+                    open: Vec::new(),
+                });
                 ClassState {
                     sizes: stream("sizes"),
                     gaps: stream("arrivals"),
@@ -200,6 +239,7 @@ impl Generator {
                     poisson: None,
                     rounds: None,
                     loop_sizes,
+                    redraw,
                     next_job: 0,
                     running: Vec::new(),
                     round: 0,
@@ -524,7 +564,7 @@ impl Generator {
                 }
             }
             Some(Arrivals::MatrixRounds) => self.open_round(ctx, c),
-            Some(Arrivals::ClosedLoop) => {
+            Some(Arrivals::ClosedLoop { .. }) => {
                 let first = self
                     .loop_slots
                     .iter()
@@ -545,7 +585,38 @@ impl Generator {
         let (c, conn) = (c as usize, conn as usize);
         let class = &mut self.classes[c];
         let size = class.plan.size.sample(&mut class.loop_sizes[conn]);
+        let dst = class.plan.pool[conn].dst;
+        if let Some(redraw) = &mut class.redraw {
+            redraw.count(dst, true);
+        }
         self.open(ctx, c, conn, size, Some(token));
+    }
+
+    /// The flow of closed-loop slot `token` ended: while arrivals last, the slot's next flow
+    /// opens, to a new destination if its class draws them.
+    fn loop_flow_ended(&mut self, ctx: &mut Ctx<'_>, token: u32) {
+        let Some(&(c, conn)) = self.loop_slots.get(token as usize) else {
+            return;
+        };
+        let (c, conn) = (c as usize, conn as usize);
+        let class = &mut self.classes[c];
+        if let Some(redraw) = &mut class.redraw {
+            let pair = &mut class.plan.pool[conn];
+            redraw.count(pair.dst, false);
+            if ctx.now() >= self.cutoff {
+                return;
+            }
+            pair.dst =
+                redraw
+                    .destinations
+                    .draw(&mut redraw.rngs[conn], pair.src, &redraw.open, pair.dst);
+            if let (Some(reach), Some(per_conn)) = (&self.reach_of, self.reach.get_mut(c)) {
+                per_conn[conn] = reach(pair.src as u32, pair.dst as u32);
+            }
+        } else if ctx.now() >= self.cutoff {
+            return;
+        }
+        self.loop_flow(ctx, token);
     }
 }
 
@@ -611,9 +682,7 @@ impl Endpoint for Generator {
 
     fn on_notify(&mut self, token: u32, ctx: &mut Ctx<'_>) {
         if (token as usize) < self.loop_slots.len() {
-            if ctx.now() < self.cutoff {
-                self.loop_flow(ctx, token);
-            }
+            self.loop_flow_ended(ctx, token);
         } else if let Some(f) = self.job_flows.remove(&token) {
             self.job_flow_ended(ctx, f);
         } else if let Some(c) = self.round_flows.remove(&token) {

@@ -227,7 +227,7 @@ pub fn flows_estimate(plan: &ClassPlan, duration: htsim_core::SimTime) -> (&'sta
             let rounds = duration.as_ns() / period.as_ns().max(1) + 1;
             ("arrivals", connections.saturating_mul(rounds))
         }
-        Some(Arrivals::ClosedLoop | Arrivals::MatrixRounds) => ("arrivals", connections),
+        Some(Arrivals::ClosedLoop { .. } | Arrivals::MatrixRounds) => ("arrivals", connections),
     }
 }
 

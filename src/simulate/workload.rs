@@ -4,7 +4,8 @@
 //! Random choices come from the run's workload streams only, never from a transport's, so
 //! transports compared on one seed see the same workload:
 //! - `workload.matrix`: every traffic matrix, built once per run, in the order classes first use
-//!   it (classes with the same recipe and the same `hosts` share one matrix);
+//!   it (classes with the same recipe, `hosts` and `draws` share one matrix); a class with
+//!   `draws = k` takes its connections from k draws of its matrix, made one after the other;
 //! - `workload.senders`: which of a matrix's connections each class takes (`senders`), in file
 //!   order; a class takes its connections out of the matrix's pool, so `"rest"` is what earlier
 //!   classes on the same matrix left (docs/model.md 9.3: long flows take `floor(|CM| x 33%)`
@@ -17,9 +18,9 @@
 //! A class's `hosts` restrict its matrix to those hosts: the matrix is drawn over them as if they
 //! were the whole network (their racks and pods kept), and its host indices mapped back.
 //!
-//! The per-flow draws (sizes, arrival gaps, which pool connection) and the hosts of each
-//! partition/aggregate job are in [`super::generator`]; a job class (`jobs = { ... }`) has no
-//! matrix and takes no connection here.
+//! The per-flow draws (sizes, arrival gaps, which pool connection, a closed-loop flow's new
+//! destination) and the hosts of each partition/aggregate job are in [`super::generator`]; a job
+//! class (`jobs = { ... }`) has no matrix and takes no connection here.
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -29,8 +30,8 @@ use htsim_core::units::parse_share;
 use htsim_topology::topology::{NodeId, NodeKind, Topology};
 use htsim_workload::matrix::{self, LocalityBase};
 use htsim_workload::{
-    parse_pairs, split_connections, Connection, EmpiricalCdf, HostLayout, PartitionAggregate,
-    RandomLimits, SizeDist, TrafficMatrix,
+    parse_pairs, split_connections, Connection, EmpiricalCdf, HostLayout, NewDestinations,
+    PartitionAggregate, RandomLimits, SizeDist, TrafficMatrix,
 };
 
 use super::setup_error::SetupError;
@@ -61,6 +62,9 @@ pub struct ClassPlan {
     /// Matrix rounds (`arrivals = { matrix_rounds = true }`): how each round's connections are
     /// drawn; `pool` holds round 0's.
     pub rounds: Option<RoundsPlan>,
+    /// Closed loop with `new_destination`: how each new flow's destination is drawn (the first
+    /// flow of each connection goes to the matrix's destination).
+    pub new_destinations: Option<NewDestinations>,
 }
 
 /// The rounds of a class with `arrivals = { matrix_rounds = true }`.
@@ -68,6 +72,8 @@ pub struct ClassPlan {
 pub struct RoundsPlan {
     /// Draws each round's matrix.
     matrix: MatrixSource,
+    /// Independent draws of the matrix per round (`draws`).
+    draws: usize,
     /// Which of its connections the class takes.
     senders: htsim_workload::Senders,
 }
@@ -81,7 +87,7 @@ impl RoundsPlan {
         round: u64,
     ) -> Result<Vec<Connection>, String> {
         let mut rng = streams.substream(&format!("workload.rounds.{class}"), round);
-        let mut pool = self.matrix.draw(&mut rng)?;
+        let mut pool = self.matrix.draw_times(&mut rng, self.draws)?;
         let len = pool.len();
         split_connections(&mut rng, &self.senders, len, &mut pool).map_err(|e| e.to_string())
     }
@@ -200,6 +206,7 @@ pub fn plan(
                     transport,
                     jobs: Some(JobPlan::new(jobs, &layout).map_err(|e| fail(e.within("jobs")))?),
                     rounds: None,
+                    new_destinations: None,
                 });
             }
             let senders = match &class.senders {
@@ -209,10 +216,17 @@ pub fn plan(
                 Senders::Rest => htsim_workload::Senders::Rest,
             };
             let matrix_key = MatrixKey::of(class);
+            let new_destinations = match class.arrivals {
+                Some(Arrivals::ClosedLoop {
+                    new_destination: true,
+                }) => Some(new_destinations(&matrix_key, &layout)),
+                _ => None,
+            };
             let (pool, rounds) = if class.arrivals == Some(Arrivals::MatrixRounds) {
                 let rounds = RoundsPlan {
                     matrix: MatrixSource::new(&matrix_key, topology, &layout, &scenario.base_dir)
                         .map_err(fail)?,
+                    draws: matrix_key.draws,
                     senders,
                 };
                 let pool = rounds
@@ -226,7 +240,7 @@ pub fn plan(
                         let conns =
                             MatrixSource::new(&matrix_key, topology, &layout, &scenario.base_dir)
                                 .map_err(fail)?
-                                .draw(&mut matrix_rng)
+                                .draw_times(&mut matrix_rng, matrix_key.draws)
                                 .map_err(|e| fail(SetupError::new("matrix", e)))?;
                         matrices.push((matrix_key, conns.len(), conns));
                         matrices.len() - 1
@@ -246,6 +260,7 @@ pub fn plan(
                 transport,
                 jobs: None,
                 rounds,
+                new_destinations,
             })
         })();
         match planned {
@@ -272,12 +287,13 @@ enum Recipe {
     Neighbours(u64),
 }
 
-/// A recipe and the hosts it is drawn over (absent: all); classes with equal keys share one
-/// matrix.
+/// A recipe, the hosts it is drawn over (absent: all) and the number of draws; classes with
+/// equal keys share one matrix.
 #[derive(Clone, Debug, PartialEq)]
 struct MatrixKey {
     recipe: Recipe,
     hosts: Option<Vec<u64>>,
+    draws: usize,
 }
 
 impl MatrixKey {
@@ -302,8 +318,33 @@ impl MatrixKey {
         MatrixKey {
             recipe,
             hosts: class.hosts.as_ref().map(|h| h.0.clone()),
+            draws: class
+                .draws
+                .map_or(1, |d| usize::try_from(d).unwrap_or(usize::MAX)),
         }
     }
+}
+
+/// The new destinations of a closed-loop class with `new_destination` on the matrix `key`
+/// (a permutation or a random matrix, as the loader checks): drawn over the class's hosts, with
+/// a random matrix's limits. Each of the `draws` matrices keeps `max_per_destination`, so the
+/// open flows to a host are held to `draws` times it, as many as the first flows may already
+/// have.
+fn new_destinations(key: &MatrixKey, layout: &HostLayout) -> NewDestinations {
+    let hosts = match &key.hosts {
+        Some(set) => set.iter().map(|&h| h as usize).collect(),
+        None => (0..layout.num_hosts()).collect(),
+    };
+    let limits = match key.recipe {
+        Recipe::Random(limits) => RandomLimits {
+            max_per_destination: limits
+                .max_per_destination
+                .map(|m| m.saturating_mul(key.draws)),
+            ..limits
+        },
+        _ => RandomLimits::default(),
+    };
+    NewDestinations::new(hosts, layout.clone(), limits)
 }
 
 /// A matrix key resolved against the topology: what draws the matrix.
@@ -383,6 +424,16 @@ impl MatrixSource {
                 })
             }
         }
+    }
+
+    /// `draws` independent draws of the matrix, one after the other, their connections in
+    /// that order (a fixed matrix repeated).
+    fn draw_times(&self, rng: &mut SimRng, draws: usize) -> Result<Vec<Connection>, String> {
+        let mut out = Vec::new();
+        for _ in 0..draws {
+            out.extend(self.draw(rng)?);
+        }
+        Ok(out)
     }
 
     /// Draws the matrix (a fixed one is the same every time).

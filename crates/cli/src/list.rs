@@ -435,6 +435,14 @@ fn flows(l: &mut Listing) {
     );
     l.key(
         0,
+        "draws",
+        "= 1",
+        "an integer from 1 to 1000",
+        "independent draws of the matrix the class's connections come from (permutation or \
+         random: connections per host)",
+    );
+    l.key(
+        0,
         "offset",
         "= one pod's hosts",
         "an integer from 1",
@@ -476,8 +484,8 @@ fn flows(l: &mut Listing) {
         0,
         "arrivals",
         "(absent)",
-        "{ poisson = flows/s } | { every = \"500ms\" } | { closed_loop = true } | { matrix_rounds = true }",
-        "how flows arrive (absent: one flow per sender at start)",
+        "{ poisson = flows/s } | { every = \"500ms\" } | { closed_loop = true } | { closed_loop = true, new_destination = true } | { matrix_rounds = true }",
+        "how flows arrive (absent: one flow per sender at start; new_destination: each closed-loop flow draws its destination, permutation or random only)",
     );
     l.key(
         0,

@@ -264,3 +264,25 @@ fn p0_table7_quick_variant_runs() {
         "no point completed every flow:\n{summary}"
     );
 }
+
+/// [P1] random pattern's quick variant (k = 4: 16 connections, 1 Gb/s): the closed loop opens
+/// more flows than connections, every completed flow's goodput (its size over its FCT) is above
+/// 0 and at most the payload rate of a host's link (1400 B of every 1462 B packet at 1 Gb/s:
+/// 957.6 Mb/s), and the flows still open after the drain are few.
+#[test]
+fn p1_random_quick_variant_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_papers(dir.path());
+    let summary = run_quick(dir.path(), "p1-tables-random.toml");
+    for t in ["dctcp", "lia2", "lia4", "xmp2", "xmp4"] {
+        let point = format!("flows.large.transport={t}");
+        let flows = mean(&summary, &point, "large", "finite_flows");
+        let completed = mean(&summary, &point, "large", "completed");
+        assert!(
+            flows > 16.0 && completed >= 0.8 * flows,
+            "{t}: {completed} of {flows}"
+        );
+        let g = mean(&summary, &point, "large", "finite_goodput_pooled");
+        assert!(g > 0.0 && g <= 957.6, "{t}: {g} Mb/s");
+    }
+}

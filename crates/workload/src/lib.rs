@@ -14,6 +14,8 @@
 //!   with their means in bytes.
 //! - [`cdf`]: empirical CDF files in both dialects, and the built-in production workloads
 //!   (`websearch`, `datamining`, `fb_hadoop`, `benson_imc10`) embedded in the crate.
+//! - [`destinations`]: a new destination for each new flow of a closed-loop sender, within the
+//!   matrix's limits.
 //! - [`arrivals`]: Poisson arrivals from a central scheduler, synchronised rounds, closed loop
 //!   and once (docs/model.md 9.3, 9.5), in [`htsim_core::SimTime`].
 //! - [`jobs`]: partition/aggregate jobs (docs/model.md 7.6).
@@ -26,6 +28,7 @@
 
 pub mod arrivals;
 pub mod cdf;
+pub mod destinations;
 pub mod jobs;
 pub mod layout;
 pub mod matrix;
@@ -35,6 +38,7 @@ pub mod size;
 
 pub use arrivals::{rate_for_load, round_times, ArrivalError, Arrivals, PoissonArrivals, Rounds};
 pub use cdf::{CdfError, EmpiricalCdf, BUILTIN_NAMES};
+pub use destinations::NewDestinations;
 pub use jobs::{Job, JobError, PartitionAggregate};
 pub use layout::{HostLayout, LayoutError};
 pub use matrix::{Connection, LocalityBase, MatrixError, RandomLimits, TrafficMatrix};

@@ -32,6 +32,7 @@ pub(super) const MATRIX_KEYS: &[&str] = &[
     "max_per_destination",
     "exclude_rack_local",
     "hosts",
+    "draws",
 ];
 
 pub(super) fn flows(
@@ -54,7 +55,8 @@ pub(super) fn flows(
     let hosts = topo.host_count();
     let mut out: Vec<FlowClass> = Vec::new();
     let mut used_share = 0.0f64;
-    let mut used_count = 0u64;
+    // Counts in hosts' worth of connections: a class with `draws = k` has k per host.
+    let mut used_count = 0f64;
     for (i, item) in items.iter().enumerate() {
         let provisional = format!("flows[{i}]");
         let keys: Vec<&str> = CLASS_KEYS.iter().chain(MATRIX_KEYS).copied().collect();
@@ -89,7 +91,7 @@ pub(super) fn flows(
         // more than all of them.
         match &senders {
             Senders::Share { fraction, .. } => used_share += fraction,
-            Senders::Count(c) => used_count += c,
+            Senders::Count(c) => used_count += *c as f64 / m.draws.unwrap_or(1) as f64,
             _ => {}
         }
         let sn = t.get("senders").unwrap_or(item);
@@ -104,7 +106,7 @@ pub(super) fn flows(
             ));
         }
         if let Some(h) = hosts {
-            let wanted = used_count as f64 + (used_share * h as f64).round();
+            let wanted = used_count + (used_share * h as f64).round();
             if wanted > h as f64 {
                 return Err(cx.err(
                     &sn.origin,
@@ -130,6 +132,36 @@ pub(super) fn flows(
                 &t.key("arrivals"),
                 "infinite flows never end, so they cannot arrive repeatedly: remove `arrivals` or give a finite `size`",
             ));
+        }
+        if let Some(Arrivals::ClosedLoop {
+            new_destination: true,
+        }) = arrivals
+        {
+            if !matches!(m.matrix, MatrixKind::Permutation | MatrixKind::Random) {
+                let nd = t
+                    .get("arrivals")
+                    .and_then(|a| match &a.value {
+                        Value::Table(tbl) => tbl.get("new_destination").map(|e| &e.value),
+                        _ => None,
+                    })
+                    .unwrap_or(item);
+                return Err(cx
+                    .err(
+                        &nd.origin,
+                        &format!("{}.new_destination", t.key("arrivals")),
+                        format!(
+                            "a new destination is drawn from a permutation or a random matrix, \
+                             and this class's matrix is \"{}\"",
+                            t.get("matrix")
+                                .map_or(String::new(), |n| n.value.to_string())
+                        ),
+                    )
+                    .with_hint(
+                        "use matrix = \"permutation\" (a uniform new destination) or \
+                         \"random\" (within max_per_destination and exclude_rack_local), or \
+                         remove new_destination",
+                    ));
+            }
         }
         if arrivals == Some(Arrivals::MatrixRounds) && senders == Senders::Rest {
             return Err(cx
@@ -397,10 +429,28 @@ pub(super) fn arrivals(cx: &Cx, n: &Node, path: &str) -> Result<Arrivals> {
         cx,
         n,
         path,
-        &["poisson", "every", "closed_loop", "matrix_rounds"],
+        &[
+            "poisson",
+            "every",
+            "closed_loop",
+            "matrix_rounds",
+            "new_destination",
+        ],
     )?;
-    if t.table.entries.len() != 1 {
-        return Err(cx.err(&n.origin, path, "expected exactly one of { poisson = 256 }, { every = \"500ms\" }, { closed_loop = true } or { matrix_rounds = true }"));
+    let new_destination = t.get("new_destination");
+    let processes = t.table.entries.len() - usize::from(new_destination.is_some());
+    if processes != 1 {
+        return Err(cx.err(&n.origin, path, "expected exactly one of { poisson = 256 }, { every = \"500ms\" }, { closed_loop = true } (with new_destination = true: a new destination per flow) or { matrix_rounds = true }"));
+    }
+    if let (Some(nd), None) = (new_destination, t.get("closed_loop")) {
+        return Err(cx
+            .err(
+                &nd.origin,
+                &t.key("new_destination"),
+                "`new_destination` only applies to closed-loop arrivals: each connection's next \
+                 flow draws a new destination when its previous one ends",
+            )
+            .with_hint("use arrivals = { closed_loop = true, new_destination = true }"));
     }
     if let Some(p) = t.get("poisson") {
         let rate = float(cx, p, &t.key("poisson"), 0.0, 1e12)?;
@@ -420,8 +470,11 @@ pub(super) fn arrivals(cx: &Cx, n: &Node, path: &str) -> Result<Arrivals> {
         }
         return Ok(Arrivals::Every(d));
     }
+    let closed_loop = Arrivals::ClosedLoop {
+        new_destination: t.bool("new_destination", false)?,
+    };
     for (key, arrivals) in [
-        ("closed_loop", Arrivals::ClosedLoop),
+        ("closed_loop", closed_loop),
         ("matrix_rounds", Arrivals::MatrixRounds),
     ] {
         match t.get(key) {

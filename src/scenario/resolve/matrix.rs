@@ -1,6 +1,7 @@
 //! The traffic matrix of a `[[flows]]` class: `matrix` and the keys of each kind (`offset`,
 //! `fan_in`, `rack_local`, `pairs`, `pairs_file`, `distance`, `max_per_destination`,
-//! `exclude_rack_local`), and the `hosts` it is drawn over.
+//! `exclude_rack_local`), the `hosts` it is drawn over, and how many `draws` of it the class
+//! takes its connections from.
 
 use std::collections::BTreeSet;
 
@@ -24,6 +25,9 @@ const MATRICES: &[&str] = &[
 
 /// The largest `distance` of a neighbours matrix (far beyond any topology's diameter).
 const MAX_DISTANCE: i64 = 1000;
+
+/// The most independent draws of a matrix a class may take its connections from.
+const MAX_DRAWS: i64 = 1000;
 
 /// The most hosts a `hosts` range may list when the topology's host count is not known from
 /// its parameters (a topology file); the set is checked against the real hosts before a run.
@@ -108,6 +112,11 @@ pub(super) fn class_matrix(cx: &Cx, t: &Tab, hosts: Option<u64>) -> Result<FlowC
             Some(n) => Some(host_set(cx, n, &t.key("hosts"), hosts)?),
             None => None,
         };
+    let draws = t
+        .get("draws")
+        .map(|n| int(cx, n, &t.key("draws"), 1, MAX_DRAWS))
+        .transpose()?
+        .map(|v| v as u64);
     Ok(FlowClass {
         matrix,
         offset,
@@ -118,6 +127,7 @@ pub(super) fn class_matrix(cx: &Cx, t: &Tab, hosts: Option<u64>) -> Result<FlowC
         max_per_destination,
         exclude_rack_local: t.bool("exclude_rack_local", false)?,
         hosts: host_set,
+        draws,
         ..FlowClass::default()
     })
 }

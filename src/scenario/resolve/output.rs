@@ -152,8 +152,8 @@ pub(super) fn flow_selectors(
 /// The most flows a run of `classes` opens, when that is known before it runs: every class
 /// opens one flow per connection at its start (no `arrivals`, no `jobs`), and its connections
 /// are known: at most one per sender of the topology's hosts (or of the class's `hosts`), the
-/// listed pairs of an inline `pairs` matrix. Flow ids are dense from 0, so no id reaches this
-/// bound.
+/// listed pairs of an inline `pairs` matrix, times the class's `draws`. Flow ids are dense from
+/// 0, so no id reaches this bound.
 fn flow_count_bound(classes: &[FlowClass], hosts: Option<u64>) -> Option<u64> {
     let hosts = hosts?;
     classes.iter().try_fold(0u64, |sum, c| {
@@ -165,7 +165,8 @@ fn flow_count_bound(classes: &[FlowClass], hosts: Option<u64>) -> Option<u64> {
             (MatrixKind::Pairs | MatrixKind::Neighbours, _, _) => return None,
             (_, _, Some(set)) => set.0.len() as u64,
             _ => hosts,
-        };
+        }
+        .saturating_mul(c.draws.unwrap_or(1));
         let senders = match c.senders {
             Senders::Count(n) => n.min(connections),
             _ => connections,
