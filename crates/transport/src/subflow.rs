@@ -375,6 +375,14 @@ impl Subflow {
     pub fn fin_acked(&self) -> bool {
         self.fin == Fin::Acked
     }
+    /// When the retransmission timer (data and FIN, docs/model.md 2.9) expires, if it is armed.
+    pub fn rto_deadline(&self) -> Option<SimTime> {
+        self.rto_timer.deadline()
+    }
+    /// When the SYN timer (docs/model.md 2.2) expires, if it is armed.
+    pub fn syn_deadline(&self) -> Option<SimTime> {
+        self.syn_timer.deadline()
+    }
     /// Whether a timer event with `key` belongs to this subflow.
     pub fn owns_timer(&self, key: u32) -> bool {
         key == self.addr.rto_timer_key || key == self.addr.syn_timer_key

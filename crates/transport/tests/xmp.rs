@@ -301,3 +301,122 @@ fn xmp_compensates_on_the_other_path_when_one_path_gets_loaded() {
     let done = check_end(&w, &report);
     assert_eq!(done.len(), 3);
 }
+
+/// On the reverse path: drops the first ACK of data on subflow 0 and the first SYN-ACK of every
+/// join, as a RED queue above K does to some XMP connections in the XMP paper's FatTree
+/// (docs/model.md 7.7); otherwise drop-tail.
+struct DropFirstReplies {
+    data_ack_dropped: bool,
+    joins_dropped: Vec<u16>,
+}
+
+impl htsim_core::queue::QueueDiscipline for DropFirstReplies {
+    fn admit(
+        &mut self,
+        occ: &htsim_core::queue::Occupancy,
+        p: &mut Packet,
+        _now: SimTime,
+    ) -> htsim_core::queue::Admission {
+        use htsim_core::queue::Admission;
+        let first_data_ack =
+            p.kind == PacketKind::Ack && p.subflow == 0 && p.ack > 1 && !self.data_ack_dropped;
+        let first_join_syn_ack = p.kind == PacketKind::SynAck
+            && p.subflow > 0
+            && !self.joins_dropped.contains(&p.subflow);
+        self.data_ack_dropped |= first_data_ack;
+        if first_join_syn_ack {
+            self.joins_dropped.push(p.subflow);
+        }
+        let drop = first_data_ack || first_join_syn_ack || !occ.fits(p.size_bytes as u64);
+        if drop {
+            Admission::Drop
+        } else {
+            Admission::Enqueue
+        }
+    }
+    fn name(&self) -> &str {
+        "drop-first-replies"
+    }
+}
+
+/// The XMP connections that "sent one segment and nothing more" (docs/model.md 7.7): subflow 0's
+/// first segment is not acknowledged and no join gets its SYN-ACK, so nothing can be sent, but
+/// the connection is waiting on timers, not stalled: subflow 0's retransmission timer is armed
+/// for the RTO before any RTT sample (1 s under `rfc`, 2.9) and every join's SYN timer for the
+/// SYN timeout (1 s, 2.2). They fire, and the flow completes just after 1 s with one timeout.
+#[test]
+fn xmp_waits_on_armed_timers_after_its_first_ack_and_join_syn_acks_are_lost() {
+    use htsim_transport::mptcp::connection::MptcpSender;
+    let mut w = World::new(3);
+    let net = Net::gig(1);
+    let rev = Queue::new(
+        BufferSize::Packets(1000),
+        Discipline::Custom(Box::new(DropFirstReplies {
+            data_ack_dropped: false,
+            joins_dropped: Vec::new(),
+        })),
+    );
+    dumbbell_with(&mut w, net, droptail(100), rev);
+    let report = sink();
+    let mut xmp4 = xmp();
+    xmp4.mptcp.max_subflows = 4;
+    let c = open(
+        &mut w,
+        &xmp4,
+        &net,
+        0,
+        Some(200_000),
+        SimTime::ZERO,
+        None,
+        &report,
+    );
+    // Per subflow: (snd_una, bytes outstanding, RTO deadline, SYN deadline).
+    type Timers = (u64, u64, Option<SimTime>, Option<SimTime>);
+    let subflows = |w: &World| -> Vec<Timers> {
+        let e: &dyn std::any::Any = w.endpoint(c.sender).expect("sender alive");
+        let s = e.downcast_ref::<MptcpSender>().expect("an MPTCP sender");
+        let timers = |sf: &htsim_transport::subflow::Subflow| {
+            (
+                sf.snd_una(),
+                sf.flight(),
+                sf.rto_deadline(),
+                sf.syn_deadline(),
+            )
+        };
+        s.subflows().iter().map(timers).collect()
+    };
+    // Up to the first data segment: it leaves with the handshake ACK.
+    while subflows(&w)[0].1 == 0 {
+        assert!(w.step(), "no data sent");
+    }
+    let first = w.now();
+    let rto_at = first + SimTime::from_secs(1);
+    assert_eq!(subflows(&w)[0].2, Some(rto_at));
+    // Just before 1 s: every join has sent its SYN, nothing is acknowledged, one segment is
+    // outstanding, and every timer is still armed.
+    w.run_until(first + SimTime::from_ms(999));
+    let state = subflows(&w);
+    assert_eq!(state.len(), 4, "all joins created");
+    assert_eq!(
+        state[0],
+        (1, 1400, Some(rto_at), None),
+        "one segment, unacknowledged"
+    );
+    for (j, &(_, flight, _, syn)) in state.iter().enumerate().skip(1) {
+        // Each join's SYN left within 1 ms after the first segment; its timer is 1 s later.
+        let sent = syn.map(|t| t - SimTime::from_secs(1));
+        assert!(
+            flight == 0 && sent.is_some_and(|t| t > first && t < first + SimTime::from_ms(1)),
+            "join {j}: SYN timer {syn:?}"
+        );
+    }
+    w.run();
+    let r = &check_end(&w, &report)[0];
+    let fct = r.end.zip(r.start).map(|(e, s)| e - s).expect("completed");
+    println!("FCT {fct}, {} timeouts", r.timeouts);
+    assert_eq!(r.timeouts, 1, "subflow 0's first segment, once");
+    assert!(
+        fct > SimTime::from_secs(1) && fct < SimTime::from_ms(1010),
+        "{fct}"
+    );
+}
