@@ -23,3 +23,25 @@ pub enum TransportError {
     #[error("unknown profile `{0}` (known: rfc, ns3-mmptcp)")]
     UnknownProfile(String),
 }
+
+/// Why a transport's scenario parameters cannot be used: the key at fault (empty when the
+/// combination of keys is) and what is wrong. The scenario loader has already checked each
+/// value's type and range against the kind's [`ParamSpec`](htsim_core::params::ParamSpec)s.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ParamError {
+    /// The key at fault, within the transport's table (`""`: the table as a whole).
+    pub key: &'static str,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ParamError {
+    /// An error at `key`.
+    pub fn new(key: &'static str, message: impl Into<String>) -> Self {
+        ParamError {
+            key,
+            message: message.into(),
+        }
+    }
+}

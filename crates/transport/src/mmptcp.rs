@@ -6,12 +6,17 @@
 //! Only the default switching mode `FlowSize` with `SwitchingCondition` off is modelled (6.3:
 //! the other modes are off in the paper), and none of 6.8's attributes.
 
+use crate::config::tcp_keys_and;
 use crate::config::{LimitedTransmit, Profile, TcpConfig};
 use crate::error::TransportError;
 use crate::mptcp::connection::{open_multipath, MmptcpSetup};
+use crate::mptcp::keys::{CAP_SUBFLOWS, CC, PATHS, SUBFLOWS};
 use crate::mptcp::{MptcpConfig, MptcpTransport};
-use crate::transport::{Connection, ConnectionSpec, Transport};
+use crate::ps::{auto_dupthresh, limited_transmit, DUPTHRESH_AUTO, LIMITED_TRANSMIT};
+use crate::transport::{Configured, Connection, ConnectionSpec, Transport, TransportKind};
 use htsim_core::endpoint::Spawn;
+use htsim_core::params::{KindSpec, ParamKind, ParamSpec};
+use std::sync::Arc;
 
 /// FlowSizeThresh default (bytes, 6.3).
 pub const DEFAULT_SWITCH_THRESHOLD: u64 = 100_000;
@@ -115,3 +120,53 @@ impl Transport for MmptcpTransport {
         open_multipath(spawner, conn, &config, &self.mptcp, cc, Some(setup))
     }
 }
+
+/// `mmptcp` in scenarios: TCP's keys ([`TcpConfig::from_params`]), MPTCP's
+/// ([`MptcpConfig::from_params`]; for the subflows opened at the switch), the scatter phase's
+/// `dupthresh` and `limited_transmit` (as [`ps`](crate::ps)), `switch_threshold` and
+/// `auto_subflows`.
+pub const KIND: TransportKind = TransportKind {
+    spec: KindSpec {
+        name: "mmptcp",
+        doc: "MMPTCP: packet scatter, then MPTCP after a switching threshold (docs/model.md 6)",
+        params: tcp_keys_and![
+            DUPTHRESH_AUTO,
+            SUBFLOWS,
+            CC,
+            PATHS,
+            CAP_SUBFLOWS,
+            LIMITED_TRANSMIT,
+            ParamSpec::new(
+                "switch_threshold",
+                ParamKind::Size,
+                Some("100KB"),
+                "bytes sent before switching to MPTCP",
+            ),
+            ParamSpec::new(
+                "auto_subflows",
+                ParamKind::Bool,
+                Some("false"),
+                "8/4/1 subflows by distance (docs/model.md 6.7)",
+            ),
+        ],
+    },
+    new: |p| Box::new(MmptcpTransport::new(p)),
+    configure: |params| {
+        let tcp = TcpConfig::from_params(params)?;
+        let mut t = MmptcpTransport::new(tcp.profile);
+        t.config = tcp.clone();
+        t.mptcp = MptcpConfig::from_params(params, tcp.profile)?;
+        t.mmptcp.auto_dupthresh = auto_dupthresh(params);
+        t.mmptcp.limited_transmit = limited_transmit(params);
+        if let Some(b) = params.size("switch_threshold") {
+            t.mmptcp.switch_threshold = b;
+        }
+        if let Some(on) = params.bool("auto_subflows") {
+            t.mmptcp.auto_subflows = on;
+        }
+        Ok(Configured {
+            transport: Arc::new(t),
+            tcp,
+        })
+    },
+};

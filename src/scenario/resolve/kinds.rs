@@ -75,13 +75,13 @@ pub(super) fn kind_keys(kind: &KindSpec, extra: &[&'static str]) -> Vec<&'static
 }
 
 /// Reads the `kind` key of a table and finds it in `kinds`.
-pub(super) fn kind_of(
+pub(super) fn kind_of<K: AsRef<KindSpec>>(
     cx: &Cx,
     node: &Node,
     path: &str,
-    kinds: &'static [KindSpec],
-) -> Result<&'static KindSpec> {
-    let names: Vec<&str> = kinds.iter().map(|k| k.name).collect();
+    kinds: &'static [K],
+) -> Result<&'static K> {
+    let names: Vec<&str> = kinds.iter().map(|k| k.as_ref().name).collect();
     let Value::Table(t) = &node.value else {
         return Err(cx.type_err(node, path, "a table"));
     };
@@ -99,6 +99,6 @@ pub(super) fn kind_of(
     let name = choice(cx, &entry.value, &kpath, &names)?;
     kinds
         .iter()
-        .find(|k| k.name == name)
+        .find(|k| k.as_ref().name == name)
         .ok_or_else(|| cx.err(&entry.value.origin, &kpath, "unknown kind"))
 }

@@ -65,10 +65,13 @@ pub mod uncoupled;
 
 pub use coupled::{CoupledAdapter, CoupledCc, Coupling, SubflowView};
 
+use crate::config::keys::DUPTHRESH;
+use crate::config::tcp_keys_and;
 use crate::config::{Profile, SlowStartIncrease, TcpConfig};
-use crate::error::TransportError;
-use crate::transport::{Connection, ConnectionSpec, Transport};
+use crate::error::{ParamError, TransportError};
+use crate::transport::{Configured, Connection, ConnectionSpec, Transport, TransportKind};
 use htsim_core::endpoint::Spawn;
+use htsim_core::params::{KindSpec, Params};
 use std::fmt;
 use std::sync::Arc;
 
@@ -236,6 +239,97 @@ impl MptcpConfig {
         Ok(())
     }
 }
+
+/// The scenario keys of [`MptcpConfig`] that the multipath transports share.
+pub mod keys {
+    use htsim_core::params::{ParamKind, ParamSpec};
+
+    /// `paths` ([`SubflowPaths`](super::SubflowPaths)).
+    pub const PATHS: ParamSpec = ParamSpec::new(
+        "paths",
+        ParamKind::Choice(&["ecmp", "distinct"]),
+        Some("ecmp"),
+        "subflow paths: \"ecmp\" hashes each subflow's ports (subflows may share a path); \
+         \"distinct\" pins each subflow to its own random path of the pair's equal-cost set, \
+         wrapping round when there are more subflows than paths (docs/model.md 4.1)",
+    );
+    /// `cap_subflows`.
+    pub const CAP_SUBFLOWS: ParamSpec = ParamSpec::new(
+        "cap_subflows",
+        ParamKind::Bool,
+        Some("false"),
+        "open at most as many subflows as the pair has equal-cost paths (htsim's rule; mmptcp: \
+         at the switch)",
+    );
+    /// `subflows` of MPTCP and MMPTCP.
+    pub const SUBFLOWS: ParamSpec = ParamSpec::new(
+        "subflows",
+        ParamKind::Int { min: 1, max: 256 },
+        Some("8"),
+        "number of subflows",
+    );
+    /// `cc` ([`CcKind`](super::CcKind)).
+    pub const CC: ParamSpec = ParamSpec::new(
+        "cc",
+        ParamKind::Choice(&["lia", "lia-uncapped", "fully-coupled", "uncoupled", "ewtcp"]),
+        Some("lia"),
+        "coupled congestion control (docs/model.md 4.6)",
+    );
+}
+
+impl MptcpConfig {
+    /// `profile`'s parameters with the scenario keys set: `subflows` -> `max_subflows`, `cc`,
+    /// `paths`, `cap_subflows` (the other fields are the profile's, docs/model.md 12). Fails
+    /// if the result does not [`validate`](MptcpConfig::validate).
+    pub fn from_params(params: &Params, profile: Profile) -> Result<MptcpConfig, ParamError> {
+        let mut m = MptcpConfig::for_profile(profile);
+        if let Some(n) = params.int("subflows") {
+            m.max_subflows = u32::try_from(n)
+                .map_err(|_| ParamError::new("subflows", format!("{n} is out of range")))?;
+        }
+        if let Some(name) = params.text("cc") {
+            m.cc = CcKind::from_name(name)
+                .ok_or_else(|| ParamError::new("cc", format!("unknown cc `{name}`")))?;
+        }
+        if let Some(name) = params.text("paths") {
+            m.paths = SubflowPaths::from_name(name)
+                .ok_or_else(|| ParamError::new("paths", format!("unknown paths `{name}`")))?;
+        }
+        if let Some(on) = params.bool("cap_subflows") {
+            m.cap_subflows = on;
+        }
+        m.validate()
+            .map_err(|e| ParamError::new("", e.to_string()))?;
+        Ok(m)
+    }
+}
+
+/// `mptcp` in scenarios: TCP's keys ([`TcpConfig::from_params`]) and MPTCP's
+/// ([`MptcpConfig::from_params`]).
+pub const KIND: TransportKind = TransportKind {
+    spec: KindSpec {
+        name: "mptcp",
+        doc: "MPTCP with coupled congestion control (docs/model.md 4)",
+        params: tcp_keys_and![
+            DUPTHRESH,
+            keys::SUBFLOWS,
+            keys::CC,
+            keys::PATHS,
+            keys::CAP_SUBFLOWS,
+        ],
+    },
+    new: |p| Box::new(MptcpTransport::new(p)),
+    configure: |params| {
+        let tcp = TcpConfig::from_params(params)?;
+        let mut t = MptcpTransport::new(tcp.profile);
+        t.config = tcp.clone();
+        t.mptcp = MptcpConfig::from_params(params, tcp.profile)?;
+        Ok(Configured {
+            transport: Arc::new(t),
+            tcp,
+        })
+    },
+};
 
 /// Builds a connection's coupled controller (a custom one such as XMP).
 pub type CcFactory = Arc<dyn Fn(&TcpConfig) -> Box<dyn CoupledCc> + Send + Sync>;
