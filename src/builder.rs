@@ -628,6 +628,26 @@ impl TransportConfig {
         Self::new("xmp").param("subflows", i64::from(subflows))
     }
 
+    /// `paths = { pinned = [...] }` (`mptcp`, `mmptcp`, `xmp`): subflow n takes path index
+    /// `paths[n mod length]` of its pair's equal-cost set, at most one entry per subflow
+    /// (docs/model.md 4.1). `.param("paths", "distinct")` draws distinct random paths instead.
+    ///
+    /// ```
+    /// use htsim::scenario::TransportConfig;
+    /// let t = TransportConfig::mptcp(2).pinned_paths([3, 1]);
+    /// assert_eq!(t.params.list("paths"), Some(&[3, 1][..]));
+    /// ```
+    pub fn pinned_paths(self, paths: impl IntoIterator<Item = u32>) -> Self {
+        let values = paths.into_iter().map(i64::from).collect();
+        self.param(
+            "paths",
+            ParamValue::List {
+                key: htsim_transport::mptcp::keys::PINNED,
+                values,
+            },
+        )
+    }
+
     /// Sets parameter `key` (any key `htsim list transports` gives for the kind), replacing an
     /// earlier value: `.param("cc", "ewtcp")`, `.param("min_rto", SimTime::from_ms(10))`,
     /// `.param("mss", ParamValue::Size(1460))`.

@@ -323,6 +323,11 @@ impl Serialize for WrittenValue<'_> {
             ParamValue::Int(i) => s.serialize_i64(*i),
             ParamValue::Float(x) => s.serialize_f64(*x),
             ParamValue::Bool(b) => s.serialize_bool(*b),
+            ParamValue::List { key, values } => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry(key, values)?;
+                m.end()
+            }
             other => s.serialize_str(&other.to_string()),
         }
     }

@@ -1,13 +1,16 @@
 //! A scenario transport (`[transports.<name>]` or inline) as a configured [`Transport`]: the
 //! kind's [`TransportKind`](htsim_transport::TransportKind) in `htsim-transport` turns the
-//! resolved parameters into the transport (each transport module documents its keys), and
-//! [`reach`] gives connections what the topology says about their destination.
+//! resolved parameters into the transport (each transport module documents its keys);
+//! [`reach`] gives connections what the topology says about their destination, and
+//! [`check_pairs`] checks before a run that the transport can connect the pairs known then.
 
+use std::cell::Cell;
 use std::sync::Arc;
 
 use htsim_core::ids::HostId;
 use htsim_topology::topology::{Locality as TopoLocality, Topology};
 use htsim_transport::{transport_kind, transport_names, Locality, Reach, TcpConfig, Transport};
+use htsim_workload::Connection;
 
 use super::setup_error::SetupError;
 use crate::scenario::TransportConfig;
@@ -58,4 +61,79 @@ pub fn reach(topology: &Topology, src: u32, dst: u32) -> Reach {
         locality,
         paths: topology.path_count(s, d),
     }
+}
+
+/// The host pairs a flow class may connect, as far as is known before the run.
+#[derive(Clone, Copy, Debug)]
+pub enum ClassPairs<'a> {
+    /// The class's pairs, drawn before the run.
+    Known(&'a [Connection]),
+    /// Pairs drawn during the run (jobs, later rounds): any two of `hosts` (all hosts when
+    /// `None`), two hosts under one ToR only if `rack_local`.
+    Drawn {
+        /// The hosts the class draws from.
+        hosts: Option<&'a [u64]>,
+        /// Whether a pair may share a ToR.
+        rack_local: bool,
+    },
+}
+
+/// Checks that `configured` can connect every pair of `pairs` on `topology` (pinned subflow
+/// paths must exist, docs/model.md 4.1); the error of the first pair it cannot, at the
+/// transport's key (`paths`), naming class `class` and the hosts. Pairs are only enumerated
+/// when the transport asks for them ([`Transport::check_reaches`]).
+pub fn check_pairs(
+    configured: &Configured,
+    pairs: ClassPairs<'_>,
+    topology: &Topology,
+    class: &str,
+) -> Result<(), SetupError> {
+    let last = Cell::new((0u32, 0u32));
+    let all: Vec<u64>;
+    let (list, hosts, rack_local): (&[Connection], &[u64], bool) = match pairs {
+        ClassPairs::Known(list) => (list, &[], true),
+        ClassPairs::Drawn {
+            hosts: Some(h),
+            rack_local,
+        } => (&[], h, rack_local),
+        ClassPairs::Drawn {
+            hosts: None,
+            rack_local,
+        } => {
+            all = (0..topology.host_count() as u64).collect();
+            (&[], &all, rack_local)
+        }
+    };
+    let known = list.iter().map(|c| (c.src as u32, c.dst as u32));
+    let drawn = hosts
+        .iter()
+        .flat_map(|&s| hosts.iter().map(move |&d| (s as u32, d as u32)))
+        .filter(|&(s, d)| {
+            s != d
+                && (rack_local || topology.locality(HostId(s), HostId(d)) != TopoLocality::SameTor)
+        });
+    let mut reaches = known.chain(drawn).map(|(s, d)| {
+        last.set((s, d));
+        reach(topology, s, d)
+    });
+    configured
+        .transport
+        .check_reaches(&mut reaches)
+        .map_err(|e| {
+            let (src, dst) = last.get();
+            let what = match pairs {
+                ClassPairs::Known(_) => "has a flow",
+                ClassPairs::Drawn { .. } => "may draw a flow during the run",
+            };
+            SetupError::new(
+                e.key,
+                format!("class `{class}` {what} from host{src} to host{dst}: {e}"),
+            )
+            .with_hint(
+                "a pinned path index must exist for every pair the class may connect (a class \
+                 that draws its pairs during the run is checked against every pair of its \
+                 hosts); on a FatTree two hosts under one ToR have 1 path, two in one pod k/2, \
+                 others (k/2)^2 (docs/model.md 4.1)",
+            )
+        })
 }

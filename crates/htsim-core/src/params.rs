@@ -51,6 +51,18 @@ pub enum ParamKind {
     Buffer,
     /// One of a fixed set of names.
     Choice(&'static [&'static str]),
+    /// One of a fixed set of names, or a table of one key whose value is a non-empty list of
+    /// integers in `min..=max` (`{ pinned = [0, 2] }`).
+    ChoiceOrList {
+        /// The names.
+        names: &'static [&'static str],
+        /// The table's key.
+        key: &'static str,
+        /// Smallest integer.
+        min: i64,
+        /// Largest integer.
+        max: i64,
+    },
     /// Free text (a file path).
     Text,
 }
@@ -72,6 +84,15 @@ impl ParamKind {
             ParamKind::Rate => "a rate such as \"10Gbps\"".into(),
             ParamKind::Buffer => "a buffer size such as \"100pkt\" or \"64KB\"".into(),
             ParamKind::Choice(names) => format!("one of {}", quoted_list(names)),
+            ParamKind::ChoiceOrList {
+                names,
+                key,
+                min,
+                max,
+            } => format!(
+                "one of {}, or {{ {key} = [...] }} (a list of integers from {min} to {max})",
+                quoted_list(names)
+            ),
             ParamKind::Text => "a string".into(),
         }
     }
@@ -110,6 +131,13 @@ pub enum ParamValue {
     Buffer(BufferSize),
     /// A name from a fixed set, or free text.
     Text(String),
+    /// A table of one key and a list of integers ([`ParamKind::ChoiceOrList`]).
+    List {
+        /// The table's key (`pinned`).
+        key: &'static str,
+        /// The integers, in order.
+        values: Vec<i64>,
+    },
 }
 
 impl fmt::Display for ParamValue {
@@ -126,6 +154,10 @@ impl fmt::Display for ParamValue {
             ParamValue::Rate(r) => write!(f, "{r}"),
             ParamValue::Buffer(b) => f.write_str(&format_buffer(b)),
             ParamValue::Text(s) => f.write_str(s),
+            ParamValue::List { key, values } => {
+                let items: Vec<String> = values.iter().map(i64::to_string).collect();
+                write!(f, "{{ {key} = [{}] }}", items.join(", "))
+            }
         }
     }
 }
@@ -245,6 +277,14 @@ impl Params {
         }
     }
 
+    /// The list of integers of `key` (a [`ParamValue::List`]).
+    pub fn list(&self, key: &str) -> Option<&[i64]> {
+        match self.get(key) {
+            Some(ParamValue::List { values, .. }) => Some(values),
+            _ => None,
+        }
+    }
+
     /// The boolean value of `key`.
     pub fn bool(&self, key: &str) -> Option<bool> {
         match self.get(key) {
@@ -324,5 +364,35 @@ impl From<String> for ParamValue {
     /// As for `&str`.
     fn from(v: String) -> Self {
         ParamValue::Text(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_list_value_writes_as_its_table_and_its_kind_says_so() {
+        let v = ParamValue::List {
+            key: "pinned",
+            values: vec![3, 0],
+        };
+        assert_eq!(v.to_string(), "{ pinned = [3, 0] }");
+        let kind = ParamKind::ChoiceOrList {
+            names: &["ecmp", "distinct"],
+            key: "pinned",
+            min: 0,
+            max: 9,
+        };
+        assert_eq!(
+            kind.expected(),
+            "one of \"ecmp\" or \"distinct\", or { pinned = [...] } (a list of integers from 0 to 9)"
+        );
+        let mut p = Params::default();
+        p.set("paths", v);
+        assert_eq!(p.list("paths"), Some(&[3, 0][..]));
+        assert_eq!(p.text("paths"), None);
+        p.set("paths", "ecmp".into());
+        assert_eq!((p.list("paths"), p.values.len()), (None, 1));
     }
 }

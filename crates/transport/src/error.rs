@@ -22,6 +22,18 @@ pub enum TransportError {
     /// No compatibility profile has this name.
     #[error("unknown profile `{0}` (known: rfc, ns3-mmptcp)")]
     UnknownProfile(String),
+    /// A subflow is pinned to a path index the pair does not have (docs/model.md 4.1).
+    #[error(
+        "pinned path {index} does not exist: the pair has {paths} equal-cost path{} (indices 0 to {})",
+        if *.paths == 1 { "" } else { "s" },
+        .paths.saturating_sub(1)
+    )]
+    PinnedPathOutOfRange {
+        /// The pinned path index.
+        index: u32,
+        /// The pair's equal-cost path count.
+        paths: u32,
+    },
 }
 
 /// Why a transport's scenario parameters cannot be used: the key at fault (empty when the

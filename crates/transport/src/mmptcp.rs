@@ -8,11 +8,12 @@
 
 use crate::config::tcp_keys_and;
 use crate::config::{LimitedTransmit, Profile, TcpConfig};
-use crate::error::TransportError;
-use crate::mptcp::connection::{open_multipath, MmptcpSetup};
+use crate::error::{ParamError, TransportError};
+use crate::mptcp::connection::{check_pinned_paths, open_multipath, MmptcpSetup};
 use crate::mptcp::keys::{CAP_SUBFLOWS, CC, PATHS, SUBFLOWS};
 use crate::mptcp::{MptcpConfig, MptcpTransport};
 use crate::ps::{auto_dupthresh, limited_transmit, DUPTHRESH_AUTO, LIMITED_TRANSMIT};
+use crate::reach::Reach;
 use crate::transport::{Configured, Connection, ConnectionSpec, Transport, TransportKind};
 use htsim_core::endpoint::Spawn;
 use htsim_core::params::{KindSpec, ParamKind, ParamSpec};
@@ -73,7 +74,7 @@ impl MmptcpTransport {
         }
     }
 
-    /// The setup of a connection whose [`Reach`](crate::reach::Reach) is `reach` (6.5, 6.7).
+    /// The setup of a connection whose [`Reach`] is `reach` (6.5, 6.7).
     pub fn setup(&self, reach: Option<crate::reach::Reach>) -> MmptcpSetup {
         let max = match (self.mmptcp.auto_subflows, reach) {
             (true, Some(r)) => r.auto_subflows(),
@@ -102,6 +103,10 @@ impl Transport for MmptcpTransport {
     fn name(&self) -> &str {
         "mmptcp"
     }
+    fn check_reaches(&self, reaches: &mut dyn Iterator<Item = Reach>) -> Result<(), ParamError> {
+        check_pinned_paths(&self.mptcp, reaches, |r| Some(self.setup(Some(r))))
+            .map_err(|e| ParamError::new("paths", e.to_string()))
+    }
     fn open(
         &self,
         spawner: &mut dyn Spawn,
@@ -110,7 +115,7 @@ impl Transport for MmptcpTransport {
         let setup = self.setup(conn.reach);
         let cc = MptcpTransport {
             config: self.config.clone(),
-            mptcp: self.mptcp,
+            mptcp: self.mptcp.clone(),
             cc_factory: None,
             name: "mmptcp",
         }

@@ -122,6 +122,18 @@ pub trait Transport: Send + Sync {
         spawner: &mut dyn Spawn,
         conn: ConnectionSpec,
     ) -> Result<Connection, TransportError>;
+    /// Whether connections to destinations with the `reaches` given (locality and equal-cost
+    /// path count) can be opened with this transport's parameters, so that a caller can check
+    /// the pairs a run may connect before it starts; the error names the scenario key at fault
+    /// and the first reach refused is the last one taken from `reaches`. The multipath
+    /// transports with pinned subflow paths (`paths = { pinned = [...] }`, docs/model.md 4.1)
+    /// refuse a pair that lacks a path their subflows use, as [`open`](Transport::open) does.
+    /// Transports that accept any destination (the default) take nothing from `reaches`, so
+    /// it may lazily offer every pair of a large topology.
+    fn check_reaches(&self, reaches: &mut dyn Iterator<Item = Reach>) -> Result<(), ParamError> {
+        let _ = reaches;
+        Ok(())
+    }
 }
 
 /// Opens a one-subflow connection (TCP, DCTCP) with controller `cc`.
