@@ -428,69 +428,6 @@ fn forget_origins(node: &mut Node) {
 }
 
 /// Sets `key` of `params`, replacing an earlier value.
-fn set_param(params: &mut Params, key: &str, value: ParamValue) {
-    match params.values.iter_mut().find(|(k, _)| k == key) {
-        Some(slot) => slot.1 = value,
-        None => params.values.push((key.to_string(), value)),
-    }
-}
-
-impl From<i64> for ParamValue {
-    /// An integer parameter.
-    fn from(v: i64) -> Self {
-        ParamValue::Int(v)
-    }
-}
-
-impl From<f64> for ParamValue {
-    /// A float parameter.
-    fn from(v: f64) -> Self {
-        ParamValue::Float(v)
-    }
-}
-
-impl From<bool> for ParamValue {
-    /// A boolean parameter.
-    fn from(v: bool) -> Self {
-        ParamValue::Bool(v)
-    }
-}
-
-impl From<Rate> for ParamValue {
-    /// A rate parameter.
-    fn from(v: Rate) -> Self {
-        ParamValue::Rate(v)
-    }
-}
-
-impl From<SimTime> for ParamValue {
-    /// A duration parameter.
-    fn from(v: SimTime) -> Self {
-        ParamValue::Duration(v)
-    }
-}
-
-impl From<BufferSize> for ParamValue {
-    /// A buffer-size parameter.
-    fn from(v: BufferSize) -> Self {
-        ParamValue::Buffer(v)
-    }
-}
-
-impl From<&str> for ParamValue {
-    /// A name (`cc = "lia"`), a path, or `"auto"` / `"unlimited"` where a parameter takes them.
-    fn from(v: &str) -> Self {
-        ParamValue::Text(v.to_string())
-    }
-}
-
-impl From<String> for ParamValue {
-    /// As for `&str`.
-    fn from(v: String) -> Self {
-        ParamValue::Text(v)
-    }
-}
-
 impl TopologyConfig {
     /// A topology of kind `kind` (see `htsim list topologies`) with no parameter set: the
     /// builder fills in the defaults.
@@ -559,7 +496,7 @@ impl TopologyConfig {
     /// Sets parameter `key` (any key `htsim list topologies` gives for the kind), replacing an
     /// earlier value. Sizes are `ParamValue::Size(bytes)`; unit-less integers are integers.
     pub fn param(mut self, key: &str, value: impl Into<ParamValue>) -> Self {
-        set_param(&mut self.params, key, value.into());
+        self.params.set(key, value.into());
         self
     }
 
@@ -691,11 +628,31 @@ impl TransportConfig {
         Self::new("xmp").param("subflows", i64::from(subflows))
     }
 
+    /// `paths = { pinned = [...] }` (`mptcp`, `mmptcp`, `xmp`): subflow n takes path index
+    /// `paths[n mod length]` of its pair's equal-cost set, at most one entry per subflow
+    /// (docs/model.md 4.1). `.param("paths", "distinct")` draws distinct random paths instead.
+    ///
+    /// ```
+    /// use htsim::scenario::TransportConfig;
+    /// let t = TransportConfig::mptcp(2).pinned_paths([3, 1]);
+    /// assert_eq!(t.params.list("paths"), Some(&[3, 1][..]));
+    /// ```
+    pub fn pinned_paths(self, paths: impl IntoIterator<Item = u32>) -> Self {
+        let values = paths.into_iter().map(i64::from).collect();
+        self.param(
+            "paths",
+            ParamValue::List {
+                key: htsim_transport::mptcp::keys::PINNED,
+                values,
+            },
+        )
+    }
+
     /// Sets parameter `key` (any key `htsim list transports` gives for the kind), replacing an
     /// earlier value: `.param("cc", "ewtcp")`, `.param("min_rto", SimTime::from_ms(10))`,
     /// `.param("mss", ParamValue::Size(1460))`.
     pub fn param(mut self, key: &str, value: impl Into<ParamValue>) -> Self {
-        set_param(&mut self.params, key, value.into());
+        self.params.set(key, value.into());
         self
     }
 }

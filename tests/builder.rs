@@ -136,6 +136,7 @@ kind = "mptcp"
 cc = "ewtcp"
 min_rto = "10ms"
 mss = "1460B"
+paths = { pinned = [1, 0] }
 [[flows]]
 name = "incast"
 matrix = "incast"
@@ -216,7 +217,8 @@ flows = ["incast", 3]
             TransportConfig::new("mptcp")
                 .param("cc", "ewtcp")
                 .param("min_rto", SimTime::from_ms(10))
-                .param("mss", ParamValue::Size(1460)),
+                .param("mss", ParamValue::Size(1460))
+                .pinned_paths([1, 0]),
         )
         .flows(
             FlowClass::new("incast", SizeSpec::Uniform(10_000, 1_000_000), "x")

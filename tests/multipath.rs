@@ -3,7 +3,8 @@
 //! `beta` keys reach the transport, and short XMP flows complete; the `reorder_hold` key cuts
 //! packet scatter's spurious fast retransmits on a FatTree, and `scatter = "round-robin"` its
 //! needless resends; a `red` queue holds LIA's packets (not ECN-capable) to K + 1; the XMP
-//! two-path testbed runs from a scenario.
+//! two-path testbed runs from a scenario; pinned subflow paths take the listed paths, and a
+//! pinned path that a pair may lack is refused before any run.
 
 use std::path::Path;
 
@@ -546,4 +547,151 @@ transport = "x"
     assert!(multipath > 105.0, "multipath {multipath} Mb/s");
     assert!(single > 30.0, "single-path {single} Mb/s");
     assert!(multipath + single < 200.0, "{multipath} + {single} Mb/s");
+}
+
+/// One long MPTCP flow (2 subflows, 3 ms) from host 0 (pod 0) to host 8 (pod 2) of a k = 4
+/// FatTree: 4 paths, path `p` through core switch `p` (`agg0.<p / 2> -> core<p> -> agg2.<p / 2>`).
+fn one_pair() -> String {
+    MPTCP_LONG
+        .replace("\"permutation\"", "\"pairs\"\npairs = [[0, 8]]")
+        .replace("\"20ms\"", "\"3ms\"")
+        .replace("subflows = 4", "subflows = 2")
+}
+
+/// The core switches whose links from pod 0 and to pod 2 carried packets: data, SYNs and FINs
+/// of the flow (its ACKs go the other way), as (up, down) sets of core numbers.
+fn cores_carrying(overrides: &[&str]) -> (Vec<u32>, Vec<u32>) {
+    let out = run(&scenario(&one_pair(), overrides), 1, &RunContext::default()).unwrap();
+    assert!(out.conservation.holds());
+    assert!(out.results.flows[0].goodput_bps.unwrap() > 100e6);
+    let links = text(&out.files.links_csv);
+    let mut lines = links.lines();
+    let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
+    let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (from, to, packets) = (at("from"), at("to"), at("packets_enqueued"));
+    let core = |node: &str| node.strip_prefix("core").map(|c| c.parse::<u32>().unwrap());
+    let (mut up, mut down) = (Vec::new(), Vec::new());
+    for f in lines.map(|l| l.split(',').collect::<Vec<_>>()) {
+        if f[packets] == "0" {
+            continue;
+        }
+        match (core(f[from]), core(f[to])) {
+            (None, Some(c)) if f[from].starts_with("agg0.") => up.push(c),
+            (Some(c), None) if f[to].starts_with("agg2.") => down.push(c),
+            _ => {}
+        }
+    }
+    up.sort();
+    down.sort();
+    (up, down)
+}
+
+#[test]
+fn pinned_paths_send_each_subflow_through_its_listed_core() {
+    let pinned = |list: &str| format!("transports.m.paths={{ pinned = {list} }}");
+    // Subflow 0 on path 3, subflow 1 on path 1.
+    let both = (vec![1, 3], vec![1, 3]);
+    assert_eq!(cores_carrying(&[&pinned("[3, 1]")]), both);
+    // Four subflows wrap round a list of one: all on path 2.
+    let four = [pinned("[2]"), "transports.m.subflows=4".to_string()];
+    let four: Vec<&str> = four.iter().map(String::as_str).collect();
+    assert_eq!(cores_carrying(&four), (vec![2], vec![2]));
+    // XMP takes the key too.
+    let xmp = [pinned("[0, 2]"), "transports.m.kind=\"xmp\"".to_string()];
+    let xmp: Vec<&str> = xmp.iter().map(String::as_str).collect();
+    assert_eq!(cores_carrying(&xmp), (vec![0, 2], vec![0, 2]));
+    // Distinct paths for four subflows cross all four cores.
+    let distinct = ["transports.m.paths=\"distinct\"", "transports.m.subflows=4"];
+    assert_eq!(
+        cores_carrying(&distinct),
+        (vec![0, 1, 2, 3], vec![0, 1, 2, 3])
+    );
+}
+
+/// The pre-flight's problems with scenario `text` changed by `overrides`, as text.
+fn preflight_problems(text: &str, overrides: &[&str]) -> Option<String> {
+    let options = LoadOptions {
+        overrides: overrides.iter().map(|s| s.to_string()).collect(),
+        ..LoadOptions::default()
+    };
+    let loaded = load_str("pinned.toml", text, Path::new("."), &options).unwrap();
+    htsim::simulate::preflight::check(&loaded, 1)
+        .err()
+        .map(|p| p.to_string())
+}
+
+#[test]
+fn a_pinned_path_a_pair_may_lack_is_refused_before_any_run() {
+    let lines = |s: &str| s.lines().next().unwrap_or_default().to_string();
+    // Hosts 0 and 1 share a ToR: 1 path.
+    let pairs = one_pair().replace("[[0, 8]]", "[[0, 8], [0, 1]]");
+    let e = preflight_problems(&pairs, &["transports.m.paths={ pinned = [0, 1] }"]).unwrap();
+    assert_eq!(
+        lines(&e),
+        "pinned.toml: in `--set transports.m.paths={ pinned = [0, 1] }`: `transports.m.paths`: \
+         class `long` has a flow from host0 to host1: pinned path 1 does not exist: the pair \
+         has 1 equal-cost path (indices 0 to 0)",
+        "{e}"
+    );
+    assert!(preflight_problems(&pairs, &["transports.m.paths={ pinned = [0] }"]).is_none());
+    // With cap_subflows the pair under one ToR opens 1 subflow (path 0); hosts 0 and 2 (one
+    // pod, 2 paths) open 2, on paths 0 and 3: path 3 is missing.
+    let capped = [
+        "transports.m.paths={ pinned = [0, 3] }",
+        "transports.m.cap_subflows=true",
+    ];
+    assert!(preflight_problems(&pairs, &capped).is_none());
+    let pod = one_pair().replace("[[0, 8]]", "[[0, 1], [0, 2]]");
+    let e = preflight_problems(&pod, &capped).unwrap();
+    assert!(
+        e.contains("from host0 to host2: pinned path 3 does not exist: the pair has 2"),
+        "{e}"
+    );
+    // MMPTCP places its subflows from the switch on: with 8/4/1 subflows by distance a pair
+    // under one ToR never switches, so path 1 is needed only within the pod.
+    let mmptcp = [
+        "transports.m.kind=\"mmptcp\"",
+        "transports.m.paths={ pinned = [1] }",
+    ];
+    assert!(preflight_problems(&pairs, &mmptcp).is_some());
+    let auto = [mmptcp[0], mmptcp[1], "transports.m.auto_subflows=true"];
+    assert!(preflight_problems(&pairs, &auto).is_none());
+    // Jobs draw their hosts during the run: every pair they may draw is checked.
+    let jobs = r#"
+[run]
+duration = "3ms"
+[topology]
+kind = "fattree"
+k = 4
+[transports.m]
+kind = "mptcp"
+subflows = 2
+paths = { pinned = [0, 1] }
+[[flows]]
+name = "incast"
+jobs = { servers = 4 }
+transport = "m"
+"#;
+    let e = preflight_problems(jobs, &[]).unwrap();
+    assert!(
+        e.contains("pinned.toml:10:9: `transports.m.paths`: class `incast` may draw a flow during the run from host0 to host1"),
+        "{e}"
+    );
+    // Without rack-local servers every pair has at least 2 paths.
+    let remote = jobs.replace("servers = 4", "servers = 4, rack_local = false");
+    assert!(preflight_problems(&remote, &[]).is_none());
+    let out = run(&scenario(&remote, &[]), 1, &RunContext::default()).unwrap();
+    assert!(out.conservation.holds());
+    // Closed-loop flows to new destinations draw them during the run too.
+    let closed = one_pair()
+        .replace("\"pairs\"\npairs = [[0, 8]]", "\"random\"")
+        .replace(
+            "\"infinite\"",
+            "\"100KB\"\narrivals = { closed_loop = true, new_destination = true }",
+        );
+    let pinned = ["transports.m.paths={ pinned = [0, 1] }"];
+    let e = preflight_problems(&closed, &pinned).unwrap();
+    assert!(e.contains("may draw a flow during the run"), "{e}");
+    let off_rack = closed.replace("\"random\"", "\"random\"\nexclude_rack_local = true");
+    assert!(preflight_problems(&off_rack, &pinned).is_none());
 }

@@ -657,3 +657,55 @@ fn bad_trace_values() {
         "{BASE}\n[output]\ntrace = {{ flows = [100000] }}\n"
     ));
 }
+
+#[test]
+fn pinned_paths_read_back_and_bad_lists_are_errors_at_their_key() {
+    let pinned = |paths: &str| BASE.replace("subflows = 8", &format!("subflows = 8\n{paths}"));
+    let loaded = ok(&pinned("paths = { pinned = [3, 0, 3] }"));
+    let t = loaded.scenario.transport("mptcp8").unwrap();
+    assert_eq!(t.params.list("paths"), Some(&[3, 0, 3][..]));
+    let text = loaded.scenario.to_toml_string().unwrap();
+    assert!(text.contains("pinned = [3, 0, 3]"), "{text}");
+    assert_eq!(ok(&text).scenario, loaded.scenario, "reads back:\n{text}");
+    let e = bad(&pinned("paths = { pinned = [] }"));
+    check(&e, 13, "transports.mptcp8.paths.pinned", "an empty list");
+    let e = bad(&pinned("paths = { pinned = [0, -1] }"));
+    check(
+        &e,
+        13,
+        "transports.mptcp8.paths.pinned",
+        "-1 is out of range",
+    );
+    let e = bad(&pinned("paths = { pinned = 2 }"));
+    check(
+        &e,
+        13,
+        "transports.mptcp8.paths.pinned",
+        "a list of integers",
+    );
+    let e = bad(&pinned("paths = { pined = [2] }"));
+    check(
+        &e,
+        13,
+        "transports.mptcp8.paths.pined",
+        "unknown key `pined`",
+    );
+    assert_eq!(e.hint.as_deref(), Some("did you mean `pinned`?"));
+    let e = bad(&pinned("paths = \"pinned\""));
+    check(
+        &e,
+        13,
+        "transports.mptcp8.paths",
+        "\"pinned\" needs its list",
+    );
+    assert_eq!(e.hint.as_deref(), Some("write paths = { pinned = [0, 1] }"));
+    let e = bad(&pinned("paths = 2"));
+    check(&e, 13, "transports.mptcp8.paths", "or { pinned = [...] }");
+    let e = bad(&pinned("paths = \"distint\""));
+    check(
+        &e,
+        13,
+        "transports.mptcp8.paths",
+        "unknown value \"distint\"",
+    );
+}

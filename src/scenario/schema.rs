@@ -10,7 +10,7 @@ use htsim_core::{Rate, SimTime};
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
-use super::params::Params;
+use super::params::{serialize_params, Params};
 use super::reference::Reference;
 use super::tree::{Node, Table, Value};
 
@@ -284,9 +284,7 @@ impl Serialize for TopologyConfig {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("kind", &self.kind)?;
-        for (k, v) in &self.params.values {
-            m.serialize_entry(k, v)?;
-        }
+        serialize_params(&mut m, &self.params)?;
         if !self.layers.is_empty() {
             m.serialize_entry("layers", &PairMap(&self.layers))?;
         }
@@ -432,9 +430,7 @@ impl Serialize for TransportConfig {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("kind", &self.kind)?;
-        for (k, v) in &self.params.values {
-            m.serialize_entry(k, v)?;
-        }
+        serialize_params(&mut m, &self.params)?;
         m.end()
     }
 }

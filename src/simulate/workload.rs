@@ -35,7 +35,7 @@ use htsim_workload::{
 };
 
 use super::setup_error::SetupError;
-use super::transports::{configure, Configured};
+use super::transports::{check_pairs, configure, ClassPairs, Configured};
 use crate::scenario::input::read_text;
 use crate::scenario::{
     Arrivals, FlowClass, JobsConfig, MatrixKind, PairsSpec, Scenario, Senders, SizeSpec,
@@ -196,7 +196,15 @@ pub fn plan(
                 TransportRef::Inline(t) => (t.clone(), format!("{key}.transport")),
             };
             let transport = configure(&transport_config).map_err(|e| e.within(&transport_key))?;
+            let check = |pairs: ClassPairs<'_>| {
+                check_pairs(&transport, pairs, topology, &class.name)
+                    .map_err(|e| e.within(&transport_key))
+            };
             if let Some(jobs) = &class.jobs {
+                check(ClassPairs::Drawn {
+                    hosts: None,
+                    rack_local: jobs.rack_local,
+                })?;
                 return Ok(ClassPlan {
                     name: class.name.clone(),
                     pool: Vec::new(),
@@ -222,7 +230,21 @@ pub fn plan(
                 }) => Some(new_destinations(&matrix_key, &layout)),
                 _ => None,
             };
+            if new_destinations.is_some() {
+                // Each new flow draws its destination as the run goes.
+                let excluded =
+                    matches!(&matrix_key.recipe, Recipe::Random(l) if l.exclude_rack_local);
+                check(ClassPairs::Drawn {
+                    hosts: matrix_key.hosts.as_deref(),
+                    rack_local: !excluded,
+                })?;
+            }
             let (pool, rounds) = if class.arrivals == Some(Arrivals::MatrixRounds) {
+                // Later rounds draw their pairs as the run goes.
+                check(ClassPairs::Drawn {
+                    hosts: matrix_key.hosts.as_deref(),
+                    rack_local: true,
+                })?;
                 let rounds = RoundsPlan {
                     matrix: MatrixSource::new(&matrix_key, topology, &layout, &scenario.base_dir)
                         .map_err(fail)?,
@@ -251,6 +273,7 @@ pub fn plan(
                     .map_err(|e| fail(SetupError::new("senders", e.to_string())))?;
                 (taken, None)
             };
+            check(ClassPairs::Known(&pool))?;
             Ok(ClassPlan {
                 name: class.name.clone(),
                 pool,

@@ -87,15 +87,10 @@ impl Listing {
         }
     }
 
-    /// Every kind of `kinds`: its name and description, its parameters, its layers.
-    fn kinds(&mut self, kinds: &[params::KindSpec]) {
-        for k in kinds {
-            self.text(format!("  {}  {}", k.name, one_line(k.doc)));
-            self.params(k.params);
-            if !k.layers.is_empty() {
-                self.text(format!("      layers: {}", k.layers.join(", ")));
-            }
-        }
+    /// A kind: its name and description, then its parameters.
+    fn kind(&mut self, k: &params::KindSpec) {
+        self.text(format!("  {}  {}", k.name, one_line(k.doc)));
+        self.params(k.params);
     }
 
     /// The listing as text: key, default and type columns aligned over every key line.
@@ -164,7 +159,12 @@ pub fn listing(what: Option<ListWhat>) -> String {
         l.text(
             "topologies ([topology] kind = ...; [topology.layers.<layer>] link_rate, link_delay):",
         );
-        l.kinds(params::TOPOLOGIES);
+        for t in params::TOPOLOGIES {
+            l.kind(&t.kind);
+            if !t.layers.is_empty() {
+                l.text(format!("      layers: {}", t.layers.join(", ")));
+            }
+        }
         l.text("  node names: host<i>; FatTree tor<pod>.<i>, agg<pod>.<i>, core<i>");
     }
     if show(ListWhat::Queues) {
@@ -184,7 +184,9 @@ pub fn listing(what: Option<ListWhat>) -> String {
     }
     if show(ListWhat::Transports) {
         l.text("transports ([transports.<name>] kind = ..., or inline in a flow class):");
-        l.kinds(params::TRANSPORTS);
+        for t in params::TRANSPORTS {
+            l.kind(&t.spec);
+        }
     }
     if show(ListWhat::Workloads) {
         flows(&mut l);

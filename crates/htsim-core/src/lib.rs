@@ -13,6 +13,8 @@
 //! - [`rng`]: named, independent random streams from one seed.
 //! - [`flow`]: the per-flow result record; [`source`]: constant-rate and fixed-window sources
 //!   and a sink that exercise the engine without a transport.
+//! - [`params`]: the parameters of the kinds scenarios name (key, type, default, meaning) and
+//!   their resolved values.
 //! - [`suggest`]: the "did you mean" rule shared by every error that names an unknown name.
 //!
 //! See docs/model.md 15 for the design and `README.md` for figures.
@@ -23,6 +25,7 @@ pub mod flow;
 pub mod ids;
 pub mod link;
 pub mod packet;
+pub mod params;
 mod prefetch;
 pub mod queue;
 mod ring;

@@ -5,9 +5,14 @@
 //! defaults are the [`Profile::Rfc`] profile; [`TcpConfig::ns3_mmptcp`] gives the faithful
 //! ns-3 behaviour of the MMPTCP paper. Every field is public and can be changed after choosing a
 //! profile; [`TcpConfig::validate`] checks the combination before a connection is opened.
+//!
+//! [`keys`] are the scenario keys of these parameters that every transport takes, and
+//! [`TcpConfig::from_params`] reads them.
 
-use crate::error::TransportError;
+use crate::error::{ParamError, TransportError};
 use crate::reorder::ReorderHold;
+use htsim_core::params::{ParamValue, Params};
+use htsim_core::units::BufferSize;
 use htsim_core::SimTime;
 
 /// Maximum segment size of the MMPTCP paper, in payload bytes (docs/model.md 0, 2.1).
@@ -388,6 +393,213 @@ impl TcpConfig {
             h.validate()?;
         }
         Ok(())
+    }
+}
+
+/// The parameter list of a transport kind that takes every TCP key of [`keys`] (in the order
+/// `htsim list` shows them: `profile` to `reorder_hold_segments`), then `extra`.
+macro_rules! tcp_keys_and {
+    ($($extra:expr),* $(,)?) => {
+        &[
+            $crate::config::keys::PROFILE,
+            $crate::config::keys::MSS,
+            $crate::config::keys::HEADER_SIZE,
+            $crate::config::keys::ACK_SIZE,
+            $crate::config::keys::INITIAL_CWND,
+            $crate::config::keys::INITIAL_SSTHRESH,
+            $crate::config::keys::RWND,
+            $crate::config::keys::DELAYED_ACK,
+            $crate::config::keys::MIN_RTO,
+            $crate::config::keys::REORDER_HOLD,
+            $crate::config::keys::REORDER_HOLD_SEGMENTS,
+            $($extra),*
+        ]
+    };
+}
+pub(crate) use tcp_keys_and;
+
+/// The scenario keys of [`TcpConfig`] (docs/model.md 11); each transport lists those it takes
+/// in its [`TransportKind`](crate::transport::TransportKind) (most take all of them, before their own).
+pub mod keys {
+    use htsim_core::params::{ParamKind, ParamSpec};
+
+    /// `profile`.
+    pub const PROFILE: ParamSpec = ParamSpec::new(
+        "profile",
+        ParamKind::Choice(&["rfc", "ns3-mmptcp"]),
+        Some("rfc"),
+        "compatibility profile (docs/model.md 12)",
+    );
+    /// `mss`.
+    pub const MSS: ParamSpec = ParamSpec::new(
+        "mss",
+        ParamKind::PositiveSize,
+        Some("1400B"),
+        "maximum segment size (payload per packet)",
+    );
+    /// `header_size`.
+    pub const HEADER_SIZE: ParamSpec = ParamSpec::new(
+        "header_size",
+        ParamKind::Size,
+        Some("62B"),
+        "header bytes added to each data packet on the wire",
+    );
+    /// `ack_size`.
+    pub const ACK_SIZE: ParamSpec = ParamSpec::new(
+        "ack_size",
+        ParamKind::Size,
+        Some("42B"),
+        "size of an ACK and a FIN on the wire (a SYN adds 8 B of options when header_size > 0)",
+    );
+    /// `initial_cwnd`.
+    pub const INITIAL_CWND: ParamSpec = ParamSpec::new(
+        "initial_cwnd",
+        ParamKind::Int {
+            min: 1,
+            max: 1_000_000,
+        },
+        Some("1"),
+        "initial congestion window, in segments",
+    );
+    /// `initial_ssthresh`.
+    pub const INITIAL_SSTHRESH: ParamSpec = ParamSpec::new(
+        "initial_ssthresh",
+        ParamKind::Buffer,
+        Some("65535B"),
+        "initial slow-start threshold (bytes, or packets of mss bytes)",
+    );
+    /// `rwnd`: unlimited under `rfc`, the ns-3 model's 65 535 B under `ns3-mmptcp`.
+    pub const RWND: ParamSpec = ParamSpec {
+        profile_defaults: &[("ns3-mmptcp", "65535B")],
+        ..ParamSpec::new(
+            "rwnd",
+            ParamKind::SizeOrUnlimited,
+            Some("unlimited"),
+            "receiver window cap (\"unlimited\": no cap, the rfc default; 65535B: the ns-3 model's \
+             fixed window, the ns3-mmptcp default)",
+        )
+    };
+    /// `delayed_ack`.
+    pub const DELAYED_ACK: ParamSpec = ParamSpec::new(
+        "delayed_ack",
+        ParamKind::Bool,
+        Some("false"),
+        "ACK every second segment (40 ms timer)",
+    );
+    /// `min_rto`.
+    pub const MIN_RTO: ParamSpec = ParamSpec::new(
+        "min_rto",
+        ParamKind::Duration,
+        Some("200ms"),
+        "lower bound of the retransmission timeout",
+    );
+    /// `dupthresh`, a number (the transports without an automatic dupthresh).
+    pub const DUPTHRESH: ParamSpec = ParamSpec::new(
+        "dupthresh",
+        ParamKind::Int { min: 1, max: 1000 },
+        Some("3"),
+        "duplicate ACKs that trigger fast retransmit",
+    );
+    /// `reorder_hold`.
+    pub const REORDER_HOLD: ParamSpec = ParamSpec::new(
+        "reorder_hold",
+        ParamKind::Duration,
+        Some("0s"),
+        "reorder-resilient receiver: hold the duplicate ACKs of out-of-order segments up to this \
+         long before taking the hole for a loss (0s = off; above the paths' delay spread, e.g. \
+         \"300us\"; every subflow of the multipath receivers too)",
+    );
+    /// `reorder_hold_segments`.
+    pub const REORDER_HOLD_SEGMENTS: ParamSpec = ParamSpec::new(
+        "reorder_hold_segments",
+        ParamKind::Int {
+            min: 1,
+            max: 1_000_000,
+        },
+        Some("32"),
+        "with reorder_hold: at most this many duplicate ACKs held per hole, then all are sent \
+         (at most the expected window in segments)",
+    );
+}
+
+impl TcpConfig {
+    /// The configuration of a transport's resolved scenario parameters, starting from its
+    /// `profile`'s: `mss`; `header_size` -> the data-packet overhead; `ack_size` -> ACK and FIN
+    /// size (SYN = `ack_size` + 8 B of MPTCP options when headers are modelled, else
+    /// `ack_size`); `initial_cwnd` -> `initial_cwnd_segments`; `initial_ssthresh` -> bytes
+    /// (packets x MSS); `rwnd` -> `rwnd_cap` (`unlimited` = none); `delayed_ack` -> ACK every
+    /// 2nd segment with a 40 ms timer; `min_rto`; `dupthresh` (a number; `"auto"` is left to
+    /// the transport); `reorder_hold` (a positive duration) and `reorder_hold_segments` ->
+    /// `reorder_hold` (the reorder-resilient receiver, off at `0s`). A key not set keeps the
+    /// profile's value. Fails if the result does not [`validate`](TcpConfig::validate).
+    pub fn from_params(params: &Params) -> Result<TcpConfig, ParamError> {
+        let bad = |what: String| ParamError::new("", what);
+        let profile = match params.text("profile") {
+            Some(p) => Profile::from_name(p).map_err(|e| bad(e.to_string()))?,
+            None => Profile::Rfc,
+        };
+        let mut c = TcpConfig::for_profile(profile);
+        if let Some(mss) = params.size("mss") {
+            c.mss = u32::try_from(mss).map_err(|_| bad(format!("mss {mss} B is too large")))?;
+        }
+        let header = params
+            .size("header_size")
+            .map_or(Ok(c.sizes.data_overhead), u32::try_from)
+            .map_err(|_| bad("header_size is too large".into()))?;
+        let ack = params
+            .size("ack_size")
+            .map_or(Ok(c.sizes.ack), u32::try_from)
+            .map_err(|_| bad("ack_size is too large".into()))?;
+        c.sizes = PacketSizes {
+            data_overhead: header,
+            ack,
+            syn: if header > 0 { ack + 8 } else { ack },
+            fin: ack,
+        };
+        if let Some(iw) = params.int("initial_cwnd") {
+            c.initial_cwnd_segments =
+                u32::try_from(iw).map_err(|_| bad(format!("initial_cwnd {iw} is out of range")))?;
+        }
+        match params.get("initial_ssthresh") {
+            Some(ParamValue::Buffer(BufferSize::Bytes(b))) => c.initial_ssthresh = *b,
+            Some(ParamValue::Buffer(BufferSize::Packets(p))) => {
+                c.initial_ssthresh = p.saturating_mul(c.mss_bytes())
+            }
+            Some(ParamValue::Size(b)) => c.initial_ssthresh = *b,
+            _ => {}
+        }
+        match params.get("rwnd") {
+            Some(ParamValue::Unlimited) => c.rwnd_cap = None,
+            Some(ParamValue::Size(b)) => c.rwnd_cap = Some(*b),
+            _ => {}
+        }
+        if let Some(on) = params.bool("delayed_ack") {
+            c.delayed_ack = on.then_some(DelayedAck {
+                segments: 2,
+                timeout: SimTime::from_ms(40),
+            });
+        }
+        if let Some(t) = params.duration("min_rto") {
+            c.min_rto = t;
+        }
+        if let Some(t) = params
+            .duration("reorder_hold")
+            .filter(|t| *t > SimTime::ZERO)
+        {
+            let segments = params.int("reorder_hold_segments").unwrap_or(32);
+            c.reorder_hold = Some(ReorderHold {
+                max_delay: t,
+                max_segments: u32::try_from(segments).map_err(|_| {
+                    bad(format!("reorder_hold_segments {segments} is out of range"))
+                })?,
+            });
+        }
+        if let Some(d) = params.int("dupthresh") {
+            c.dupthresh =
+                u32::try_from(d).map_err(|_| bad(format!("dupthresh {d} is out of range")))?;
+        }
+        c.validate().map_err(|e| bad(format!("transport: {e}")))?;
+        Ok(c)
     }
 }
 

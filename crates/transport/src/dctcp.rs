@@ -6,9 +6,93 @@
 //! side (one-bit CE state machine with delayed ACKs) is in `receiver.rs`.
 
 use crate::cc::{AckSample, CcState, CongestionControl};
-use crate::config::SlowStartIncrease;
-use crate::error::TransportError;
+use crate::config::keys::DUPTHRESH;
+use crate::config::tcp_keys_and;
+use crate::config::{EcnMode, Profile, SlowStartIncrease, TcpConfig};
+use crate::error::{ParamError, TransportError};
 use crate::newreno::NewReno;
+use crate::transport::{
+    open_single_path, Configured, Connection, ConnectionSpec, Transport, TransportKind,
+};
+use htsim_core::endpoint::Spawn;
+use htsim_core::params::{KindSpec, ParamKind, ParamSpec};
+use std::sync::Arc;
+
+/// DCTCP (docs/model.md 8): TCP whose data is ECN-capable (retransmissions included, Linux
+/// practice) with the DCTCP controller. Delayed ACKs stay as configured (off by default, the
+/// MMPTCP model's setting; 8 proposes m = 2 with 40 ms for DCTCP/XMP reproductions).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DctcpTransport {
+    /// Parameters of every connection.
+    pub config: TcpConfig,
+    /// DCTCP's own parameters.
+    pub dctcp: DctcpConfig,
+}
+
+impl DctcpTransport {
+    /// DCTCP with `profile`'s TCP parameters and ECT on all data.
+    pub fn new(profile: Profile) -> Self {
+        let mut config = TcpConfig::for_profile(profile);
+        config.ecn = EcnMode {
+            ect_data: true,
+            ect_retransmits: true,
+        };
+        DctcpTransport {
+            config,
+            dctcp: DctcpConfig::default(),
+        }
+    }
+}
+
+impl Transport for DctcpTransport {
+    fn name(&self) -> &str {
+        "dctcp"
+    }
+    fn open(
+        &self,
+        spawner: &mut dyn Spawn,
+        conn: ConnectionSpec,
+    ) -> Result<Connection, TransportError> {
+        self.dctcp.validate()?;
+        let cc = Dctcp::new(self.dctcp, self.config.ss_increase);
+        open_single_path(spawner, conn, &self.config, Box::new(cc))
+    }
+}
+
+/// `dctcp` in scenarios: TCP's keys ([`TcpConfig::from_params`]; data stays ECN-capable) and
+/// `g`.
+pub const KIND: TransportKind = TransportKind {
+    spec: KindSpec {
+        name: "dctcp",
+        doc: "DCTCP (docs/model.md 8)",
+        params: tcp_keys_and![
+            DUPTHRESH,
+            ParamSpec::new(
+                "g",
+                ParamKind::Float { min: 0.0, max: 1.0 },
+                Some("0.0625"),
+                "gain of the marked-fraction estimate",
+            ),
+        ],
+    },
+    new: |p| Box::new(DctcpTransport::new(p)),
+    configure: |params| {
+        let tcp = TcpConfig::from_params(params)?;
+        let mut t = DctcpTransport::new(tcp.profile);
+        t.config = TcpConfig {
+            ecn: t.config.ecn,
+            ..tcp.clone()
+        };
+        t.dctcp.g = params.float("g").unwrap_or(t.dctcp.g);
+        t.dctcp
+            .validate()
+            .map_err(|e| ParamError::new("", format!("dctcp: {e}")))?;
+        Ok(Configured {
+            transport: Arc::new(t),
+            tcp,
+        })
+    },
+};
 
 /// DCTCP parameters (docs/model.md 8, 11).
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -3,7 +3,7 @@
 //!
 //! The algorithms are those of docs/model.md (cited by section in the item docs):
 //! - [`config`]: every TCP parameter of section 11 with its default, the packet sizes of
-//!   section 1, and the `rfc` / `ns3-mmptcp` profiles of section 12;
+//!   section 1, the `rfc` / `ns3-mmptcp` profiles of section 12, and their scenario keys;
 //! - [`subflow`]: the sender engine of one subflow (section 2): handshake, sending with
 //!   go-back-N, ACK classification, NewReno fast retransmit / fast recovery, RTO, FIN;
 //! - [`rtt`]: RTT estimators (RFC 6298, ns-3 mean deviation) and the RTO (2.9);
@@ -13,9 +13,11 @@
 //! - [`reorder`]: the reorder-resilient receiver option (issue 5, Juggler-like duplicate-ACK hold);
 //! - [`xmp`]: XMP's per-connection controller (BOS + TraSh, 7) and single-path BOS;
 //! - [`path`]: the per-packet path hook (ECMP ports, pinned path, per-packet scatter ports);
-//! - [`tcp`]: the sender endpoint, completion rule (9.6) and flow record;
+//! - [`tcp`]: the TCP transport, the sender endpoint, completion rule (9.6) and flow record;
 //! - [`trace`]: per-flow event traces of selected connections (off by default);
-//! - [`transport`]: [`Transport`], [`ConnectionSpec`], and the registry of transports;
+//! - [`transport`]: [`Transport`], [`ConnectionSpec`], and the registry of transports: each
+//!   transport's module declares its scenario keys (types, defaults, docs) and how they
+//!   configure it in a [`TransportKind`]; [`REGISTRY`] lists them;
 //! - [`ps`]: packet scatter (5); [`mptcp`]: MPTCP with its coupled controllers (4);
 //!   [`mmptcp`]: MMPTCP (6); [`reach`]: the destination's locality and path count (6.5, 6.7).
 //!
@@ -86,12 +88,14 @@ pub mod transport;
 pub mod xmp;
 
 pub use config::{PacketSizes, Profile, TcpConfig};
-pub use error::TransportError;
+pub use dctcp::DctcpTransport;
+pub use error::{ParamError, TransportError};
 pub use mmptcp::MmptcpTransport;
 pub use mptcp::MptcpTransport;
 pub use ps::PsTransport;
 pub use reach::{Locality, Reach};
+pub use tcp::TcpTransport;
 pub use transport::{
-    transport_by_name, transport_names, Connection, ConnectionSpec, DctcpTransport, TcpTransport,
-    Transport,
+    transport_by_name, transport_kind, transport_names, Configured, Connection, ConnectionSpec,
+    Transport, TransportKind, REGISTRY,
 };

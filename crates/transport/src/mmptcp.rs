@@ -6,12 +6,18 @@
 //! Only the default switching mode `FlowSize` with `SwitchingCondition` off is modelled (6.3:
 //! the other modes are off in the paper), and none of 6.8's attributes.
 
+use crate::config::tcp_keys_and;
 use crate::config::{LimitedTransmit, Profile, TcpConfig};
-use crate::error::TransportError;
-use crate::mptcp::connection::{open_multipath, MmptcpSetup};
+use crate::error::{ParamError, TransportError};
+use crate::mptcp::connection::{check_pinned_paths, open_multipath, MmptcpSetup};
+use crate::mptcp::keys::{CAP_SUBFLOWS, CC, PATHS, SUBFLOWS};
 use crate::mptcp::{MptcpConfig, MptcpTransport};
-use crate::transport::{Connection, ConnectionSpec, Transport};
+use crate::ps::{auto_dupthresh, limited_transmit, DUPTHRESH_AUTO, LIMITED_TRANSMIT};
+use crate::reach::Reach;
+use crate::transport::{Configured, Connection, ConnectionSpec, Transport, TransportKind};
 use htsim_core::endpoint::Spawn;
+use htsim_core::params::{KindSpec, ParamKind, ParamSpec};
+use std::sync::Arc;
 
 /// FlowSizeThresh default (bytes, 6.3).
 pub const DEFAULT_SWITCH_THRESHOLD: u64 = 100_000;
@@ -68,7 +74,7 @@ impl MmptcpTransport {
         }
     }
 
-    /// The setup of a connection whose [`Reach`](crate::reach::Reach) is `reach` (6.5, 6.7).
+    /// The setup of a connection whose [`Reach`] is `reach` (6.5, 6.7).
     pub fn setup(&self, reach: Option<crate::reach::Reach>) -> MmptcpSetup {
         let max = match (self.mmptcp.auto_subflows, reach) {
             (true, Some(r)) => r.auto_subflows(),
@@ -97,6 +103,10 @@ impl Transport for MmptcpTransport {
     fn name(&self) -> &str {
         "mmptcp"
     }
+    fn check_reaches(&self, reaches: &mut dyn Iterator<Item = Reach>) -> Result<(), ParamError> {
+        check_pinned_paths(&self.mptcp, reaches, |r| Some(self.setup(Some(r))))
+            .map_err(|e| ParamError::new("paths", e.to_string()))
+    }
     fn open(
         &self,
         spawner: &mut dyn Spawn,
@@ -105,7 +115,7 @@ impl Transport for MmptcpTransport {
         let setup = self.setup(conn.reach);
         let cc = MptcpTransport {
             config: self.config.clone(),
-            mptcp: self.mptcp,
+            mptcp: self.mptcp.clone(),
             cc_factory: None,
             name: "mmptcp",
         }
@@ -115,3 +125,53 @@ impl Transport for MmptcpTransport {
         open_multipath(spawner, conn, &config, &self.mptcp, cc, Some(setup))
     }
 }
+
+/// `mmptcp` in scenarios: TCP's keys ([`TcpConfig::from_params`]), MPTCP's
+/// ([`MptcpConfig::from_params`]; for the subflows opened at the switch), the scatter phase's
+/// `dupthresh` and `limited_transmit` (as [`ps`](crate::ps)), `switch_threshold` and
+/// `auto_subflows`.
+pub const KIND: TransportKind = TransportKind {
+    spec: KindSpec {
+        name: "mmptcp",
+        doc: "MMPTCP: packet scatter, then MPTCP after a switching threshold (docs/model.md 6)",
+        params: tcp_keys_and![
+            DUPTHRESH_AUTO,
+            SUBFLOWS,
+            CC,
+            PATHS,
+            CAP_SUBFLOWS,
+            LIMITED_TRANSMIT,
+            ParamSpec::new(
+                "switch_threshold",
+                ParamKind::Size,
+                Some("100KB"),
+                "bytes sent before switching to MPTCP",
+            ),
+            ParamSpec::new(
+                "auto_subflows",
+                ParamKind::Bool,
+                Some("false"),
+                "8/4/1 subflows by distance (docs/model.md 6.7)",
+            ),
+        ],
+    },
+    new: |p| Box::new(MmptcpTransport::new(p)),
+    configure: |params| {
+        let tcp = TcpConfig::from_params(params)?;
+        let mut t = MmptcpTransport::new(tcp.profile);
+        t.config = tcp.clone();
+        t.mptcp = MptcpConfig::from_params(params, tcp.profile)?;
+        t.mmptcp.auto_dupthresh = auto_dupthresh(params);
+        t.mmptcp.limited_transmit = limited_transmit(params);
+        if let Some(b) = params.size("switch_threshold") {
+            t.mmptcp.switch_threshold = b;
+        }
+        if let Some(on) = params.bool("auto_subflows") {
+            t.mmptcp.auto_subflows = on;
+        }
+        Ok(Configured {
+            transport: Arc::new(t),
+            tcp,
+        })
+    },
+};

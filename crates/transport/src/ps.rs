@@ -8,14 +8,19 @@
 //! [`flags::SCATTERED`](htsim_core::packet::flags::SCATTERED). Not modelled (all off in the
 //! paper's runs, 5): `IsRTOmin`, `IsRTObackoff`, `IsThinStream`.
 
-use crate::config::{Profile, TcpConfig};
-use crate::error::TransportError;
+use crate::config::tcp_keys_and;
+use crate::config::{LimitedTransmit, Profile, TcpConfig};
+use crate::error::{ParamError, TransportError};
 use crate::newreno::NewReno;
 use crate::path::PathPolicy;
-use crate::transport::{open_single_path, Connection, ConnectionSpec, Transport};
+use crate::transport::{
+    open_single_path, Configured, Connection, ConnectionSpec, Transport, TransportKind,
+};
 use htsim_core::endpoint::Spawn;
+use htsim_core::params::{KindSpec, ParamKind, ParamSpec, ParamValue, Params};
 use htsim_core::rng::SimRng;
 use rand::{Rng, SeedableRng};
+use std::sync::Arc;
 
 /// The PS transport.
 #[derive(Clone, Debug, PartialEq)]
@@ -101,3 +106,71 @@ impl Transport for PsTransport {
         open_single_path(spawner, conn, &config, Box::new(cc))
     }
 }
+
+/// `dupthresh` of the transports with a scattering phase (PS, MMPTCP): `"auto"` (the default)
+/// or a number ([`auto_dupthresh`]).
+pub const DUPTHRESH_AUTO: ParamSpec = ParamSpec::new(
+    "dupthresh",
+    ParamKind::IntOrAuto { min: 1, max: 1000 },
+    Some("auto"),
+    "duplicate ACKs that trigger fast retransmit; auto = topology-aware (docs/model.md 6.5)",
+);
+
+/// `limited_transmit` of the transports with a scattering phase ([`limited_transmit`]).
+pub const LIMITED_TRANSMIT: ParamSpec = ParamSpec::new(
+    "limited_transmit",
+    ParamKind::Bool,
+    Some("false"),
+    "limited transmit in the scatter phase (docs/model.md 6.6)",
+);
+
+/// `dupthresh = "auto"` (or absent): 3 + X from the destination (docs/model.md 6.5); a number
+/// is the whole dupthresh (set by [`TcpConfig::from_params`]).
+pub fn auto_dupthresh(params: &Params) -> bool {
+    !matches!(params.get("dupthresh"), Some(ParamValue::Int(_)))
+}
+
+/// `limited_transmit = true`: MMPTCP's variant (docs/model.md 6.6).
+pub fn limited_transmit(params: &Params) -> LimitedTransmit {
+    match params.bool("limited_transmit") {
+        Some(true) => LimitedTransmit::Mmptcp,
+        _ => LimitedTransmit::Off,
+    }
+}
+
+/// `ps` in scenarios: TCP's keys ([`TcpConfig::from_params`]) with an automatic `dupthresh`,
+/// `limited_transmit` and `scatter`.
+pub const KIND: TransportKind = TransportKind {
+    spec: KindSpec {
+        name: "ps",
+        doc: "packet scatter: one window, a random source port per packet (docs/model.md 5)",
+        params: tcp_keys_and![
+            DUPTHRESH_AUTO,
+            LIMITED_TRANSMIT,
+            ParamSpec::new(
+                "scatter",
+                ParamKind::Choice(&["random", "round-robin"]),
+                Some("random"),
+                "how data packets pick their paths: \"random\" = an independent random path each \
+                 (a random source port hashed by ECMP); \"round-robin\" = the pair's paths in \
+                 turn, as htsim's packet scatter (docs/model.md 5)",
+            ),
+        ],
+    },
+    new: |p| Box::new(PsTransport::new(p)),
+    configure: |params| {
+        let tcp = TcpConfig::from_params(params)?;
+        let mut t = PsTransport::new(tcp.profile);
+        t.config = tcp.clone();
+        t.auto_dupthresh = auto_dupthresh(params);
+        t.config.limited_transmit = limited_transmit(params);
+        if let Some(name) = params.text("scatter") {
+            t.scatter = ScatterOrder::from_name(name)
+                .ok_or_else(|| ParamError::new("scatter", format!("unknown scatter `{name}`")))?;
+        }
+        Ok(Configured {
+            transport: Arc::new(t),
+            tcp,
+        })
+    },
+};

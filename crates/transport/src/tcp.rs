@@ -1,19 +1,77 @@
-//! The TCP sender endpoint: a connection with one [`Subflow`] (docs/model.md 2), the bulk-send
+//! TCP NewReno: the [`TcpTransport`] and its scenario parameters ([`KIND`]), and the TCP
+//! sender endpoint: a connection with one [`Subflow`] (docs/model.md 2), the bulk-send
 //! application, the FIN exchange (2.11), the completion rule (9.6) and the flow record.
 //!
 //! DCTCP is the same endpoint with the [`Dctcp`](crate::dctcp::Dctcp) controller (section 8).
 
 use crate::cc::CongestionControl;
-use crate::config::TcpConfig;
+use crate::config::keys::DUPTHRESH;
+use crate::config::tcp_keys_and;
+use crate::config::{Profile, TcpConfig};
+use crate::error::TransportError;
+use crate::newreno::NewReno;
 use crate::receiver::ReceiverStats;
 use crate::subflow::{DataSource, Subflow, SubflowCounters, SubflowEnv, TimerOutcome, FIRST_SEQ};
-use htsim_core::endpoint::{Ctx, Endpoint};
+use crate::transport::{
+    open_single_path, Configured, Connection, ConnectionSpec, Transport, TransportKind,
+};
+use htsim_core::endpoint::{Ctx, Endpoint, Spawn};
 use htsim_core::flow::{FlowRecord, FlowSample};
 use htsim_core::ids::{EndpointId, HostId};
 use htsim_core::packet::{Packet, PacketKind};
+use htsim_core::params::KindSpec;
 use htsim_core::timer::TimerFired;
 use htsim_core::SimTime;
 use std::sync::{Arc, Mutex};
+
+/// TCP NewReno (docs/model.md 2).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpTransport {
+    /// Parameters of every connection.
+    pub config: TcpConfig,
+}
+
+impl TcpTransport {
+    /// TCP with `profile`'s parameters.
+    pub fn new(profile: Profile) -> Self {
+        TcpTransport {
+            config: TcpConfig::for_profile(profile),
+        }
+    }
+}
+
+impl Transport for TcpTransport {
+    fn name(&self) -> &str {
+        "tcp"
+    }
+    fn open(
+        &self,
+        spawner: &mut dyn Spawn,
+        conn: ConnectionSpec,
+    ) -> Result<Connection, TransportError> {
+        let cc = NewReno::new(self.config.ss_increase);
+        open_single_path(spawner, conn, &self.config, Box::new(cc))
+    }
+}
+
+/// `tcp` in scenarios: the keys of [`TcpConfig`] ([`TcpConfig::from_params`]).
+pub const KIND: TransportKind = TransportKind {
+    spec: KindSpec {
+        name: "tcp",
+        doc: "TCP NewReno (docs/model.md 2)",
+        params: tcp_keys_and![DUPTHRESH,],
+    },
+    new: |p| Box::new(TcpTransport::new(p)),
+    configure: |params| {
+        let tcp = TcpConfig::from_params(params)?;
+        Ok(Configured {
+            transport: Arc::new(TcpTransport {
+                config: tcp.clone(),
+            }),
+            tcp,
+        })
+    },
+};
 
 /// What an endpoint reports when it closes, if the connection was given a [`ReportSink`]
 /// (tests and debugging; results proper go through [`FlowRecord`]s).

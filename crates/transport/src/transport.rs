@@ -3,13 +3,12 @@
 //! A [`Transport`] opens a [`Connection`] (a sender and a receiver endpoint) described by a
 //! [`ConnectionSpec`], at setup time (`&mut World`) or during a run (`&mut Ctx`, e.g. from a
 //! workload generator), through htsim-core's [`Spawn`]. A new transport is added by writing its
-//! module and one line in [`REGISTRY`].
+//! module, with its [`TransportKind`] (scenario parameters and constructors), and one line in
+//! [`REGISTRY`].
 
 use crate::cc::CongestionControl;
-use crate::config::{EcnMode, Profile, TcpConfig};
-use crate::dctcp::{Dctcp, DctcpConfig};
-use crate::error::TransportError;
-use crate::newreno::NewReno;
+use crate::config::{Profile, TcpConfig};
+use crate::error::{ParamError, TransportError};
 use crate::path::{PathChoice, PathPolicy};
 use crate::reach::Reach;
 use crate::receiver::TcpReceiver;
@@ -18,9 +17,11 @@ use crate::tcp::{ReportSink, SenderSpec, TcpSender};
 use crate::trace::{TraceLog, Tracer};
 use htsim_core::endpoint::Spawn;
 use htsim_core::ids::{EndpointId, HostId, PathSetId};
+use htsim_core::params::{KindSpec, Params};
 use htsim_core::rng::SimRng;
 use htsim_core::SimTime;
 use rand::Rng;
+use std::sync::Arc;
 
 /// The server's port of every connection; the client's port is random, so ECMP spreads flows.
 pub const SERVER_PORT: u16 = 80;
@@ -121,76 +122,17 @@ pub trait Transport: Send + Sync {
         spawner: &mut dyn Spawn,
         conn: ConnectionSpec,
     ) -> Result<Connection, TransportError>;
-}
-
-/// TCP NewReno (docs/model.md 2).
-#[derive(Clone, Debug, PartialEq)]
-pub struct TcpTransport {
-    /// Parameters of every connection.
-    pub config: TcpConfig,
-}
-
-impl TcpTransport {
-    /// TCP with `profile`'s parameters.
-    pub fn new(profile: Profile) -> Self {
-        TcpTransport {
-            config: TcpConfig::for_profile(profile),
-        }
-    }
-}
-
-impl Transport for TcpTransport {
-    fn name(&self) -> &str {
-        "tcp"
-    }
-    fn open(
-        &self,
-        spawner: &mut dyn Spawn,
-        conn: ConnectionSpec,
-    ) -> Result<Connection, TransportError> {
-        let cc = NewReno::new(self.config.ss_increase);
-        open_single_path(spawner, conn, &self.config, Box::new(cc))
-    }
-}
-
-/// DCTCP (docs/model.md 8): TCP whose data is ECN-capable (retransmissions included, Linux
-/// practice) with the DCTCP controller. Delayed ACKs stay as configured (off by default, the
-/// MMPTCP model's setting; 8 proposes m = 2 with 40 ms for DCTCP/XMP reproductions).
-#[derive(Clone, Debug, PartialEq)]
-pub struct DctcpTransport {
-    /// Parameters of every connection.
-    pub config: TcpConfig,
-    /// DCTCP's own parameters.
-    pub dctcp: DctcpConfig,
-}
-
-impl DctcpTransport {
-    /// DCTCP with `profile`'s TCP parameters and ECT on all data.
-    pub fn new(profile: Profile) -> Self {
-        let mut config = TcpConfig::for_profile(profile);
-        config.ecn = EcnMode {
-            ect_data: true,
-            ect_retransmits: true,
-        };
-        DctcpTransport {
-            config,
-            dctcp: DctcpConfig::default(),
-        }
-    }
-}
-
-impl Transport for DctcpTransport {
-    fn name(&self) -> &str {
-        "dctcp"
-    }
-    fn open(
-        &self,
-        spawner: &mut dyn Spawn,
-        conn: ConnectionSpec,
-    ) -> Result<Connection, TransportError> {
-        self.dctcp.validate()?;
-        let cc = Dctcp::new(self.dctcp, self.config.ss_increase);
-        open_single_path(spawner, conn, &self.config, Box::new(cc))
+    /// Whether connections to destinations with the `reaches` given (locality and equal-cost
+    /// path count) can be opened with this transport's parameters, so that a caller can check
+    /// the pairs a run may connect before it starts; the error names the scenario key at fault
+    /// and the first reach refused is the last one taken from `reaches`. The multipath
+    /// transports with pinned subflow paths (`paths = { pinned = [...] }`, docs/model.md 4.1)
+    /// refuse a pair that lacks a path their subflows use, as [`open`](Transport::open) does.
+    /// Transports that accept any destination (the default) take nothing from `reaches`, so
+    /// it may lazily offer every pair of a large topology.
+    fn check_reaches(&self, reaches: &mut dyn Iterator<Item = Reach>) -> Result<(), ParamError> {
+        let _ = reaches;
+        Ok(())
     }
 }
 
@@ -243,26 +185,56 @@ pub fn open_single_path(
     Ok(Connection { sender, receiver })
 }
 
-/// A registered transport: its name and how to build it for a profile.
-pub type TransportCtor = fn(Profile) -> Box<dyn Transport>;
+/// A transport kind as scenarios name and configure it: its name, description and parameters
+/// (the keys a `[transports.<name>]` table of this kind takes, with types, defaults and docs),
+/// and how to build it. Each transport declares its own next to its code; [`REGISTRY`] lists
+/// them.
+#[derive(Clone, Copy, Debug)]
+pub struct TransportKind {
+    /// The `kind = "..."` name, what it is, and its parameters in listing order.
+    pub spec: KindSpec,
+    /// The transport with `profile`'s defaults.
+    pub new: fn(Profile) -> Box<dyn Transport>,
+    /// The transport that its parameters, resolved against [`TransportKind::spec`] (every key
+    /// present, defaults filled in), describe.
+    pub configure: fn(&Params) -> Result<Configured, ParamError>,
+}
 
-/// Every transport, by name. Adding a transport = its module + one line here.
-pub const REGISTRY: &[(&str, TransportCtor)] = &[
-    ("tcp", |p| Box::new(TcpTransport::new(p))),
-    ("dctcp", |p| Box::new(DctcpTransport::new(p))),
-    ("ps", |p| Box::new(crate::ps::PsTransport::new(p))),
-    ("mptcp", |p| Box::new(crate::mptcp::MptcpTransport::new(p))),
-    ("mmptcp", |p| {
-        Box::new(crate::mmptcp::MmptcpTransport::new(p))
-    }),
-    ("xmp", |p| {
-        Box::new(crate::xmp::XmpConfig::default_transport(p))
-    }),
+impl AsRef<KindSpec> for TransportKind {
+    fn as_ref(&self) -> &KindSpec {
+        &self.spec
+    }
+}
+
+/// A transport built from scenario parameters, with the TCP parameters of its connections
+/// (segment and packet sizes for the ideal FCT).
+#[derive(Clone)]
+pub struct Configured {
+    /// The transport.
+    pub transport: Arc<dyn Transport>,
+    /// Its TCP parameters.
+    pub tcp: TcpConfig,
+}
+
+/// Every transport kind. Adding a transport = its module (with its [`TransportKind`]) + one
+/// line here.
+pub const REGISTRY: &[TransportKind] = &[
+    crate::tcp::KIND,
+    crate::dctcp::KIND,
+    crate::ps::KIND,
+    crate::mptcp::KIND,
+    crate::mmptcp::KIND,
+    crate::xmp::KIND,
 ];
+
+/// The transport kind called `name`.
+pub fn transport_kind(name: &str) -> Option<&'static TransportKind> {
+    REGISTRY.iter().find(|k| k.spec.name == name)
+}
 
 /// The names of the registered transports.
 pub fn transport_names() -> Vec<&'static str> {
-    REGISTRY.iter().map(|(n, _)| *n).collect()
+    REGISTRY.iter().map(|k| k.spec.name).collect()
 }
 
 /// The transport called `name`, configured by `profile`.
@@ -270,16 +242,16 @@ pub fn transport_by_name(
     name: &str,
     profile: Profile,
 ) -> Result<Box<dyn Transport>, TransportError> {
-    REGISTRY
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, ctor)| ctor(profile))
+    transport_kind(name)
+        .map(|k| (k.new)(profile))
         .ok_or_else(|| TransportError::UnknownTransport(name.to_string()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dctcp::DctcpTransport;
+    use crate::tcp::TcpTransport;
     use htsim_core::world::World;
 
     #[test]
@@ -295,6 +267,39 @@ mod tests {
         let err = transport_by_name("quic", Profile::Rfc).err();
         assert_eq!(err, Some(TransportError::UnknownTransport("quic".into())));
         assert!(err.is_some_and(|e| e.to_string().contains("tcp, dctcp")));
+    }
+
+    #[test]
+    fn every_kind_configures_from_its_declared_keys() {
+        use htsim_core::params::{ParamKind, ParamValue};
+        for kind in REGISTRY {
+            let built = (kind.configure)(&Params::default()).expect("profile defaults");
+            assert_eq!(built.transport.name(), kind.spec.name);
+            // Each name a choice key declares is one its kind reads; any other is refused.
+            for p in kind.spec.params {
+                let ParamKind::Choice(names) = p.kind else {
+                    continue;
+                };
+                for name in names {
+                    let mut params = Params::default();
+                    params.set(p.key, ParamValue::Text(name.to_string()));
+                    let got = (kind.configure)(&params).err();
+                    assert_eq!(got, None, "{}.{} = {name}", kind.spec.name, p.key);
+                }
+                let mut params = Params::default();
+                params.set(p.key, ParamValue::Text("bogus".into()));
+                assert!(
+                    (kind.configure)(&params).is_err(),
+                    "{}.{} = bogus",
+                    kind.spec.name,
+                    p.key
+                );
+            }
+        }
+        let mut params = Params::default();
+        params.set("cc", ParamValue::Text("reno".into()));
+        let err = (crate::mptcp::KIND.configure)(&params).err();
+        assert_eq!(err, Some(ParamError::new("cc", "unknown cc `reno`")));
     }
 
     #[test]

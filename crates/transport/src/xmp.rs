@@ -30,12 +30,17 @@
 //!   only the increase is skipped there.
 
 use crate::cc::{AckSample, CcState, CongestionControl};
+use crate::config::keys::*;
 use crate::config::{CeEcho, EcnMode, Profile, TcpConfig};
-use crate::error::TransportError;
-use crate::mptcp::{CoupledCc, Coupling, MptcpTransport};
+use crate::error::{ParamError, TransportError};
+use crate::mptcp::keys::{CAP_SUBFLOWS, PATHS};
+use crate::mptcp::{CoupledCc, Coupling, MptcpConfig, MptcpTransport};
 use crate::subflow::FIRST_SEQ;
-use crate::transport::{open_single_path, Connection, ConnectionSpec, Transport};
+use crate::transport::{
+    open_single_path, Configured, Connection, ConnectionSpec, Transport, TransportKind,
+};
 use htsim_core::endpoint::Spawn;
+use htsim_core::params::{KindSpec, ParamKind, ParamSpec, Params};
 use std::sync::Arc;
 
 /// XMP's parameters (docs/model.md 7.5).
@@ -334,6 +339,91 @@ impl XmpConfig {
         t.mptcp.max_subflows = 2;
         t
     }
+}
+
+/// `xmp` in scenarios: TCP's keys but `initial_ssthresh` and `delayed_ack`
+/// ([`TcpConfig::from_params`]; ECN-capable data, the 2-bit CE echo and the infinite initial
+/// ssthresh stay XMP's own, 7.3, 7.4), MPTCP's `paths` and `cap_subflows`
+/// ([`MptcpConfig::from_params`]), 2 subflows by default, `beta` and `min_cwnd`. K is the
+/// `mark_threshold` of the queues.
+pub const KIND: TransportKind = TransportKind {
+    spec: KindSpec {
+        name: "xmp",
+        doc: "XMP: MPTCP with the BOS marking response and TraSh coupling (docs/model.md 7); \
+              data is ECN-capable, queues of kind \"ecn\" with mark_threshold give K",
+        params: &[
+            PROFILE,
+            MSS,
+            HEADER_SIZE,
+            ACK_SIZE,
+            INITIAL_CWND,
+            // "Sufficiently large" buffers (docs/model.md 7.5): no cap under either profile.
+            ParamSpec::new(
+                "rwnd",
+                ParamKind::SizeOrUnlimited,
+                Some("unlimited"),
+                "receiver window cap (XMP's experiments use none, docs/model.md 7.5)",
+            ),
+            MIN_RTO,
+            REORDER_HOLD,
+            REORDER_HOLD_SEGMENTS,
+            DUPTHRESH,
+            ParamSpec::new(
+                "subflows",
+                ParamKind::Int { min: 1, max: 256 },
+                Some("2"),
+                "number of subflows (1 = BOS, single-path XMP)",
+            ),
+            PATHS,
+            CAP_SUBFLOWS,
+            ParamSpec::new(
+                "beta",
+                ParamKind::Int { min: 2, max: 64 },
+                Some("4"),
+                "an echo cuts the window by cwnd / beta, once per round (docs/model.md 7.3)",
+            ),
+            ParamSpec::new(
+                "min_cwnd",
+                ParamKind::Int { min: 1, max: 1000 },
+                Some("2"),
+                "smallest window after an echo cut, in segments",
+            ),
+        ],
+    },
+    new: |p| Box::new(XmpConfig::default_transport(p)),
+    configure: configure_xmp,
+};
+
+/// [`KIND`]'s `configure`.
+fn configure_xmp(params: &Params) -> Result<Configured, ParamError> {
+    let tcp = TcpConfig::from_params(params)?;
+    let mut xmp = XmpConfig::default();
+    if let Some(b) = params.int("beta") {
+        xmp.beta = u32::try_from(b)
+            .map_err(|_| ParamError::new("beta", format!("{b} is out of range")))?;
+    }
+    if let Some(m) = params.int("min_cwnd") {
+        xmp.min_cwnd_packets = u64::try_from(m)
+            .map_err(|_| ParamError::new("min_cwnd", format!("{m} is out of range")))?;
+    }
+    let mut t = xmp
+        .mptcp_transport(tcp.profile)
+        .map_err(|e| ParamError::new("", format!("xmp: {e}")))?;
+    // ECN-capable data, the 2-bit CE echo and an infinite initial ssthresh (7.3, 7.4) are
+    // XMP's own; the other TCP keys apply as given.
+    let own = XmpConfig::tcp_config(tcp.profile);
+    t.config = TcpConfig {
+        ecn: own.ecn,
+        ce_echo: own.ce_echo,
+        initial_ssthresh: own.initial_ssthresh,
+        ..tcp
+    };
+    t.mptcp = MptcpConfig::from_params(params, t.config.profile)?;
+    let tcp = t.config.clone();
+    Ok(Configured {
+        transport: Arc::new(t),
+        tcp,
+    })
 }
 
 /// Single-path XMP, i.e. BOS (docs/model.md 7: "with one subflow δ = 1, so XMP with one subflow

@@ -1,6 +1,7 @@
 //! MPTCP on hand-built networks (issue 5, part A): TCP-friendliness of LIA at a shared
 //! bottleneck, traffic shifting away from a loaded path, Uncoupled and EWTCP shares, loss
-//! recovery with both receiver semantics, and the coupled-arithmetic property test.
+//! recovery with both receiver semantics, and the coupled-arithmetic property test; a lost
+//! join SYN (issue 13) on a dumbbell and on a FatTree, and pinned subflow paths on a FatTree.
 //! Conservation and complete in-order delivery are checked at the end of every run. Release.
 
 mod common;
@@ -800,12 +801,12 @@ fn events(trace: &[TraceEvent], j: u16, kind: TraceKind) -> Vec<TraceEvent> {
         .collect()
 }
 
-#[test]
-fn rfc_sends_on_the_established_subflows_while_a_join_syn_is_lost() {
-    let r = lost_join(Profile::Rfc);
-    let rec = r.completed.expect("the flow completes");
-    // 1 MB at 1 Gb/s is 8 ms; waiting for the join's SYN retry would take over 1 s (issue 13:
-    // the connection stalled until then).
+/// The `rfc` outcome of a 1 MB flow at 1 Gb/s whose subflow 1 (of 4) lost its join SYN: it
+/// completes within 30 ms (8 ms of data; waiting for the join's SYN retry would take over 1 s,
+/// the stall of issue 13), never stalls on subflow 1, and subflows 0, 2 and 3 establish and
+/// each carry more than 100 kB; subflow 1 never establishes.
+fn assert_sends_past_the_lost_join(r: &LostJoin) {
+    let rec = r.completed.as_ref().expect("the flow completes");
     let fct = rec.fct().unwrap();
     assert!(fct < SimTime::from_ms(30), "fct {fct}");
     assert!(events(&r.trace, 1, TraceKind::Stall).is_empty());
@@ -816,12 +817,31 @@ fn rfc_sends_on_the_established_subflows_while_a_join_syn_is_lost() {
         let carried = fin.first().map_or(0, |e| e.state.snd_max - 1);
         assert!(carried > 100_000, "subflow {j} carried {carried} B");
     }
+    assert!(events(&r.trace, 1, TraceKind::Established).is_empty());
+}
+
+/// The `ns3-mmptcp` outcome of the same: the flow never completes, having had less than 100 kB
+/// acknowledged, and stalls once on subflow 1, whose SYN is sent once.
+fn assert_stalls_on_the_lost_join(r: &LostJoin) -> htsim_core::flow::FlowRecord {
+    assert!(r.completed.is_none(), "the flow must not complete");
+    let open = r.open.clone().expect("the sender is still open");
+    assert!(open.bytes_acked < 100_000, "{} B acked", open.bytes_acked);
+    assert_eq!(events(&r.trace, 1, TraceKind::Syn).len(), 1, "no SYN retry");
+    assert!(events(&r.trace, 1, TraceKind::Established).is_empty());
+    let stalls = events(&r.trace, 1, TraceKind::Stall);
+    assert_eq!(stalls.len(), 1, "{stalls:?}");
+    open
+}
+
+#[test]
+fn rfc_sends_on_the_established_subflows_while_a_join_syn_is_lost() {
+    let r = lost_join(Profile::Rfc);
+    assert_sends_past_the_lost_join(&r);
     // The lost join is retried on the SYN timer (1 s, doubling). The receiver closed with the
     // data, so the retries go unanswered and the join gives up after its 6 transmissions.
     let syns = events(&r.trace, 1, TraceKind::Syn);
     assert_eq!(syns.len(), 6, "{syns:?}");
     assert!(syns[1].at >= SimTime::from_secs(1) && syns[1].at < SimTime::from_ms(1010));
-    assert!(events(&r.trace, 1, TraceKind::Established).is_empty());
     assert_eq!(events(&r.trace, 1, TraceKind::SynFailed).len(), 1);
 }
 
@@ -831,17 +851,193 @@ fn ns3_profile_stalls_for_good_on_a_lost_join_syn_as_the_ns3_code_does() {
     // mp-tcp-socket-base.cc InitiateSingleSubflows sends the MP_JOIN SYN once, with no timer;
     // round robin waits on the subflow in SYN_SENT for ever, so the flow never completes (and
     // the ns-3 FatTree driver writes no result line for it).
-    assert!(r.completed.is_none(), "the flow must not complete");
-    let open = r.open.expect("the sender is still open");
-    assert!(open.bytes_acked < 100_000, "{} B acked", open.bytes_acked);
-    assert_eq!(events(&r.trace, 1, TraceKind::Syn).len(), 1, "no SYN retry");
-    assert!(events(&r.trace, 1, TraceKind::Established).is_empty());
-    let stalls = events(&r.trace, 1, TraceKind::Stall);
-    assert_eq!(stalls.len(), 1, "{stalls:?}");
+    let open = assert_stalls_on_the_lost_join(&r);
     // Idle, not losing: everything sent before the stall was acknowledged.
     assert_eq!(open.bytes_sent, open.bytes_acked);
     // The other joins did establish: the stall is the scheduler's, not the path's.
     for j in [0, 2, 3] {
         assert_eq!(events(&r.trace, j, TraceKind::Established).len(), 1);
     }
+}
+
+/// A k = 4 FatTree (1 Gb/s, 10 us cables, 100-packet drop-tail queues) in `w`; every host's
+/// uplink queue drops the SYNs whose arrival numbers (counted per queue) are in
+/// `drop_syn_arrivals`, logging into one shared log.
+fn fattree(
+    w: &mut World,
+    drop_syn_arrivals: Vec<u64>,
+) -> (htsim_topology::topology::Topology, Arc<Mutex<QueueLog>>) {
+    use htsim_topology::cabling::{Cabling, QueueSite};
+    use htsim_topology::fattree::FatTree;
+    let log = Arc::new(Mutex::new(QueueLog::default()));
+    let shared = log.clone();
+    let mut factory = move |site: QueueSite<'_>| {
+        if site.layer != "host" {
+            return droptail(100);
+        }
+        let (mut d, _) = TestQueue::new(Vec::new());
+        d.drop_syn_arrivals = drop_syn_arrivals.clone();
+        d.log = shared.clone();
+        Queue::new(BufferSize::Packets(100), Discipline::Custom(Box::new(d)))
+    };
+    let cabling = Cabling::uniform(htsim_core::Rate::gbps(1), SimTime::from_us(10));
+    let topo = FatTree {
+        k: 4,
+        oversubscription: 1,
+    }
+    .build(w, &cabling, &mut factory)
+    .expect("fattree");
+    (topo, log)
+}
+
+/// One `size`-byte MPTCP flow from host 0 to host 8 (another pod: 4 paths) of `t` on
+/// [`fattree`], traced; runs until nothing is left to happen.
+fn fattree_flow(
+    t: &dyn Transport,
+    size: u64,
+    drop_syn_arrivals: Vec<u64>,
+) -> (World, htsim_topology::topology::Topology, LostJoin, u64) {
+    let mut w = World::new(3);
+    let (topo, log) = fattree(&mut w, drop_syn_arrivals);
+    let report = sink();
+    let trace = TraceLog::new(100_000);
+    let mut spec = ConnectionSpec::new(
+        0,
+        HostId(0),
+        HostId(8),
+        Some(size),
+        SimTime::ZERO,
+        w.streams().substream("conn", 0),
+    );
+    spec.report = Some(report.clone());
+    spec.trace = Some(trace.clone());
+    spec.reach = Some(htsim_transport::Reach {
+        locality: htsim_transport::Locality::OtherPod,
+        paths: topo.path_count(HostId(0), HostId(8)),
+    });
+    t.open(&mut w, spec).expect("open");
+    w.run();
+    let dropped = log.lock().unwrap().syns_dropped;
+    let completed = check_end(&w, &report).pop();
+    let open = w.open_flow_records().pop();
+    let seen = LostJoin {
+        completed,
+        open,
+        trace: trace.events(),
+    };
+    (w, topo, seen, dropped)
+}
+
+/// The links of the route of each subflow's first SYN (its `path` trace event; pinned
+/// subflows send SYN and data on their pinned route), by subflow.
+fn subflow_links(w: &World, trace: &[TraceEvent]) -> Vec<(u16, Vec<LinkId>)> {
+    trace
+        .iter()
+        .filter(|e| e.kind == TraceKind::Path)
+        .map(|e| {
+            let route = htsim_core::ids::RouteId(e.value as u32);
+            (e.subflow, w.routes().links(route).to_vec())
+        })
+        .collect()
+}
+
+/// The links of path `index` from host 0 to host 8 in `topo`.
+fn path_links(topo: &htsim_topology::topology::Topology, index: u32) -> Vec<LinkId> {
+    let mut out = Vec::new();
+    topo.path(HostId(0), HostId(8), index, &mut out);
+    out
+}
+
+#[test]
+fn pinned_subflows_take_their_listed_paths_of_a_fattree() {
+    // MPTCP: 3 subflows on [2, 0]: subflow 2 wraps round to path 2.
+    let mut t = mptcp(CcKind::Lia, 3);
+    t.mptcp.paths = htsim_transport::mptcp::SubflowPaths::Pinned(vec![2, 0].into());
+    let (w, topo, r, _) = fattree_flow(&t, 2_000_000, Vec::new());
+    assert!(r.completed.is_some());
+    let taken = subflow_links(&w, &r.trace);
+    let want: Vec<(u16, Vec<LinkId>)> = [(0, 2), (1, 0), (2, 2)]
+        .into_iter()
+        .map(|(j, p)| (j, path_links(&topo, p)))
+        .collect();
+    assert_eq!(taken, want);
+    assert_ne!(path_links(&topo, 2), path_links(&topo, 0));
+    // MMPTCP: subflow 0 sprays; the subflows opened at the switch take the list from its start.
+    let mut m = htsim_transport::MmptcpTransport::new(Profile::Rfc);
+    m.mptcp.max_subflows = 2;
+    m.mptcp.paths = htsim_transport::mptcp::SubflowPaths::Pinned(vec![3, 1].into());
+    let (w, topo, r, _) = fattree_flow(&m, 2_000_000, Vec::new());
+    assert!(r.completed.is_some());
+    let taken = subflow_links(&w, &r.trace);
+    assert_eq!(taken.len(), 3, "subflow 0 and the two opened at the switch");
+    assert_eq!(taken[1], (1, path_links(&topo, 3)));
+    assert_eq!(taken[2], (2, path_links(&topo, 1)));
+}
+
+#[test]
+fn a_pinned_path_the_pair_lacks_is_refused_at_open() {
+    let mut w = World::new(1);
+    let (topo, _) = fattree(&mut w, Vec::new());
+    // Hosts 0 and 1 share a ToR: one path.
+    assert_eq!(topo.path_count(HostId(0), HostId(1)), 1);
+    let mut t = mptcp(CcKind::Lia, 2);
+    t.mptcp.paths = htsim_transport::mptcp::SubflowPaths::Pinned(vec![0, 1].into());
+    let spec = ConnectionSpec::new(
+        0,
+        HostId(0),
+        HostId(1),
+        Some(1000),
+        SimTime::ZERO,
+        w.streams().substream("conn", 0),
+    );
+    let err = t.open(&mut w, spec).err();
+    assert_eq!(
+        err,
+        Some(htsim_transport::TransportError::PinnedPathOutOfRange { index: 1, paths: 1 })
+    );
+    assert_eq!(
+        err.map(|e| e.to_string()).unwrap_or_default(),
+        "pinned path 1 does not exist: the pair has 1 equal-cost path (indices 0 to 0)"
+    );
+    // Nothing was installed: the world runs empty.
+    w.run();
+    assert!(w.records().is_empty() && w.open_flow_records().is_empty());
+    // check_reaches says the same before any run, and stops at the first pair refused.
+    let reach = |paths| htsim_transport::Reach {
+        locality: htsim_transport::Locality::SameTor,
+        paths,
+    };
+    let mut reaches = [reach(4), reach(1), reach(2)].into_iter();
+    let e = t.check_reaches(&mut reaches).expect_err("refused");
+    assert_eq!(e.key, "paths");
+    assert_eq!(reaches.next(), Some(reach(2)));
+    // With cap_subflows a 1-path pair opens one subflow, on path 0: accepted.
+    t.mptcp.cap_subflows = true;
+    assert_eq!(t.check_reaches(&mut [reach(1)].into_iter()), Ok(()));
+    // Without pinned paths nothing is taken from the reaches.
+    let plain = mptcp(CcKind::Lia, 2);
+    let mut untouched = [reach(1)].into_iter();
+    assert_eq!(plain.check_reaches(&mut untouched), Ok(()));
+    assert_eq!(untouched.len(), 1);
+}
+
+#[test]
+fn on_a_fattree_rfc_keeps_sending_on_its_established_subflows_while_a_join_syn_is_lost() {
+    // 4 subflows pinned on the 4 paths from host 0 to host 8; host 0's uplink drops the 2nd
+    // SYN it sees: the MP_JOIN SYN of subflow 1.
+    let pinned = |profile| {
+        let mut t = MptcpTransport::new(profile);
+        t.mptcp.max_subflows = 4;
+        t.mptcp.paths = htsim_transport::mptcp::SubflowPaths::Pinned(vec![0, 1, 2, 3].into());
+        t
+    };
+    let (_, _, r, dropped) = fattree_flow(&pinned(Profile::Rfc), 1_000_000, vec![2]);
+    assert_eq!(dropped, 1, "one join SYN dropped");
+    assert_sends_past_the_lost_join(&r);
+    let syns = events(&r.trace, 1, TraceKind::Syn);
+    assert!(syns.len() >= 2 && syns[1].at >= SimTime::from_secs(1));
+    // ns3-mmptcp stalls on the lost join for good, as the ns-3 code does.
+    let (_, _, r, dropped) = fattree_flow(&pinned(Profile::Ns3Mmptcp), 1_000_000, vec![2]);
+    assert_eq!(dropped, 1);
+    assert_stalls_on_the_lost_join(&r);
 }

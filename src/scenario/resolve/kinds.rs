@@ -59,11 +59,59 @@ pub(super) fn kind_params(cx: &Cx, t: &Tab, kind: &KindSpec) -> Result<Params> {
             ParamKind::Rate => ParamValue::Rate(rate(cx, &node, &path)?),
             ParamKind::Buffer => ParamValue::Buffer(buffer(cx, &node, &path)?),
             ParamKind::Choice(names) => ParamValue::Text(choice(cx, &node, &path, names)?),
+            ParamKind::ChoiceOrList {
+                names,
+                key,
+                min,
+                max,
+            } => match &node.value {
+                Value::Table(_) => ParamValue::List {
+                    key,
+                    values: keyed_list(cx, &node, &path, key, (min, max))?,
+                },
+                Value::String(s) if s == key => {
+                    return Err(cx
+                        .err(
+                            &node.origin,
+                            &path,
+                            format!("\"{key}\" needs its list: expected {}", p.kind.expected()),
+                        )
+                        .with_hint(format!("write {} = {{ {key} = [0, 1] }}", p.key)))
+                }
+                Value::String(_) => ParamValue::Text(choice(cx, &node, &path, names)?),
+                _ => return Err(cx.type_err(&node, &path, &p.kind.expected())),
+            },
             ParamKind::Text => ParamValue::Text(string(cx, &node, &path)?.to_string()),
         };
         values.push((p.key.to_string(), v));
     }
     Ok(Params { values })
+}
+
+/// The non-empty list of integers in `min..=max` of a table `{ key = [...] }` at `path` (a
+/// [`ParamKind::ChoiceOrList`] value).
+fn keyed_list(
+    cx: &Cx,
+    node: &Node,
+    path: &str,
+    key: &str,
+    (min, max): (i64, i64),
+) -> Result<Vec<i64>> {
+    let expected = format!("a list of integers from {min} to {max}");
+    let t = Tab::open(cx, node, path, &[key])?;
+    let list = t.required(key, &expected)?;
+    let lpath = t.key(key);
+    let Value::Array(items) = &list.value else {
+        return Err(cx.type_err(list, &lpath, &expected));
+    };
+    if items.is_empty() {
+        return Err(cx.err(
+            &list.origin,
+            &lpath,
+            format!("an empty list: expected {expected}"),
+        ));
+    }
+    items.iter().map(|n| int(cx, n, &lpath, min, max)).collect()
 }
 
 /// The keys a kind's table may hold: `kind`, its parameters and `extra`.
@@ -75,13 +123,13 @@ pub(super) fn kind_keys(kind: &KindSpec, extra: &[&'static str]) -> Vec<&'static
 }
 
 /// Reads the `kind` key of a table and finds it in `kinds`.
-pub(super) fn kind_of(
+pub(super) fn kind_of<K: AsRef<KindSpec>>(
     cx: &Cx,
     node: &Node,
     path: &str,
-    kinds: &'static [KindSpec],
-) -> Result<&'static KindSpec> {
-    let names: Vec<&str> = kinds.iter().map(|k| k.name).collect();
+    kinds: &'static [K],
+) -> Result<&'static K> {
+    let names: Vec<&str> = kinds.iter().map(|k| k.as_ref().name).collect();
     let Value::Table(t) = &node.value else {
         return Err(cx.type_err(node, path, "a table"));
     };
@@ -99,6 +147,6 @@ pub(super) fn kind_of(
     let name = choice(cx, &entry.value, &kpath, &names)?;
     kinds
         .iter()
-        .find(|k| k.name == name)
+        .find(|k| k.as_ref().name == name)
         .ok_or_else(|| cx.err(&entry.value.origin, &kpath, "unknown kind"))
 }

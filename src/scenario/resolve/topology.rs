@@ -4,12 +4,13 @@ use super::kinds::*;
 use super::values::*;
 use super::Cx;
 use crate::scenario::error::Result;
-use crate::scenario::params::{self, KindSpec};
+use crate::scenario::params::{self, TopologyKind};
 use crate::scenario::schema::*;
 use crate::scenario::tree::{Node, Value};
 
 pub(super) fn topology(cx: &Cx, node: &Node) -> Result<TopologyConfig> {
-    let kind = kind_of(cx, node, "topology", params::TOPOLOGIES)?;
+    let topo = kind_of(cx, node, "topology", params::TOPOLOGIES)?;
+    let kind = &topo.kind;
     let keys = kind_keys(kind, &["layers"]);
     let t = Tab::open(cx, node, "topology", &keys).map_err(|e| {
         e.with_hint_opt(Some(format!(
@@ -47,7 +48,7 @@ pub(super) fn topology(cx: &Cx, node: &Node) -> Result<TopologyConfig> {
     }
     let mut layers = Vec::new();
     if let Some(ln) = t.get("layers") {
-        let lt = Tab::open(cx, ln, "topology.layers", &layer_names(kind, ln))?;
+        let lt = Tab::open(cx, ln, "topology.layers", &layer_names(topo, ln))?;
         for e in &lt.table.entries {
             let path = lt.key(&e.key);
             let o = Tab::open(cx, &e.value, &path, &["link_rate", "link_delay"])?;
@@ -74,7 +75,7 @@ pub(super) fn topology(cx: &Cx, node: &Node) -> Result<TopologyConfig> {
 }
 
 /// The layer names a kind allows; a kind with none listed (file) accepts whatever is written.
-pub(super) fn layer_names<'a>(kind: &KindSpec, node: &'a Node) -> Vec<&'a str> {
+pub(super) fn layer_names<'a>(kind: &TopologyKind, node: &'a Node) -> Vec<&'a str> {
     if kind.layers.is_empty() {
         match &node.value {
             Value::Table(t) => t.entries.iter().map(|e| e.key.as_str()).collect(),

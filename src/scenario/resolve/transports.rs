@@ -9,7 +9,7 @@ use crate::scenario::schema::*;
 use crate::scenario::tree::{Node, Value};
 
 pub(super) fn transport(cx: &Cx, node: &Node, path: &str) -> Result<TransportConfig> {
-    let kind = kind_of(cx, node, path, params::TRANSPORTS)?;
+    let kind = &kind_of(cx, node, path, params::TRANSPORTS)?.spec;
     let keys = kind_keys(kind, &[]);
     let t = Tab::open(cx, node, path, &keys).map_err(|e| {
         if e.hint.is_some() {

@@ -12,6 +12,7 @@ use crate::config::{LimitedTransmit, TcpConfig};
 use crate::error::TransportError;
 use crate::newreno::NewReno;
 use crate::path::{PathChoice, PathPolicy};
+use crate::reach::Reach;
 use crate::subflow::{
     DataSource, Subflow, SubflowAddr, SubflowCounters, SubflowEnv, SubflowState, TimerOutcome,
     FIRST_SEQ,
@@ -28,6 +29,7 @@ use htsim_core::timer::{Timer, TimerFired};
 use htsim_core::SimTime;
 use rand::seq::index::sample;
 use rand::{Rng, SeedableRng};
+use std::sync::Arc;
 
 /// Timer keys: subflow j owns `4j` (RTO) and `4j + 1` (SYN); `4j + 2` opens join j; `4j + 3`
 /// sends subflow j's staggered FIN.
@@ -99,12 +101,13 @@ enum SubflowPins {
     /// Subflow j on path `p + j` (a [`PathPolicy::Pinned`] connection).
     Consecutive(u32),
     /// Subflow j (from `first` on) on path `order[(j - first) mod order.len()]`: distinct
-    /// random paths ([`SubflowPaths::Distinct`]).
-    Distinct {
+    /// random paths ([`SubflowPaths::Distinct`]) or the scenario's list
+    /// ([`SubflowPaths::Pinned`]).
+    Listed {
         /// The first pinned subflow (0 for MPTCP; 1 for MMPTCP, whose subflow 0 sprays).
         first: u32,
-        /// Distinct path indices, in a random order.
-        order: Vec<u32>,
+        /// Path indices: distinct ones in a random order, or the pinned list.
+        order: Arc<[u32]>,
     },
 }
 
@@ -114,12 +117,72 @@ impl SubflowPins {
         match self {
             SubflowPins::Ecmp => PathPolicy::Ecmp,
             SubflowPins::Consecutive(p) => PathPolicy::Pinned(p.wrapping_add(j)),
-            SubflowPins::Distinct { first, order } => match j.checked_sub(*first) {
+            SubflowPins::Listed { first, order } => match j.checked_sub(*first) {
                 Some(i) if !order.is_empty() => PathPolicy::Pinned(order[i as usize % order.len()]),
                 _ => PathPolicy::Ecmp,
             },
         }
     }
+}
+
+/// The subflows a connection to a pair with a given number of equal-cost paths opens (4.1, 6.3).
+struct SubflowCounts {
+    /// Subflows MPTCP opens (MaxSubflows, capped by the path count with `cap_subflows`).
+    target: u32,
+    /// MMPTCP's setup, its subflows opened at the switch capped the same way.
+    mmptcp: Option<MmptcpSetup>,
+}
+
+impl SubflowCounts {
+    fn new(mptcp: &MptcpConfig, mmptcp: Option<MmptcpSetup>, paths: u32) -> Self {
+        let cap = |n: u32| if mptcp.cap_subflows { n.min(paths) } else { n };
+        SubflowCounts {
+            target: cap(mptcp.max_subflows),
+            mmptcp: mmptcp.map(|m| MmptcpSetup {
+                new_subflows: cap(m.new_subflows),
+                ..m
+            }),
+        }
+    }
+
+    /// The first subflow that `mptcp.paths` places and how many it places: all of MPTCP's,
+    /// MMPTCP's from subflow 1 (subflow 0 sprays).
+    fn placed(&self) -> (u32, u32) {
+        match &self.mmptcp {
+            Some(m) => (1, m.new_subflows),
+            None => (0, self.target),
+        }
+    }
+}
+
+/// The first path index of `list` that `count` subflows placed by it use (subflow i takes
+/// `list[i mod len]`) and that a pair with `paths` paths lacks.
+fn missing_pin(list: &[u32], count: u32, paths: u32) -> Option<u32> {
+    (0..count as usize)
+        .map(|i| list[i % list.len()])
+        .find(|&index| index >= paths)
+}
+
+/// Whether the pinned paths ([`SubflowPaths::Pinned`]) that the subflows of connections to
+/// destinations with the `reaches` given would use all exist (MMPTCP's with `mmptcp`, its setup
+/// for a destination); stops at the first that lacks one. [`open_multipath`] refuses such a
+/// connection with the same error. Without pinned paths, takes nothing from `reaches`.
+pub fn check_pinned_paths(
+    mptcp: &MptcpConfig,
+    reaches: &mut dyn Iterator<Item = Reach>,
+    mmptcp: impl Fn(Reach) -> Option<MmptcpSetup>,
+) -> Result<(), TransportError> {
+    let SubflowPaths::Pinned(list) = &mptcp.paths else {
+        return Ok(());
+    };
+    for reach in reaches {
+        let paths = reach.paths;
+        let (_, count) = SubflowCounts::new(mptcp, mmptcp(reach), paths).placed();
+        if let Some(index) = missing_pin(list, count, paths) {
+            return Err(TransportError::PinnedPathOutOfRange { index, paths });
+        }
+    }
+    Ok(())
 }
 
 /// The sending endpoint of an MPTCP or MMPTCP connection.
@@ -585,9 +648,10 @@ impl Endpoint for MptcpSender {
 ///
 /// `conn.path`: `Pinned(p)` pins subflow j on path p + j (testbeds with disjoint paths);
 /// otherwise (`Scatter` is treated as `Ecmp`: MPTCP does not spray) `mptcp.paths` decides:
-/// ECMP on each subflow's own ports (4.1 step 6) or distinct random paths. With
-/// `mptcp.cap_subflows`, MPTCP opens at most as many subflows as the pair has paths, and
-/// MMPTCP opens at most that many at the switch.
+/// ECMP on each subflow's own ports (4.1 step 6), distinct random paths, or the pinned list
+/// (refused with [`TransportError::PinnedPathOutOfRange`] when the pair lacks a path it
+/// uses). With `mptcp.cap_subflows`, MPTCP opens at most as many subflows as the pair has
+/// paths, and MMPTCP opens at most that many at the switch.
 pub fn open_multipath(
     spawner: &mut dyn Spawn,
     mut conn: ConnectionSpec,
@@ -608,25 +672,30 @@ pub fn open_multipath(
     }
     let mut rng = SimRng::seed_from_u64(conn.rng.random());
     let paths = spawner.path_count(fwd);
-    let cap = |n: u32| if mptcp.cap_subflows { n.min(paths) } else { n };
-    let subflow_target = cap(mptcp.max_subflows);
-    let mmptcp = mmptcp.map(|m| MmptcpSetup {
-        new_subflows: cap(m.new_subflows),
-        ..m
-    });
-    let pins = match (&conn.path, mptcp.paths) {
+    let counts = SubflowCounts::new(mptcp, mmptcp, paths);
+    let (first, placed) = counts.placed();
+    let SubflowCounts {
+        target: subflow_target,
+        mmptcp,
+    } = counts;
+    let pins = match (&conn.path, &mptcp.paths) {
         (PathPolicy::Pinned(p), _) => SubflowPins::Consecutive(*p),
         (_, SubflowPaths::Ecmp) => SubflowPins::Ecmp,
         (_, SubflowPaths::Distinct) => {
             // Drawn after the draws above, so ECMP connections keep their random streams.
-            let (first, pinned) = match &mmptcp {
-                Some(m) => (1, m.new_subflows),
-                None => (0, subflow_target),
-            };
-            let order = sample(&mut conn.rng, paths as usize, pinned.min(paths) as usize);
-            SubflowPins::Distinct {
+            let order = sample(&mut conn.rng, paths as usize, placed.min(paths) as usize);
+            SubflowPins::Listed {
                 first,
                 order: order.into_iter().map(|i| i as u32).collect(),
+            }
+        }
+        (_, SubflowPaths::Pinned(list)) => {
+            if let Some(index) = missing_pin(list, placed, paths) {
+                return Err(TransportError::PinnedPathOutOfRange { index, paths });
+            }
+            SubflowPins::Listed {
+                first,
+                order: Arc::clone(list),
             }
         }
     };
@@ -675,7 +744,7 @@ pub fn open_multipath(
         app: BulkSend::new(spec.size_bytes),
         spec,
         config: config.clone(),
-        mptcp: *mptcp,
+        mptcp: mptcp.clone(),
         fwd,
         peer: receiver,
         base_port,

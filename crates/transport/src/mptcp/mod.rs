@@ -65,10 +65,14 @@ pub mod uncoupled;
 
 pub use coupled::{CoupledAdapter, CoupledCc, Coupling, SubflowView};
 
+use crate::config::keys::DUPTHRESH;
+use crate::config::tcp_keys_and;
 use crate::config::{Profile, SlowStartIncrease, TcpConfig};
-use crate::error::TransportError;
-use crate::transport::{Connection, ConnectionSpec, Transport};
+use crate::error::{ParamError, TransportError};
+use crate::reach::Reach;
+use crate::transport::{Configured, Connection, ConnectionSpec, Transport, TransportKind};
 use htsim_core::endpoint::Spawn;
+use htsim_core::params::{KindSpec, Params};
 use std::fmt;
 use std::sync::Arc;
 
@@ -140,7 +144,7 @@ pub enum RxSubflowAck {
 }
 
 /// How the subflows of a multipath connection choose their paths (docs/model.md 4.1).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub enum SubflowPaths {
     /// Each subflow's packets follow the network's routing mode with the subflow's own ports
     /// (per-flow ECMP): two subflows of one connection may hash onto one path.
@@ -151,6 +155,12 @@ pub enum SubflowPaths {
     /// paths the assignment wraps: pinned subflow `i` (counting from 0) takes the path of pinned
     /// subflow `i mod paths`, so each path carries `floor` or `ceil(subflows / paths)`.
     Distinct,
+    /// Pinned subflow `i` (counting from 0) takes path `list[i mod list.len()]` of the pair's
+    /// equal-cost path set (indices in the topology's path order, docs/model.md 4.1). A
+    /// connection whose pair lacks a path its pinned subflows use is refused
+    /// ([`TransportError::PinnedPathOutOfRange`]). The list is not empty and has at most
+    /// `max_subflows` entries.
+    Pinned(Arc<[u32]>),
 }
 
 impl SubflowPaths {
@@ -165,12 +175,30 @@ impl SubflowPaths {
         SubflowPaths::ALL
             .iter()
             .find(|(n, _)| *n == name)
-            .map(|(_, k)| *k)
+            .map(|(_, k)| k.clone())
+    }
+
+    /// Checks a pinned list against the subflow count: at least one entry and at most
+    /// `max_subflows` (more could never be used).
+    pub fn validate(&self, max_subflows: u32) -> Result<(), TransportError> {
+        match self {
+            SubflowPaths::Pinned(list) if list.is_empty() => Err(TransportError::InvalidConfig(
+                "pinned paths need at least one path index".into(),
+            )),
+            SubflowPaths::Pinned(list) if list.len() > max_subflows as usize => {
+                Err(TransportError::InvalidConfig(format!(
+                    "{} pinned paths for {max_subflows} subflow{}: at most one per subflow",
+                    list.len(),
+                    if max_subflows == 1 { "" } else { "s" }
+                )))
+            }
+            _ => Ok(()),
+        }
     }
 }
 
 /// MPTCP's parameters (docs/model.md 4, 11, 12).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MptcpConfig {
     /// MaxSubflows: subflows of a connection, subflow 0 included (8).
     pub max_subflows: u32,
@@ -233,9 +261,119 @@ impl MptcpConfig {
                 "random_gap_us must be positive".into(),
             ));
         }
-        Ok(())
+        self.paths.validate(self.max_subflows)
     }
 }
+
+/// The scenario keys of [`MptcpConfig`] that the multipath transports share.
+pub mod keys {
+    use htsim_core::params::{ParamKind, ParamSpec};
+
+    /// The key of `paths = { pinned = [...] }` ([`SubflowPaths::Pinned`](super::SubflowPaths)).
+    pub const PINNED: &str = "pinned";
+
+    /// `paths` ([`SubflowPaths`](super::SubflowPaths)).
+    pub const PATHS: ParamSpec = ParamSpec::new(
+        "paths",
+        ParamKind::ChoiceOrList {
+            names: &["ecmp", "distinct"],
+            key: PINNED,
+            min: 0,
+            max: 65_535,
+        },
+        Some("ecmp"),
+        "subflow paths: \"ecmp\" hashes each subflow's ports (subflows may share a path); \
+         \"distinct\" pins each subflow to its own random path of the pair's equal-cost set, \
+         wrapping round when there are more subflows than paths; { pinned = [i, j, ...] } puts \
+         subflow n on path index list[n mod length] of the set, at most one entry per subflow \
+         (docs/model.md 4.1)",
+    );
+    /// `cap_subflows`.
+    pub const CAP_SUBFLOWS: ParamSpec = ParamSpec::new(
+        "cap_subflows",
+        ParamKind::Bool,
+        Some("false"),
+        "open at most as many subflows as the pair has equal-cost paths (htsim's rule; mmptcp: \
+         at the switch)",
+    );
+    /// `subflows` of MPTCP and MMPTCP.
+    pub const SUBFLOWS: ParamSpec = ParamSpec::new(
+        "subflows",
+        ParamKind::Int { min: 1, max: 256 },
+        Some("8"),
+        "number of subflows",
+    );
+    /// `cc` ([`CcKind`](super::CcKind)).
+    pub const CC: ParamSpec = ParamSpec::new(
+        "cc",
+        ParamKind::Choice(&["lia", "lia-uncapped", "fully-coupled", "uncoupled", "ewtcp"]),
+        Some("lia"),
+        "coupled congestion control (docs/model.md 4.6)",
+    );
+}
+
+impl MptcpConfig {
+    /// `profile`'s parameters with the scenario keys set: `subflows` -> `max_subflows`, `cc`,
+    /// `paths`, `cap_subflows` (the other fields are the profile's, docs/model.md 12). Fails
+    /// if the result does not [`validate`](MptcpConfig::validate).
+    pub fn from_params(params: &Params, profile: Profile) -> Result<MptcpConfig, ParamError> {
+        let mut m = MptcpConfig::for_profile(profile);
+        if let Some(n) = params.int("subflows") {
+            m.max_subflows = u32::try_from(n)
+                .map_err(|_| ParamError::new("subflows", format!("{n} is out of range")))?;
+        }
+        if let Some(name) = params.text("cc") {
+            m.cc = CcKind::from_name(name)
+                .ok_or_else(|| ParamError::new("cc", format!("unknown cc `{name}`")))?;
+        }
+        if let Some(name) = params.text("paths") {
+            m.paths = SubflowPaths::from_name(name)
+                .ok_or_else(|| ParamError::new("paths", format!("unknown paths `{name}`")))?;
+        }
+        if let Some(list) = params.list("paths") {
+            let pinned: Result<Arc<[u32]>, _> = list.iter().map(|&i| u32::try_from(i)).collect();
+            m.paths = SubflowPaths::Pinned(pinned.map_err(|_| {
+                ParamError::new("paths", "a pinned path index is out of range".to_string())
+            })?);
+            m.paths
+                .validate(m.max_subflows)
+                .map_err(|e| ParamError::new("paths", e.to_string()))?;
+        }
+        if let Some(on) = params.bool("cap_subflows") {
+            m.cap_subflows = on;
+        }
+        m.validate()
+            .map_err(|e| ParamError::new("", e.to_string()))?;
+        Ok(m)
+    }
+}
+
+/// `mptcp` in scenarios: TCP's keys ([`TcpConfig::from_params`]) and MPTCP's
+/// ([`MptcpConfig::from_params`]).
+pub const KIND: TransportKind = TransportKind {
+    spec: KindSpec {
+        name: "mptcp",
+        doc: "MPTCP with coupled congestion control (docs/model.md 4)",
+        params: tcp_keys_and![
+            DUPTHRESH,
+            keys::SUBFLOWS,
+            keys::CC,
+            keys::PATHS,
+            keys::CAP_SUBFLOWS,
+        ],
+    },
+    new: |p| Box::new(MptcpTransport::new(p)),
+    configure: |params| {
+        let tcp = TcpConfig::from_params(params)?;
+        let mut t = MptcpTransport::new(tcp.profile);
+        t.config = tcp.clone();
+        t.mptcp = MptcpConfig::from_params(params, tcp.profile)?;
+        Ok(Configured {
+            transport: Arc::new(t),
+            tcp,
+        })
+    },
+};
 
 /// Builds a connection's coupled controller (a custom one such as XMP).
 pub type CcFactory = Arc<dyn Fn(&TcpConfig) -> Box<dyn CoupledCc> + Send + Sync>;
@@ -297,6 +435,10 @@ impl MptcpTransport {
 impl Transport for MptcpTransport {
     fn name(&self) -> &str {
         self.name
+    }
+    fn check_reaches(&self, reaches: &mut dyn Iterator<Item = Reach>) -> Result<(), ParamError> {
+        connection::check_pinned_paths(&self.mptcp, reaches, |_| None)
+            .map_err(|e| ParamError::new("paths", e.to_string()))
     }
     fn open(
         &self,
