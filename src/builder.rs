@@ -75,9 +75,9 @@ use crate::scenario::params::{ParamValue, Params};
 use crate::scenario::tree::{self, Entry, Node, Table, Value};
 use crate::scenario::{
     load_tree, Arrivals, Event, FlowClass, HostSet, JobsConfig, LinkOverride, LoadOptions, Loaded,
-    MatrixKind, OutputConfig, PairsSpec, QueueConfig, QueueKind, QueueSettings, Reference,
-    RoutingMode, Scenario, Seeds, Senders, SizeSpec, TimeseriesConfig, TopologyConfig, TraceConfig,
-    TransportConfig, TransportRef,
+    MatrixKind, OutputConfig, PairsSpec, QueueConfig, QueueKind, QueueSettings, RandomSources,
+    Reference, RoutingMode, Scenario, Seeds, Senders, SizeSpec, TimeseriesConfig, TopologyConfig,
+    TraceConfig, TransportConfig, TransportRef,
 };
 
 /// A scenario assembled in code, checked and completed by the scenario loader on
@@ -890,6 +890,41 @@ impl FlowClass {
     pub fn exclude_rack_local(mut self) -> Self {
         self.matrix = MatrixKind::Random;
         self.exclude_rack_local = true;
+        self
+    }
+
+    /// `sources` of a random matrix (sets `matrix = "random"`): [`RandomSources::Each`] makes
+    /// every host of the class the source of exactly one connection, [`RandomSources::Uniform`]
+    /// (the default) gives each connection a uniform source.
+    ///
+    /// ```
+    /// use htsim::builder::ScenarioBuilder;
+    /// use htsim::core::SimTime;
+    /// use htsim::scenario::{
+    ///     Arrivals, FlowClass, MatrixKind, RandomSources, SizeSpec, TopologyConfig,
+    ///     TransportConfig,
+    /// };
+    ///
+    /// // The XMP paper's random pattern: every host runs one flow at a time, at most 4 flows
+    /// // into any host.
+    /// let class = FlowClass::new("large", SizeSpec::Fixed(1_000_000), TransportConfig::tcp())
+    ///     .sources(RandomSources::Each)
+    ///     .max_per_destination(4)
+    ///     .arrivals(Arrivals::closed_loop_new_destination());
+    /// let base = ScenarioBuilder::new("random")
+    ///     .duration(SimTime::from_ms(10))
+    ///     .topology(TopologyConfig::fattree(4));
+    /// assert!(base.clone().flows(class).build().is_ok());
+    /// // Checked as in a file: a permutation has no sources to choose.
+    /// let permutation = FlowClass::new("p", SizeSpec::Fixed(1_000), TransportConfig::tcp())
+    ///     .sources(RandomSources::Each)
+    ///     .matrix(MatrixKind::Permutation);
+    /// let err = base.flows(permutation).build().unwrap_err();
+    /// assert_eq!(err.key_path, "flows.p.sources");
+    /// ```
+    pub fn sources(mut self, sources: RandomSources) -> Self {
+        self.matrix = MatrixKind::Random;
+        self.sources = sources;
         self
     }
 

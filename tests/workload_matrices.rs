@@ -1,9 +1,9 @@
 //! The workload keys of the paper reproductions: explicit pairs (inline and from a file), the
-//! neighbours matrix, random-matrix limits, host subsets per class, matrix rounds, several draws
-//! of a matrix per class and closed-loop flows to new destinations. Their statistics (pair
-//! counts, limits never exceeded over many seeds or at any instant, subsets respected, rounds
-//! that start only once the previous round's last flow finished, destinations uniform) and
-//! their errors.
+//! neighbours matrix, random-matrix limits and sources, host subsets per class, matrix rounds,
+//! several draws of a matrix per class and closed-loop flows to new destinations. Their
+//! statistics (pair counts, limits never exceeded over many seeds or at any instant, one flow
+//! per host at a time, subsets respected, rounds that start only once the previous round's last
+//! flow finished, destinations uniform) and their errors.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -278,26 +278,43 @@ fn neighbours_on_a_fattree_are_counted_in_switches_and_a_missing_distance_is_an_
     );
 }
 
+/// A k = 8 FatTree (128 hosts, 4 per ToR) and one random class `r` with the XMP paper's limits
+/// (at most 4 connections into a host, none rack-local), then `keys`.
+fn xmp_random(keys: &str) -> String {
+    format!(
+        "[run]\nduration = \"300ms\"\n[topology]\nkind = \"fattree\"\nk = 8\n[[flows]]\n\
+         name = \"r\"\nmatrix = \"random\"\nmax_per_destination = 4\nexclude_rack_local = true\n\
+         {keys}size = \"20KB\"\ntransport = {{ kind = \"tcp\" }}\n"
+    )
+}
+
+/// The pairs of [`xmp_random`]'s class for seeds 1 to 40, each draw checked against its limits
+/// (128 pairs, none in its rack, at most 4 into a host), and the most any host received.
+fn xmp_draws(s: &Scenario) -> (Vec<Vec<(usize, usize)>>, usize) {
+    let mut most = 0;
+    let draws = (1..=40)
+        .map(|seed| {
+            let pairs = pairs_of(s, seed, 0);
+            assert_eq!(pairs.len(), 128);
+            let mut received = [0usize; 128];
+            for &(a, b) in &pairs {
+                assert_ne!(a / 4, b / 4, "seed {seed}: ({a}, {b}) stays in its rack");
+                received[b] += 1;
+            }
+            let max = *received.iter().max().unwrap();
+            assert!(max <= 4, "seed {seed}: a host receives {max} flows");
+            most = most.max(max);
+            pairs
+        })
+        .collect();
+    (draws, most)
+}
+
 #[test]
 fn random_limits_hold_over_many_seeds() {
-    // k = 8 FatTree: 128 hosts, 4 per ToR.
-    let text = "[run]\nduration = \"300ms\"\n[topology]\nkind = \"fattree\"\nk = 8\n[[flows]]\n\
-                name = \"r\"\nmatrix = \"random\"\nmax_per_destination = 4\nexclude_rack_local = true\n\
-                size = \"20KB\"\ntransport = { kind = \"tcp\" }\n";
-    let s = ok(text);
-    let mut most = 0;
-    for seed in 1..=40 {
-        let pairs = pairs_of(&s, seed, 0);
-        assert_eq!(pairs.len(), 128);
-        let mut received = [0usize; 128];
-        for &(a, b) in &pairs {
-            assert_ne!(a / 4, b / 4, "seed {seed}: ({a}, {b}) stays in its rack");
-            received[b] += 1;
-        }
-        let max = *received.iter().max().unwrap();
-        assert!(max <= 4, "seed {seed}: a host receives {max} flows");
-        most = most.max(max);
-    }
+    let text = xmp_random("");
+    let s = ok(&text);
+    let (_, most) = xmp_draws(&s);
     assert_eq!(most, 4, "the limit never bound");
     // Without the keys, the same seed gives the plain random matrix, with rack-local pairs and
     // hosts receiving more than 4.
@@ -337,6 +354,123 @@ fn random_limits_hold_over_many_seeds() {
         .0[0];
     assert_eq!(p.key_path, "flows.c.matrix", "{p}");
     assert!(p.message.contains("at least 2 racks"), "{p}");
+}
+
+#[test]
+fn random_sources_each_give_every_host_one_connection() {
+    // The XMP paper's random pattern: every host sends once, listed by source.
+    let text = xmp_random("sources = \"each\"\n");
+    let s = ok(&text);
+    let (draws, most) = xmp_draws(&s);
+    for (seed, pairs) in draws.iter().enumerate() {
+        let sources: Vec<usize> = pairs.iter().map(|p| p.0).collect();
+        assert_eq!(sources, (0..128).collect::<Vec<_>>(), "seed {}", seed + 1);
+    }
+    assert!(most >= 3, "destinations never repeat: {most}");
+    // Deterministic per seed, drawn afresh for another.
+    assert_eq!(pairs_of(&s, 7, 0), pairs_of(&s, 7, 0));
+    assert_ne!(pairs_of(&s, 7, 0), pairs_of(&s, 8, 0));
+    // Written out and read back; the default is not written.
+    let written = s.to_toml_string().unwrap();
+    assert!(written.contains("sources = \"each\""), "{written}");
+    assert_eq!(ok(&written), s);
+    let uniform = ok(&text.replace("each", "uniform"));
+    assert!(!uniform.to_toml_string().unwrap().contains("sources"));
+    // "uniform" is the matrix without the key: some hosts send two connections, some none.
+    let plain = ok(&text.replace("sources = \"each\"\n", ""));
+    assert_eq!(plain, uniform);
+    let pairs = pairs_of(&plain, 7, 0);
+    let senders: BTreeSet<usize> = pairs.iter().map(|p| p.0).collect();
+    assert!(senders.len() < 128, "uniform sources sent from every host");
+}
+
+#[test]
+fn random_sources_each_run_one_flow_per_host_at_every_instant() {
+    // Closed loop with new destinations: a host's next flow starts as its flow ends, so every
+    // host sends exactly one flow at a time, and no host receives more than 2 at any instant.
+    let s = ok(&new_destinations(
+        "matrix = \"random\"\nsources = \"each\"\nmax_per_destination = 2\n\
+         exclude_rack_local = true",
+    ));
+    for seed in 1..=3 {
+        let out = run(&s, seed, &RunContext::default()).unwrap();
+        let all = flows(&out);
+        assert!(all.len() > 1000, "seed {seed}: {} flows", all.len());
+        let mut events: Vec<(u64, i32, u32, u32)> = Vec::new();
+        for f in &all {
+            assert_ne!(f.src / 2, f.dst / 2, "seed {seed}: rack-local {f:?}");
+            events.push((f.arrival_ns, 1, f.src, f.dst));
+            if let Some(end) = f.end_ns {
+                events.push((end, -1, f.src, f.dst));
+            }
+        }
+        // At an instant, flows that end leave before flows that start arrive.
+        events.sort();
+        let (mut sending, mut receiving) = ([0i32; 16], [0i32; 16]);
+        for (t, change, src, dst) in events {
+            sending[src as usize] += change;
+            receiving[dst as usize] += change;
+            assert!(
+                sending[src as usize] <= 1,
+                "seed {seed}: host{src} sends 2 at {t} ns"
+            );
+            assert!(
+                receiving[dst as usize] <= 2,
+                "seed {seed}: host{dst} receives 3"
+            );
+        }
+        // Every host sent from the start.
+        let first: BTreeSet<u32> = all
+            .iter()
+            .filter(|f| f.arrival_ns == 0)
+            .map(|f| f.src)
+            .collect();
+        assert_eq!(first.len(), 16, "seed {seed}");
+    }
+}
+
+#[test]
+fn random_sources_errors_name_the_key() {
+    bad(
+        &fattree("sources = \"each\"\nsize = \"20KB\""),
+        10,
+        "flows.c.sources",
+        "`sources` is only used with matrix = \"random\"",
+    );
+    bad(
+        &fattree("matrix = \"random\"\nsources = \"every\"\nsize = \"20KB\""),
+        11,
+        "flows.c.sources",
+        "unknown value \"every\": expected one of \"uniform\" or \"each\"",
+    );
+    bad(
+        &fattree("matrix = \"random\"\nsources = true\nsize = \"20KB\""),
+        11,
+        "flows.c.sources",
+        "one of \"uniform\" or \"each\"",
+    );
+    bad(
+        &fattree("jobs = {}\nsources = \"each\""),
+        11,
+        "flows.c.sources",
+        "`sources` has no meaning in a class with `jobs`",
+    );
+    // Hosts 0 and 1 share a rack and host 2 is alone in another: at most 1 flow into host 2
+    // cannot take both racks' flows out. Found before the run, on the class's matrix.
+    let crowded = fattree(
+        "matrix = \"random\"\nsources = \"each\"\nmax_per_destination = 1\n\
+         exclude_rack_local = true\nhosts = [0, 1, 2]\nsize = \"20KB\"",
+    );
+    let p = &preflight::check(&load_in(Path::new("."), &crowded).unwrap(), 1)
+        .unwrap_err()
+        .0[0];
+    assert_eq!(p.key_path, "flows.c.matrix", "{p}");
+    assert!(
+        p.message
+            .contains("a rack of 2 hosts sends 2 connections out of the rack, and the 1 hosts outside it receive at most 1 each"),
+        "{p}"
+    );
+    ok(&crowded.replace("max_per_destination = 1", "max_per_destination = 2"));
 }
 
 /// Two independent groups of 8 hosts on a k = 4 FatTree, each with one client reading from
@@ -564,7 +698,7 @@ fn the_builder_gives_the_scenario_the_file_gives() {
     use htsim::builder::ScenarioBuilder;
     use htsim::core::SimTime;
     use htsim::scenario::{
-        Arrivals, FlowClass, MatrixKind, SizeSpec, TopologyConfig, TransportConfig,
+        Arrivals, FlowClass, MatrixKind, RandomSources, SizeSpec, TopologyConfig, TransportConfig,
     };
 
     let file = ok(r#"
@@ -585,6 +719,7 @@ name = "random"
 matrix = "random"
 max_per_destination = 4
 exclude_rack_local = true
+sources = "each"
 hosts = [0, 1, "4-7"]
 senders = 3
 size = "20KB"
@@ -613,6 +748,7 @@ transport = { kind = "tcp" }
             FlowClass::new("random", SizeSpec::Fixed(20_000), TransportConfig::tcp())
                 .max_per_destination(4)
                 .exclude_rack_local()
+                .sources(RandomSources::Each)
                 .hosts([0, 1, 4, 5, 6, 7])
                 .senders(htsim::scenario::Senders::Count(3))
                 .arrivals(Arrivals::closed_loop_new_destination()),

@@ -486,6 +486,19 @@ pub enum MatrixKind {
     Neighbours,
 }
 
+/// How a random matrix chooses its sources (`sources`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RandomSources {
+    /// Each connection has a uniform source: a host may send several connections or none (the
+    /// MMPTCP paper's random matrix; the default).
+    #[default]
+    Uniform,
+    /// Every host of the class is the source of exactly one connection (the XMP paper's random
+    /// pattern).
+    Each,
+}
+
 /// Explicit pairs of a class (`matrix = "pairs"`): host indices, as `host<i>` in outputs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PairsSpec {
@@ -705,6 +718,8 @@ pub struct FlowClass {
     pub max_per_destination: Option<u64>,
     /// No connection stays in its rack (random only).
     pub exclude_rack_local: bool,
+    /// How the sources are chosen (random only).
+    pub sources: RandomSources,
     /// The hosts the matrix is drawn over (absent = every host).
     pub hosts: Option<HostSet>,
     /// Independent draws of the matrix the class's connections come from (absent = 1): with a
@@ -759,6 +774,9 @@ impl Serialize for FlowClass {
                 }
                 if self.exclude_rack_local {
                     m.serialize_entry("exclude_rack_local", &true)?;
+                }
+                if self.sources != RandomSources::default() {
+                    m.serialize_entry("sources", &self.sources)?;
                 }
                 if let Some(hosts) = &self.hosts {
                     m.serialize_entry("hosts", hosts)?;

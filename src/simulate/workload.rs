@@ -38,8 +38,8 @@ use super::setup_error::SetupError;
 use super::transports::{check_pairs, configure, ClassPairs, Configured};
 use crate::scenario::input::read_text;
 use crate::scenario::{
-    Arrivals, FlowClass, JobsConfig, MatrixKind, PairsSpec, Scenario, Senders, SizeSpec,
-    TransportRef,
+    Arrivals, FlowClass, JobsConfig, MatrixKind, PairsSpec, RandomSources, Scenario, Senders,
+    SizeSpec, TransportRef,
 };
 
 /// One flow class ready to generate flows.
@@ -233,7 +233,7 @@ pub fn plan(
             if new_destinations.is_some() {
                 // Each new flow draws its destination as the run goes.
                 let excluded =
-                    matches!(&matrix_key.recipe, Recipe::Random(l) if l.exclude_rack_local);
+                    matches!(&matrix_key.recipe, Recipe::Random(l, _) if l.exclude_rack_local);
                 check(ClassPairs::Drawn {
                     hosts: matrix_key.hosts.as_deref(),
                     rack_local: !excluded,
@@ -302,7 +302,7 @@ pub fn plan(
 enum Recipe {
     Permutation,
     Stride(Option<u64>),
-    Random(RandomLimits),
+    Random(RandomLimits, htsim_workload::RandomSources),
     Incast(u64),
     ManyToOne,
     Locality(String),
@@ -324,12 +324,18 @@ impl MatrixKey {
         let recipe = match class.matrix {
             MatrixKind::Permutation => Recipe::Permutation,
             MatrixKind::Stride => Recipe::Stride(class.offset),
-            MatrixKind::Random => Recipe::Random(RandomLimits {
-                max_per_destination: class
-                    .max_per_destination
-                    .map(|m| usize::try_from(m).unwrap_or(usize::MAX)),
-                exclude_rack_local: class.exclude_rack_local,
-            }),
+            MatrixKind::Random => Recipe::Random(
+                RandomLimits {
+                    max_per_destination: class
+                        .max_per_destination
+                        .map(|m| usize::try_from(m).unwrap_or(usize::MAX)),
+                    exclude_rack_local: class.exclude_rack_local,
+                },
+                match class.sources {
+                    RandomSources::Uniform => htsim_workload::RandomSources::Uniform,
+                    RandomSources::Each => htsim_workload::RandomSources::Each,
+                },
+            ),
             MatrixKind::Incast => Recipe::Incast(class.fan_in.unwrap_or(10)),
             MatrixKind::ManyToOne => Recipe::ManyToOne,
             MatrixKind::Locality => Recipe::Locality(class.rack_local.clone().unwrap_or_default()),
@@ -359,7 +365,7 @@ fn new_destinations(key: &MatrixKey, layout: &HostLayout) -> NewDestinations {
         None => (0..layout.num_hosts()).collect(),
     };
     let limits = match key.recipe {
-        Recipe::Random(limits) => RandomLimits {
+        Recipe::Random(limits, _) => RandomLimits {
             max_per_destination: limits
                 .max_per_destination
                 .map(|m| m.saturating_mul(key.draws)),
@@ -497,7 +503,12 @@ fn draw_recipe(
         }
         .build(rng, layout)
         .map_err(m),
-        Recipe::Random(limits) => TrafficMatrix::Random(*limits).build(rng, layout).map_err(m),
+        Recipe::Random(limits, sources) => TrafficMatrix::Random {
+            limits: *limits,
+            sources: *sources,
+        }
+        .build(rng, layout)
+        .map_err(m),
         Recipe::Incast(fan_in) => TrafficMatrix::Incast {
             senders: *fan_in as usize,
         }

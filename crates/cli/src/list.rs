@@ -430,6 +430,14 @@ fn flows(l: &mut Listing) {
     );
     l.key(
         0,
+        "sources",
+        "= uniform",
+        "uniform | each",
+        "random only: uniform = a uniform source per connection (hosts may send several or \
+         none); each = every host sends exactly one connection",
+    );
+    l.key(
+        0,
         "hosts",
         "(absent: every host)",
         "[0, 1, \"4-7\"] or \"0-7\"",

@@ -4,9 +4,9 @@
 //! seeded choices; it simulates nothing itself. It holds:
 //!
 //! - [`layout`]: the rack (ToR) and pod of every host ([`HostLayout`]).
-//! - [`matrix`]: traffic matrices, permutation, stride, random (with a per-destination limit and
-//!   without rack-local pairs), incast, many-to-one, rack-locality and hosts at a distance
-//!   (docs/model.md 9.2; docs/model.md 14.1).
+//! - [`matrix`]: traffic matrices, permutation, stride, random (with a per-destination limit,
+//!   without rack-local pairs, one connection from every host), incast, many-to-one,
+//!   rack-locality and hosts at a distance (docs/model.md 9.2; docs/model.md 14.1).
 //! - [`pairs`]: explicit (source, destination) pairs, inline or from a pairs file.
 //! - [`senders`]: which hosts or matrix connections a flow class takes (`"33%"`, `12`, `"all"`,
 //!   `"rest"`), and the long/short split of docs/model.md 9.3.
@@ -41,7 +41,9 @@ pub use cdf::{CdfError, EmpiricalCdf, BUILTIN_NAMES};
 pub use destinations::NewDestinations;
 pub use jobs::{Job, JobError, PartitionAggregate};
 pub use layout::{HostLayout, LayoutError};
-pub use matrix::{Connection, LocalityBase, MatrixError, RandomLimits, TrafficMatrix};
+pub use matrix::{
+    Connection, LocalityBase, MatrixError, RandomLimits, RandomSources, TrafficMatrix,
+};
 pub use pairs::{parse_pairs, PairsError};
 pub use senders::{pick_senders, split_connections, Senders, SendersError};
 pub use size::{FlowSize, Pareto, SizeDist, SizeError, UniformSize};

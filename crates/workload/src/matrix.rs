@@ -73,6 +73,20 @@ pub enum MatrixError {
     /// A limit of 0 flows per destination.
     #[error("a limit of 0 flows per destination leaves no destination")]
     ZeroPerDestination,
+    /// Every host sends one connection out of its rack, but a rack has more hosts than the
+    /// hosts outside it may receive.
+    #[error(
+        "a rack of {rack_hosts} hosts sends {rack_hosts} connections out of the rack, and the \
+         {outside} hosts outside it receive at most {max} each"
+    )]
+    RackOverflow {
+        /// The hosts of the rack.
+        rack_hosts: usize,
+        /// The hosts outside it.
+        outside: usize,
+        /// The most connections a host receives.
+        max: usize,
+    },
     /// An explicit pair names a host that does not exist.
     #[error("host {host} does not exist: the hosts are 0 to {}", hosts - 1)]
     HostOutOfRange {
@@ -116,8 +130,14 @@ pub enum TrafficMatrix {
     },
     /// See [`stride_next_pod`].
     StrideNextPod,
-    /// See [`random`], or [`random_limited`] with limits.
-    Random(RandomLimits),
+    /// See [`random`], or [`random_limited`] with limits; with [`RandomSources::Each`], see
+    /// [`random_each`].
+    Random {
+        /// Limits on the destinations.
+        limits: RandomLimits,
+        /// How the sources are chosen.
+        sources: RandomSources,
+    },
     /// See [`incast`].
     Incast {
         /// Number of senders.
@@ -144,8 +164,18 @@ impl TrafficMatrix {
             TrafficMatrix::Permutation => permutation(rng, n),
             TrafficMatrix::Stride { offset } => stride(n, offset),
             TrafficMatrix::StrideNextPod => stride_next_pod(layout),
-            TrafficMatrix::Random(limits) if limits == RandomLimits::default() => random(rng, n),
-            TrafficMatrix::Random(limits) => random_limited(rng, layout, limits),
+            TrafficMatrix::Random {
+                limits,
+                sources: RandomSources::Uniform,
+            } if limits == RandomLimits::default() => random(rng, n),
+            TrafficMatrix::Random {
+                limits,
+                sources: RandomSources::Uniform,
+            } => random_limited(rng, layout, limits),
+            TrafficMatrix::Random {
+                limits,
+                sources: RandomSources::Each,
+            } => random_each(rng, layout, limits),
             TrafficMatrix::Incast { senders } => incast(rng, n, senders),
             TrafficMatrix::Locality { base, rack_local } => locality(rng, layout, base, rack_local),
         }
@@ -263,7 +293,7 @@ pub fn random<R: Rng + ?Sized>(rng: &mut R, n: usize) -> Result<Vec<Connection>,
         .collect())
 }
 
-/// Limits on a random matrix ([`random_limited`]); the default is no limit.
+/// Limits on a random matrix ([`random_limited`], [`random_each`]); the default is no limit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RandomLimits {
     /// The most connections any host receives (the XMP paper's random pattern: 4).
@@ -272,9 +302,80 @@ pub struct RandomLimits {
     pub exclude_rack_local: bool,
 }
 
-/// Tries of drawing an open destination at random before [`random_limited`] lists the eligible
-/// ones (the result is uniform over them either way).
+/// How a random matrix chooses the sources of its `n` connections.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RandomSources {
+    /// Each connection has a uniform source, so a host may send several connections or none
+    /// (the MMPTCP paper's random matrix; [`random`], [`random_limited`]).
+    #[default]
+    Uniform,
+    /// Every host is the source of exactly one connection (the XMP paper's random pattern, in
+    /// which every host runs one large flow at a time; [`random_each`]).
+    Each,
+}
+
+/// Tries of drawing an open destination at random before [`random_limited`] and
+/// [`random_each`] list the eligible ones (the result is uniform over them either way).
 const DRAW_TRIES: usize = 16;
+
+/// The index in `open` of a host uniform among those `allowed` accepts: up to [`DRAW_TRIES`]
+/// draws over all of `open`, then [`choose_open`]. `None` when `allowed` accepts none.
+fn pick_open<R: Rng + ?Sized>(
+    rng: &mut R,
+    open: &[usize],
+    allowed: &impl Fn(usize) -> bool,
+) -> Option<usize> {
+    let drawn = (0..DRAW_TRIES)
+        .map(|_| rng.random_range(0..open.len()))
+        .find(|&k| allowed(open[k]));
+    drawn.or_else(|| choose_open(rng, open, allowed))
+}
+
+/// The index in `open` of a host uniform among those `allowed` accepts, drawn from their list;
+/// `None` (and no draw) when it accepts none.
+fn choose_open<R: Rng + ?Sized>(
+    rng: &mut R,
+    open: &[usize],
+    allowed: &impl Fn(usize) -> bool,
+) -> Option<usize> {
+    let listed: Vec<usize> = (0..open.len()).filter(|&k| allowed(open[k])).collect();
+    listed.choose(rng).copied()
+}
+
+/// A limited random matrix's rules on a layout, checked: which (source, destination) pairs it
+/// may draw and how many connections a host may receive.
+struct Rules<'a> {
+    layout: &'a HostLayout,
+    /// The most connections a host receives (`usize::MAX`: no limit).
+    cap: usize,
+    exclude_rack_local: bool,
+}
+
+impl<'a> Rules<'a> {
+    /// The rules of `limits` on `layout`: at least 2 hosts, a limit of at least 1, two racks
+    /// when rack-local pairs are excluded.
+    fn new(layout: &'a HostLayout, limits: RandomLimits) -> Result<Self, MatrixError> {
+        let n = layout.num_hosts();
+        need_hosts("random", 2, n)?;
+        let cap = limits.max_per_destination.unwrap_or(usize::MAX);
+        if cap == 0 {
+            return Err(MatrixError::ZeroPerDestination);
+        }
+        if limits.exclude_rack_local && (0..n).all(|h| layout.same_rack(0, h)) {
+            return Err(MatrixError::NoOffRackPair);
+        }
+        Ok(Rules {
+            layout,
+            cap,
+            exclude_rack_local: limits.exclude_rack_local,
+        })
+    }
+
+    /// Whether `src` may send to `dst` (room aside).
+    fn eligible(&self, src: usize, dst: usize) -> bool {
+        dst != src && !(self.exclude_rack_local && self.layout.same_rack(src, dst))
+    }
+}
 
 /// The random matrix with `limits`: `n` connections for `n` hosts, each with a uniform source
 /// and a destination uniform among the hosts other than the source (outside its rack with
@@ -290,55 +391,112 @@ pub fn random_limited<R: Rng + ?Sized>(
     limits: RandomLimits,
 ) -> Result<Vec<Connection>, MatrixError> {
     let n = layout.num_hosts();
-    need_hosts("random", 2, n)?;
-    let cap = limits.max_per_destination.unwrap_or(usize::MAX);
-    if cap == 0 {
-        return Err(MatrixError::ZeroPerDestination);
-    }
-    if limits.exclude_rack_local && (0..n).all(|h| layout.same_rack(0, h)) {
-        return Err(MatrixError::NoOffRackPair);
-    }
-    let eligible = |src: usize, dst: usize| {
-        dst != src && !(limits.exclude_rack_local && layout.same_rack(src, dst))
-    };
+    let rules = Rules::new(layout, limits)?;
+    let eligible = |src: usize, dst: usize| rules.eligible(src, dst);
     // The destinations with room left, and how many connections each receives.
     let mut open: Vec<usize> = (0..n).collect();
     let mut received = vec![0usize; n];
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
         let mut src = rng.random_range(0..n);
-        let drawn = (0..DRAW_TRIES)
-            .map(|_| rng.random_range(0..open.len()))
-            .find(|&k| eligible(src, open[k]));
-        let k = match drawn {
+        let k = match pick_open(rng, &open, &|d| eligible(src, d)) {
             Some(k) => k,
             None => {
-                let choices = |src: usize| -> Vec<usize> {
-                    (0..open.len())
-                        .filter(|&k| eligible(src, open[k]))
-                        .collect()
-                };
-                let mut listed = choices(src);
-                if listed.is_empty() {
-                    // Capacity n x cap >= n leaves a destination open, and with 2 hosts (2
-                    // racks when rack-local pairs are excluded) some host may send to it.
-                    let sources: Vec<usize> = (0..n)
-                        .filter(|&h| open.iter().any(|&d| eligible(h, d)))
-                        .collect();
-                    src = *sources.choose(rng).ok_or(MatrixError::NoOffRackPair)?;
-                    listed = choices(src);
-                }
-                *listed.choose(rng).ok_or(MatrixError::NoOffRackPair)?
+                // Capacity n x cap >= n leaves a destination open, and with 2 hosts (2 racks
+                // when rack-local pairs are excluded) some host may send to it.
+                let sources: Vec<usize> = (0..n)
+                    .filter(|&h| open.iter().any(|&d| eligible(h, d)))
+                    .collect();
+                src = *sources.choose(rng).ok_or(MatrixError::NoOffRackPair)?;
+                choose_open(rng, &open, &|d| eligible(src, d)).ok_or(MatrixError::NoOffRackPair)?
             }
         };
         let dst = open[k];
         received[dst] += 1;
-        if received[dst] == cap {
+        if received[dst] == rules.cap {
             open.swap_remove(k);
         }
         out.push(Connection { src, dst });
     }
     Ok(out)
+}
+
+/// The random matrix in which every host sends exactly one connection ([`RandomSources::Each`]):
+/// `n` connections for `n` hosts, listed by source; each destination is uniform among the
+/// hosts other than the source (outside its rack with `exclude_rack_local`) that still receive
+/// fewer than `max_per_destination` connections.
+///
+/// The sources draw their destinations in a uniformly shuffled order, so no host is always
+/// among the last, whose choice the limits narrow. When a source has no such destination left
+/// (only its own rack, or itself, still has room), an earlier connection `(a, b)` chosen
+/// uniformly among those whose `b` the source may take and whose `a` may send to a host with
+/// room moves to such a host `d` (uniform), and the source takes `b`: `b` receives as many as
+/// before, `d` one more. That always exists when every rack fits (below); the loop is bounded,
+/// one listing at most per connection.
+///
+/// With `exclude_rack_local`, a rack of h hosts sends h connections to the `n - h` hosts
+/// outside it, which receive at most `max_per_destination` each: a rack of more than
+/// `max_per_destination x (n - h)` hosts is an error ([`MatrixError::RackOverflow`]).
+pub fn random_each<R: Rng + ?Sized>(
+    rng: &mut R,
+    layout: &HostLayout,
+    limits: RandomLimits,
+) -> Result<Vec<Connection>, MatrixError> {
+    let n = layout.num_hosts();
+    let rules = Rules::new(layout, limits)?;
+    let cap = rules.cap;
+    if limits.exclude_rack_local {
+        for rack in 0..layout.num_racks() {
+            let rack_hosts = layout.hosts_in_rack(rack).len();
+            let outside = n - rack_hosts;
+            if rack_hosts > cap.saturating_mul(outside) {
+                return Err(MatrixError::RackOverflow {
+                    rack_hosts,
+                    outside,
+                    max: cap,
+                });
+            }
+        }
+    }
+    let eligible = |src: usize, dst: usize| rules.eligible(src, dst);
+    let mut order: Vec<usize> = (0..n).collect();
+    order.shuffle(rng);
+    // The destinations with room left, how many connections each receives, each source's
+    // destination (usize::MAX: not drawn yet).
+    let mut open: Vec<usize> = (0..n).collect();
+    let mut received = vec![0usize; n];
+    let mut dst = vec![usize::MAX; n];
+    for (i, &src) in order.iter().enumerate() {
+        let (k, to) = match pick_open(rng, &open, &|d| eligible(src, d)) {
+            Some(k) => (k, src),
+            None => {
+                // Every host outside src's rack (or, with rack-local pairs allowed, every host
+                // but src) is full; an earlier source from another rack can move to a host
+                // with room and leave src its destination.
+                let movable: Vec<usize> = order[..i]
+                    .iter()
+                    .copied()
+                    .filter(|&a| eligible(src, dst[a]) && open.iter().any(|&d| eligible(a, d)))
+                    .collect();
+                let a = *movable.choose(rng).ok_or(MatrixError::NoOffRackPair)?;
+                dst[src] = dst[a];
+                let k = choose_open(rng, &open, &|d| eligible(a, d))
+                    .ok_or(MatrixError::NoOffRackPair)?;
+                (k, a)
+            }
+        };
+        let d = open[k];
+        dst[to] = d;
+        received[d] += 1;
+        if received[d] == cap {
+            open.swap_remove(k);
+        }
+    }
+    Ok(dst
+        .into_iter()
+        .enumerate()
+        .map(|(src, dst)| Connection { src, dst })
+        .collect())
 }
 
 /// Every ordered pair of distinct hosts exactly `distance` switch hops apart, listed by source,
@@ -659,6 +817,23 @@ mod tests {
     use rand::SeedableRng;
     use rand_pcg::Pcg64;
 
+    /// The XMP paper's random pattern: at most 4 connections into a host, none in its rack.
+    const XMP: RandomLimits = RandomLimits {
+        max_per_destination: Some(4),
+        exclude_rack_local: true,
+    };
+
+    /// Racks of these sizes, numbered in order, in one pod.
+    fn racks_of(sizes: &[usize]) -> HostLayout {
+        let rack: Vec<usize> = sizes
+            .iter()
+            .enumerate()
+            .flat_map(|(r, &h)| std::iter::repeat_n(r, h))
+            .collect();
+        let n = rack.len();
+        HostLayout::from_vectors(rack, vec![0; n]).unwrap()
+    }
+
     fn assert_derangement(m: &[Connection], n: usize) {
         assert_eq!(m.len(), n);
         let mut sent = vec![0; n];
@@ -717,13 +892,8 @@ mod tests {
             fraction in 0.0f64..=1.0,
             seed in any::<u64>(),
         ) {
-            let rack: Vec<usize> = rack_sizes
-                .iter()
-                .enumerate()
-                .flat_map(|(r, &h)| std::iter::repeat_n(r, h))
-                .collect();
-            let n = rack.len();
-            let layout = HostLayout::from_vectors(rack, vec![0; n]).unwrap();
+            let layout = racks_of(&rack_sizes);
+            let n = layout.num_hosts();
             let mut rng = Pcg64::seed_from_u64(seed);
             for base in [LocalityBase::Permutation, LocalityBase::Random] {
                 match locality(&mut rng, &layout, base, fraction) {
@@ -818,17 +988,15 @@ mod tests {
     }
 
     #[test]
-    fn random_limited_never_exceeds_the_limit() {
+    fn random_matrices_never_exceed_the_limit() {
         // The XMP paper's random pattern: at most 4 flows per destination; here also off-rack.
         let layout = HostLayout::fat_tree(4, 4, 8).unwrap();
-        let limits = RandomLimits {
-            max_per_destination: Some(4),
-            exclude_rack_local: true,
-        };
-        let mut most = 0;
+        let (mut most, mut most_each) = (0, 0);
         for seed in 0..300 {
             let mut rng = Pcg64::seed_from_u64(seed);
-            let m = random_limited(&mut rng, &layout, limits).unwrap();
+            let each = random_each(&mut rng, &layout, XMP).unwrap();
+            most_each = most_each.max(*assert_each(&each, &layout, XMP).iter().max().unwrap());
+            let m = random_limited(&mut rng, &layout, XMP).unwrap();
             assert_eq!(m.len(), 128);
             let mut received = [0usize; 128];
             for c in &m {
@@ -840,7 +1008,7 @@ mod tests {
             most = most.max(max);
         }
         // Unlimited, 128 uniform draws put 4 or more on one of 128 hosts almost always.
-        assert_eq!(most, 4, "the limit never bound");
+        assert_eq!((most, most_each), (4, 4), "the limit never bound");
         // A limit of 1 makes every host receive exactly once.
         let one = RandomLimits {
             max_per_destination: Some(1),
@@ -893,8 +1061,213 @@ mod tests {
         let mut a = Pcg64::seed_from_u64(9);
         let mut b = Pcg64::seed_from_u64(9);
         assert_eq!(
-            TrafficMatrix::Random(RandomLimits::default()).build(&mut a, &layout),
+            TrafficMatrix::Random {
+                limits: RandomLimits::default(),
+                sources: RandomSources::Uniform,
+            }
+            .build(&mut a, &layout),
             random(&mut b, 128)
+        );
+    }
+
+    /// Pearson's chi-square statistic of `counts` against `expected` in every cell.
+    fn chi_square(counts: impl IntoIterator<Item = usize>, expected: f64) -> f64 {
+        counts
+            .into_iter()
+            .map(|o| (o as f64 - expected).powi(2) / expected)
+            .sum()
+    }
+
+    /// Checks a [`random_each`] matrix on `layout`: listed by source, every host the source of
+    /// one connection, no self pair, within `limits`. Returns what each host receives.
+    fn assert_each(m: &[Connection], layout: &HostLayout, limits: RandomLimits) -> Vec<usize> {
+        let n = layout.num_hosts();
+        assert_eq!(m.len(), n);
+        let mut received = vec![0usize; n];
+        for (i, c) in m.iter().enumerate() {
+            assert_eq!(c.src, i, "not listed by source");
+            assert_ne!(c.src, c.dst, "self pair");
+            if limits.exclude_rack_local {
+                assert!(!layout.same_rack(c.src, c.dst), "{c:?} stays in its rack");
+            }
+            received[c.dst] += 1;
+        }
+        let cap = limits.max_per_destination.unwrap_or(usize::MAX);
+        assert!(
+            received.iter().all(|&r| r <= cap),
+            "{received:?} over {cap}"
+        );
+        received
+    }
+
+    proptest! {
+        #[test]
+        fn random_each_fills_every_layout_that_fits(
+            rack_sizes in proptest::collection::vec(1usize..7, 1..7),
+            cap in proptest::option::of(1usize..4),
+            exclude_rack_local in any::<bool>(),
+            seed in any::<u64>(),
+        ) {
+            let layout = racks_of(&rack_sizes);
+            let n = layout.num_hosts();
+            let limits = RandomLimits { max_per_destination: cap, exclude_rack_local };
+            let mut rng = Pcg64::seed_from_u64(seed);
+            // Feasible exactly when every rack's hosts fit into what the others may receive.
+            let fits = n >= 2
+                && (!exclude_rack_local
+                    || (rack_sizes.len() >= 2
+                        && rack_sizes
+                            .iter()
+                            .all(|&h| h <= cap.unwrap_or(usize::MAX).saturating_mul(n - h))));
+            match random_each(&mut rng, &layout, limits) {
+                Ok(m) => {
+                    prop_assert!(fits, "drawn where no matrix fits: {:?}", m);
+                    assert_each(&m, &layout, limits);
+                }
+                Err(e) => {
+                    prop_assert!(!fits, "{}", e);
+                    prop_assert!(
+                        matches!(e, MatrixError::RackOverflow { .. } | MatrixError::NoOffRackPair | MatrixError::TooFewHosts { .. }),
+                        "{}", e
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn random_each_sends_one_connection_from_every_host() {
+        // (With the XMP paper's limits: `random_matrices_never_exceed_the_limit`.) A limit of 1
+        // leaves the last sources only themselves or their rack: the repair makes every draw a
+        // derangement, off-rack when asked.
+        for (layout, exclude_rack_local) in [
+            (HostLayout::fat_tree(4, 4, 8).unwrap(), false),
+            (HostLayout::fat_tree(2, 2, 2).unwrap(), true),
+            (HostLayout::fat_tree(3, 1, 2).unwrap(), true),
+        ] {
+            let one = RandomLimits {
+                max_per_destination: Some(1),
+                exclude_rack_local,
+            };
+            for seed in 0..200 {
+                let mut rng = Pcg64::seed_from_u64(seed);
+                let m = random_each(&mut rng, &layout, one).unwrap();
+                assert_each(&m, &layout, one);
+                assert_derangement(&m, layout.num_hosts());
+            }
+        }
+        // Same seed, same matrix; another seed, another.
+        let layout = HostLayout::fat_tree(4, 4, 8).unwrap();
+        let draw = |seed| random_each(&mut Pcg64::seed_from_u64(seed), &layout, XMP).unwrap();
+        assert_eq!(draw(5), draw(5));
+        assert_ne!(draw(5), draw(6));
+        // `build` dispatches on the sources.
+        let each = TrafficMatrix::Random {
+            limits: XMP,
+            sources: RandomSources::Each,
+        };
+        assert_eq!(
+            each.build(&mut Pcg64::seed_from_u64(5), &layout),
+            Ok(draw(5))
+        );
+    }
+
+    #[test]
+    fn random_each_destinations_are_uniform() {
+        // Chi-square statistics cut off at the 0.999 quantile of their distribution (by the
+        // Wilson-Hilferty approximation). With a limit, counts vary less than multinomial ones,
+        // so a uniform draw stays further below the cut-off; a bias against the sources that
+        // draw last (whose choice the limits narrow) shows in their rows.
+        let layout = HostLayout::fat_tree(4, 4, 8).unwrap();
+        let seeds = 3000;
+        // pairs[src][dst]: connections from src to dst over all draws, and the statistic summed
+        // over the sources, each over the destinations it may take (`eligible` of them).
+        let pooled = |limits: RandomLimits| {
+            let mut pairs = vec![vec![0usize; 128]; 128];
+            for seed in 0..seeds {
+                let m = random_each(&mut Pcg64::seed_from_u64(seed), &layout, limits).unwrap();
+                assert_each(&m, &layout, limits);
+                m.iter().for_each(|c| pairs[c.src][c.dst] += 1);
+            }
+            let eligible = |src: usize, dst: usize| {
+                src != dst && !(limits.exclude_rack_local && layout.same_rack(src, dst))
+            };
+            let width = (0..128).filter(|&d| eligible(0, d)).count();
+            let chi: f64 = (0..128)
+                .map(|src| {
+                    let row = (0..128)
+                        .filter(|&d| eligible(src, d))
+                        .map(|d| pairs[src][d]);
+                    chi_square(row, seeds as f64 / width as f64)
+                })
+                .sum();
+            let received = (0..128).map(|d| (0..128).map(|s| pairs[s][d]).sum::<usize>());
+            (chi, chi_square(received, seeds as f64))
+        };
+        // The XMP pattern: every source over the 124 hosts outside its rack, 128 x 123 degrees
+        // of freedom (cut-off 16298.1); every host receives alike, 127 (cut-off 182.0).
+        let (chi, received) = pooled(XMP);
+        assert!(chi < 16298.1, "pairs: chi-square {chi:.1}");
+        assert!(received < 182.0, "destinations: chi-square {received:.1}");
+        // At most 1 per destination (an off-rack derangement), the limit binds at the end of
+        // every draw: drawn in a fixed order instead of a shuffled one, this reaches 16546.
+        let (chi, received) = pooled(RandomLimits {
+            max_per_destination: Some(1),
+            exclude_rack_local: true,
+        });
+        assert!(chi < 16298.1, "pairs, at most 1: chi-square {chi:.1}");
+        assert_eq!(received, 0.0, "a derangement");
+        // Without limits: every source over the 127 others, 128 x 126 (cut-off 16688.7).
+        let (chi, received) = pooled(RandomLimits::default());
+        assert!(chi < 16688.7, "pairs, no limit: chi-square {chi:.1}");
+        assert!(
+            received < 182.0,
+            "destinations, no limit: chi-square {received:.1}"
+        );
+    }
+
+    #[test]
+    fn random_each_rejects_a_rack_that_cannot_send_out() {
+        // Racks of 3 and 1 with at most 1 per destination: the 3 hosts have 1 host outside.
+        let layout = racks_of(&[3, 1]);
+        let limits = RandomLimits {
+            max_per_destination: Some(1),
+            exclude_rack_local: true,
+        };
+        let mut rng = Pcg64::seed_from_u64(1);
+        let e = random_each(&mut rng, &layout, limits).unwrap_err();
+        assert_eq!(
+            e,
+            MatrixError::RackOverflow {
+                rack_hosts: 3,
+                outside: 1,
+                max: 1
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "a rack of 3 hosts sends 3 connections out of the rack, and the 1 hosts outside it \
+             receive at most 1 each"
+        );
+        // At most 3 each, they fit.
+        let three = RandomLimits {
+            max_per_destination: Some(3),
+            ..limits
+        };
+        let m = random_each(&mut rng, &layout, three).unwrap();
+        assert_eq!(assert_each(&m, &layout, three)[3], 3);
+        let zero = RandomLimits {
+            max_per_destination: Some(0),
+            ..limits
+        };
+        assert_eq!(
+            random_each(&mut rng, &layout, zero),
+            Err(MatrixError::ZeroPerDestination)
+        );
+        let one_rack = HostLayout::fat_tree(8, 1, 1).unwrap();
+        assert_eq!(
+            random_each(&mut rng, &one_rack, three),
+            Err(MatrixError::NoOffRackPair)
         );
     }
 

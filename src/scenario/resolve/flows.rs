@@ -31,6 +31,7 @@ pub(super) const MATRIX_KEYS: &[&str] = &[
     "distance",
     "max_per_destination",
     "exclude_rack_local",
+    "sources",
     "hosts",
     "draws",
 ];

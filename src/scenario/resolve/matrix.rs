@@ -1,7 +1,7 @@
 //! The traffic matrix of a `[[flows]]` class: `matrix` and the keys of each kind (`offset`,
 //! `fan_in`, `rack_local`, `pairs`, `pairs_file`, `distance`, `max_per_destination`,
-//! `exclude_rack_local`), the `hosts` it is drawn over, and how many `draws` of it the class
-//! takes its connections from.
+//! `exclude_rack_local`, `sources`), the `hosts` it is drawn over, and how many `draws` of it
+//! the class takes its connections from.
 
 use std::collections::BTreeSet;
 
@@ -22,6 +22,9 @@ const MATRICES: &[&str] = &[
     "pairs",
     "neighbours",
 ];
+
+/// The `sources` of a random matrix, the default first.
+const SOURCES: &[&str] = &["uniform", "each"];
 
 /// The largest `distance` of a neighbours matrix (far beyond any topology's diameter).
 const MAX_DISTANCE: i64 = 1000;
@@ -64,6 +67,7 @@ pub(super) fn class_matrix(cx: &Cx, t: &Tab, hosts: Option<u64>) -> Result<FlowC
     only_for("distance", MatrixKind::Neighbours, "neighbours")?;
     only_for("max_per_destination", MatrixKind::Random, "random")?;
     only_for("exclude_rack_local", MatrixKind::Random, "random")?;
+    only_for("sources", MatrixKind::Random, "random")?;
     let offset = t
         .get("offset")
         .map(|n| int(cx, n, &t.key("offset"), 1, i64::MAX))
@@ -100,6 +104,10 @@ pub(super) fn class_matrix(cx: &Cx, t: &Tab, hosts: Option<u64>) -> Result<FlowC
         .map(|n| int(cx, n, &t.key("max_per_destination"), 1, i64::MAX))
         .transpose()?
         .map(|v| v as u64);
+    let sources = match t.choice("sources", SOURCES, Some("uniform"))?.as_str() {
+        "each" => RandomSources::Each,
+        _ => RandomSources::Uniform,
+    };
     let host_set =
         match t.get("hosts") {
             Some(n) if matrix == MatrixKind::Pairs => return Err(cx
@@ -126,6 +134,7 @@ pub(super) fn class_matrix(cx: &Cx, t: &Tab, hosts: Option<u64>) -> Result<FlowC
         distance,
         max_per_destination,
         exclude_rack_local: t.bool("exclude_rack_local", false)?,
+        sources,
         hosts: host_set,
         draws,
         ..FlowClass::default()
