@@ -171,11 +171,12 @@ impl fmt::Display for ScenarioError {
             (&self.snippet, &self.location)
         {
             let gutter = line.to_string();
+            let (shown, caret) = clip(snippet, column.saturating_sub(1));
             write!(
                 f,
-                "\n {gutter} | {snippet}\n {} | {}^",
+                "\n {gutter} | {shown}\n {} | {}^",
                 " ".repeat(gutter.len()),
-                " ".repeat(column.saturating_sub(1))
+                " ".repeat(caret)
             )?;
         }
         if let Some(hint) = &self.hint {
@@ -187,5 +188,104 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
+/// The most characters of a line an error shows; a longer line (a sweep of thousands of values
+/// on one line) is cut to this many around the column at fault.
+pub const SNIPPET_WIDTH: usize = 100;
+
+/// What an error shows of `line` and where its caret goes: the whole line when it is at most
+/// [`SNIPPET_WIDTH`] characters, else a window of that many around the 0-based character
+/// `column`, with `...` where the line goes on.
+fn clip(line: &str, column: usize) -> (String, usize) {
+    const MORE: &str = "...";
+    let chars = line.chars().count();
+    if chars <= SNIPPET_WIDTH {
+        return (line.to_string(), column);
+    }
+    let column = column.min(chars);
+    // The column sits a third of the way in, so that the value at fault shows after it.
+    let start = column
+        .saturating_sub(SNIPPET_WIDTH / 3)
+        .min(chars - SNIPPET_WIDTH);
+    let end = start + SNIPPET_WIDTH;
+    let mut shown: String = line.chars().skip(start).take(SNIPPET_WIDTH).collect();
+    let mut caret = column - start;
+    if start > 0 {
+        shown.insert_str(0, MORE);
+        caret += MORE.len();
+    }
+    if end < chars {
+        shown.push_str(MORE);
+    }
+    (shown, caret)
+}
+
 /// The result of loading or checking a scenario; the error is boxed to keep `Ok` paths small.
 pub type Result<T> = std::result::Result<T, Box<ScenarioError>>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error_at(snippet: &str, column: usize) -> ScenarioError {
+        ScenarioError {
+            file: "s.toml".into(),
+            location: Location::Position { line: 14, column },
+            key_path: "topology.link_delay".into(),
+            message: "bad".into(),
+            hint: None,
+            snippet: Some(snippet.into()),
+        }
+    }
+
+    /// The snippet and caret lines of an error's text.
+    fn shown(e: &ScenarioError) -> (String, String) {
+        let text = e.to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        (lines[1].to_string(), lines[2].to_string())
+    }
+
+    #[test]
+    fn a_short_line_is_shown_whole_with_the_caret_under_the_column() {
+        let (line, caret) = shown(&error_at("duraton = \"2s\"", 1));
+        assert_eq!(line, " 14 | duraton = \"2s\"");
+        assert_eq!(caret, "    | ^");
+    }
+
+    #[test]
+    fn a_long_line_is_cut_around_the_column_with_the_caret_on_the_value() {
+        // A sweep of 100 000 values on one line, the bad one last (column 1 088 909 of the
+        // issue's file): the error shows 100 characters around it, not 1 MB.
+        let mut line = String::from("\"topology.link_delay\" = [");
+        for i in 1..100_000 {
+            line.push_str(&format!("\"{i}us\", "));
+        }
+        let column = line.chars().count() + 1;
+        line.push_str("\"bad\"]");
+        let (snippet, caret) = shown(&error_at(&line, column));
+        let gutter = " 14 | ".len();
+        assert!(snippet.starts_with(" 14 | ..."), "{snippet}");
+        assert!(snippet.ends_with("\"bad\"]"), "{snippet}");
+        assert!(
+            snippet.chars().count() <= gutter + SNIPPET_WIDTH + 6,
+            "{snippet}"
+        );
+        // The caret points at the opening quote of "bad".
+        let at = caret.chars().count() - 1;
+        assert_eq!(&snippet[at..at + 5], "\"bad\"", "{snippet}\n{caret}");
+        // In the middle of the line: cut on both sides.
+        let (snippet, caret) = shown(&error_at(&line, 500_000));
+        assert!(snippet.starts_with(" 14 | ...") && snippet.ends_with("..."));
+        let at = caret.chars().count() - 1;
+        let column_char = line.chars().nth(500_000 - 1).unwrap();
+        assert_eq!(snippet.chars().nth(at), Some(column_char));
+    }
+
+    #[test]
+    fn clipping_counts_characters_not_bytes() {
+        let line = "é".repeat(300) + "x" + &"é".repeat(300);
+        let (snippet, caret) = shown(&error_at(&line, 301));
+        let at = caret.chars().count() - 1;
+        assert_eq!(snippet.chars().nth(at), Some('x'), "{snippet}");
+        assert!(snippet.chars().count() < 120);
+    }
+}
