@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use htsim::output::RunFiles;
 use htsim::report::merge::check_runs;
+use htsim::report::run_summary::{RunCost, RunSummary};
 use htsim::runner::{
     run_all, run_list, select, write_report, ReportOutcome, RunError, RunEvent, RunOptions,
 };
@@ -58,8 +59,24 @@ fn fake(scenario: &Scenario, seed: u64) -> Result<RunFiles, RunError> {
         links_csv: Some(format!("link\n{subflows}\n").into_bytes()),
         timeseries_csv: None,
         trace_csv: None,
-        summary_json: format!("{{\"seed\":{seed},\"x\":{x}}}\n").into_bytes(),
+        summary_json: summary(seed, x),
     })
+}
+
+/// A run summary (no flows, no links) of `seed` carrying `x`: what makes a run complete.
+fn summary(seed: u64, x: u64) -> Vec<u8> {
+    RunSummary {
+        point: "fake".into(),
+        point_index: 0,
+        seed,
+        window_start_ns: 0,
+        window_end_ns: x,
+        classes: Vec::new(),
+        layers: Vec::new(),
+        cost: RunCost::new(0, 0, 0, 0.0),
+    }
+    .to_json()
+    .into_bytes()
 }
 
 /// Every file under `dir`, by relative path.
@@ -297,7 +314,7 @@ transport = { kind = "tcp" }
         // Every run edits the file while it runs.
         std::fs::write(&cdf, format!("0 0\n{seed}0000 50\n90000 100\n")).unwrap();
         Ok(RunFiles {
-            summary_json: b"{}\n".to_vec(),
+            summary_json: summary(seed, 0),
             ..RunFiles::default()
         })
     };

@@ -247,6 +247,30 @@ fn truncated_summaries_and_temp_files_of_a_killed_run_are_redone_and_cleaned() {
 }
 
 #[test]
+fn unreadable_run_summaries_are_incomplete_runs_for_run_and_report() {
+    let dir = setup(STAR);
+    let p = dir.path();
+    expect(0, &["run", "s.toml", "--out", "X", "-q"], p);
+    let x = p.join("X");
+    // Seed 2's summary is JSON but not a run's summary; a run outside the run list (seed 7)
+    // has a truncated one.
+    std::fs::write(x.join("runs/base/seed-2/summary.json"), "{}\n").unwrap();
+    std::fs::create_dir_all(x.join("runs/base/seed-7")).unwrap();
+    std::fs::write(x.join("runs/base/seed-7/summary.json"), "{\"point\": \"ba").unwrap();
+    // report summarises the complete run and names the other as missing.
+    let err = expect(0, &["report", "X"], p);
+    assert!(
+        err.contains("1 of 2 run(s) complete") && err.contains("missing: star/base/seed-2"),
+        "{err}"
+    );
+    assert_eq!(first_n(&x.join("summary.csv")), "1");
+    // run does seed 2 again and writes the summary over both seeds.
+    let err = expect(0, &["run", "s.toml", "--out", "X"], p);
+    assert!(err.contains("1 run(s) finished, 1 skipped"), "{err}");
+    assert_eq!(first_n(&x.join("summary.csv")), "2");
+}
+
+#[test]
 fn a_second_writer_is_locked_out_and_a_dead_ones_lock_taken_over() {
     let dir = setup(STAR);
     let p = dir.path();
