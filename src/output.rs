@@ -233,6 +233,14 @@ pub fn remove_temp_files(dir: &Path) -> io::Result<usize> {
     Ok(removed)
 }
 
+/// Removes the temporary files a killed writer (`htsim run` or `htsim report`) left at the top
+/// of the output directory `out` (scenario.toml, the summaries) and in its plots directory.
+/// Run directories are cleaned one by one, by the writer that does their run. Call only while
+/// no other process writes into `out`. Returns how many were removed.
+pub fn remove_top_temp_files(out: &Path) -> io::Result<usize> {
+    Ok(remove_temp_files(out)? + remove_temp_files(&out.join(PLOTS_DIR))?)
+}
+
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed to disk,
 /// then renamed over `path`. Readers see the old file or the new one, never a part.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
@@ -444,6 +452,15 @@ mod tests {
         assert_eq!(remove_temp_files(tmp.path()).unwrap(), 1);
         assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 1);
         assert_eq!(remove_temp_files(&tmp.path().join("absent")).unwrap(), 0);
+        // At the top of an output directory and in its plots, not in its runs.
+        let plots = tmp.path().join(PLOTS_DIR);
+        let run = run_dir(tmp.path(), "base", 1);
+        for dir in [tmp.path(), &plots, &run] {
+            fs::create_dir_all(dir).unwrap();
+            fs::write(dir.join(".x.tmp-4242-1"), b"half").unwrap();
+        }
+        assert_eq!(remove_top_temp_files(tmp.path()).unwrap(), 2);
+        assert!(run.join(".x.tmp-4242-1").exists());
     }
 
     #[test]

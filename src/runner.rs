@@ -303,7 +303,8 @@ fn existing_runs(
 /// naming them and what changed, having written nothing, unless
 /// [`RunOptions::replace_stale`]. Then writes `DIR/scenario.toml`, so that it always
 /// describes the complete runs of its run list, and removes temporary files of a killed
-/// writer (in the runs it is about to do; at the top when it is the only writer).
+/// writer (in the runs it is about to do; at the top and in the plots when it is the only
+/// writer).
 pub fn run_all(
     loaded: &Loaded,
     options: &RunOptions,
@@ -382,7 +383,7 @@ pub fn run_all(
     }
     let scenario_path = out.join(output::SCENARIO_FILE);
     if lock.alone() {
-        output::remove_temp_files(out).map_err(io_error(out))?;
+        output::remove_top_temp_files(out).map_err(io_error(out))?;
     }
     let resolved = loaded.to_toml_string().map_err(|e| {
         RunError::Failed(format!("cannot write the resolved scenario as TOML: {e}"))

@@ -534,8 +534,14 @@ the report needs {} to know which runs to summarise",
     let with_scenario = loaded.as_ref().zip(scenario_dir.as_deref());
     let unverified = merge::check_runs(dirs, with_scenario).map_err(|e| usage(e.to_string()))?;
     // Only a merge that passed its checks creates (and locks) the output directory.
-    let _lock =
-        htsim::lock::DirLock::acquire(&out, None, None).map_err(|e| usage(e.to_string()))?;
+    let lock = htsim::lock::DirLock::acquire(&out, None, None).map_err(|e| usage(e.to_string()))?;
+    if lock.alone() {
+        // What a killed report (or run) left half-written at the top and in the plots.
+        htsim::output::remove_top_temp_files(&out).map_err(|e| Failure {
+            code: 1,
+            message: format!("{}: removing temporary files: {e}", out.display()),
+        })?;
+    }
     if !unverified.is_empty() {
         eprintln!(
             "warning: {} run(s) record no run.json (an older htsim): their settings are not \

@@ -230,6 +230,8 @@ fn truncated_summaries_and_temp_files_of_a_killed_run_are_redone_and_cleaned() {
     std::fs::write(run2.join("summary.json"), &summary[..summary.len() / 2]).unwrap();
     std::fs::write(run2.join(".flows.csv.tmp-99999-3"), b"half a file").unwrap();
     std::fs::write(x.join(".scenario.toml.tmp-99999-0"), b"half").unwrap();
+    std::fs::create_dir(x.join("plots")).unwrap();
+    std::fs::write(x.join("plots/.fct_cdf_long.png.tmp-99999-5"), b"half").unwrap();
     let err = expect(0, &["run", "s.toml", "--out", "X", "--jobs", "100000"], p);
     assert!(err.contains("1 run(s) finished, 1 skipped"), "{err}");
     assert!(err.contains("2 at a time"), "{err}");
@@ -244,6 +246,15 @@ fn truncated_summaries_and_temp_files_of_a_killed_run_are_redone_and_cleaned() {
             assert_eq!(&after[path], bytes, "{}", path.display());
         }
     }
+    // A killed report leaves its temporary files in the directory it writes: the next report
+    // removes them.
+    std::fs::write(x.join(".summary.csv.tmp-99999-7"), b"half").unwrap();
+    std::fs::write(x.join("plots/.fct_cdf_long.svg.tmp-99999-8"), b"half").unwrap();
+    expect(0, &["report", "X", "-q"], p);
+    assert_eq!(
+        files(&x).keys().collect::<Vec<_>>(),
+        before.keys().collect::<Vec<_>>()
+    );
 }
 
 #[test]
