@@ -112,15 +112,14 @@ impl FileDigests {
     }
 }
 
-/// `sha256:<hex>` of a whole scenario (its sweep included) without its name, description,
-/// references and seed list: writers of one directory with the same digest run the same scenario.
+/// `sha256:<hex>` of a whole scenario (its sweep and seed list included) without its name,
+/// description and references: writers of one directory with the same digest run the same run
+/// list with the same settings. (Shards of one run list deal out its positions, so shards of
+/// different seed lists would not partition anything.)
 pub fn scenario_digest(scenario: &Scenario) -> String {
     let mut table = toml::Table::try_from(scenario).unwrap_or_default();
     for key in ["name", "description", "reference"] {
         table.remove(key);
-    }
-    if let Some(toml::Value::Table(run)) = table.get_mut("run") {
-        run.remove("seeds");
     }
     digest(toml::to_string(&table).unwrap_or_default().as_bytes())
 }

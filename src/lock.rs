@@ -3,8 +3,8 @@
 //! A writer creates a lock file in the directory (`create_new`, so only one can create it)
 //! holding its process id and host: `.htsim-lock` for a writer of the whole run list,
 //! `.htsim-lock-shard-I-of-N` for shard I/N. Shards of one count write disjoint runs, so they may
-//! share a directory, when they run the same scenario (the lock file records its digest,
-//! [`crate::identity::scenario_digest`]); any other pair of writers conflicts. A lock whose process is gone (killed,
+//! share a directory, when they run the same scenario with the same seeds (the lock file records
+//! its digest, [`crate::identity::scenario_digest`]); any other pair of writers conflicts. A lock whose process is gone (killed,
 //! or interrupted with Ctrl-C) is taken over, and [`DirLock::taken_over`] says whose it was.
 //! Whether a process is alive is known only on the same host with `/proc`; a lock from another
 //! host, or where that cannot be told, is assumed alive.
@@ -45,8 +45,8 @@ pub enum LockError {
     /// A shard of another scenario (other settings) is writing the directory.
     #[error(
         "{dir} is being written by a shard of another scenario (process {holder}, lock file \
-         {file}): shards sharing a directory must run the same settings; write elsewhere and \
-         merge the directories with `htsim report DIR...` (whose scenarios must match)"
+         {file}): shards sharing a directory must run the same settings and seeds; write \
+         elsewhere and merge the directories with `htsim report DIR...` (whose scenarios must match)"
     )]
     OtherScenario {
         /// The output directory.

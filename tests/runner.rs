@@ -177,6 +177,33 @@ fn complete_runs_are_skipped_and_incomplete_ones_rerun() {
     assert!(victim.join("summary.json").is_file());
 }
 
+#[test]
+fn shards_of_other_seed_lists_cannot_share_a_directory() {
+    // Shard 1/2 of seeds 1..=2 is writing the directory while shard 2/2 of seeds 1..=4 starts:
+    // their run lists differ (together they would leave seed 3 to no one and scenario.toml
+    // naming one list), so the second is locked out.
+    let two = loaded_with(&["run.seeds=2"]);
+    let four = loaded_with(&["run.seeds=4"]);
+    let dir = tempfile::tempdir().unwrap();
+    let digest = htsim::identity::scenario_digest(&two.scenario);
+    let shard = |i| Some(Shard::new(i, 2).unwrap());
+    let held = htsim::lock::DirLock::acquire(dir.path(), shard(1), Some(&digest)).unwrap();
+    let options = RunOptions {
+        out: dir.path().to_path_buf(),
+        jobs: 1,
+        shard: shard(2),
+        ..RunOptions::default()
+    };
+    let Err(RunError::Locked(e)) = run_all(&four, &options, &fake, &|_| {}) else {
+        panic!("a shard of another seed list must not share the directory");
+    };
+    assert!(e.to_string().contains("a shard of another scenario"), "{e}");
+    // The same seed list shares it.
+    let report = run_all(&two, &options, &fake, &|_| {}).unwrap();
+    assert_eq!(report.finished.len(), 6);
+    drop(held);
+}
+
 fn loaded_with(set: &[&str]) -> Loaded {
     let options = LoadOptions {
         overrides: set.iter().map(|s| s.to_string()).collect(),
