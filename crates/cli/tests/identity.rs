@@ -398,6 +398,39 @@ fn report_merges_only_runs_of_one_scenario() {
 }
 
 #[test]
+fn report_without_scenario_files_merges_only_runs_of_one_scenario() {
+    let dir = setup(&format!(
+        "{STAR}[sweep]\n\"flows.long.transport.kind\" = [\"tcp\", \"dctcp\"]\n\
+         \"topology.link_rate\" = [\"1Gbps\", \"10Gbps\"]\n"
+    ));
+    let p = dir.path();
+    expect(0, &["run", "s.toml", "--out", "A", "--seed", "1", "-q"], p);
+    let set = ["--set", "topology.hosts=3"];
+    let args = [
+        "run", "s.toml", "--out", "C", "--seed", "2", "-q", set[0], set[1],
+    ];
+    expect(0, &args, p);
+    for d in ["A", "C"] {
+        std::fs::remove_file(p.join(d).join("scenario.toml")).unwrap();
+    }
+    // The sweep points of one scenario differ in their swept keys (and a swept kind in its
+    // table's defaults): they merge.
+    expect(0, &["report", "A", "--out", "M", "-q"], p);
+    // Seed 2 of another scenario (3 hosts) is no third seed of these points.
+    let err = expect(2, &["report", "A", "C", "--out", "N"], p);
+    assert!(
+        err.contains(
+            "runs/flows.long.transport.kind=dctcp,topology.link_rate=10Gbps/seed-1 in A and \
+             runs/flows.long.transport.kind=dctcp,topology.link_rate=10Gbps/seed-2 in C are runs \
+             of different scenarios"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("topology.hosts: 2 -> 3"), "{err}");
+    assert!(!p.join("N").exists());
+}
+
+#[test]
 fn report_plots_fail_on_a_missing_or_binary_flows_csv() {
     let dir = setup(STAR);
     let p = dir.path();
