@@ -709,3 +709,58 @@ fn pinned_paths_read_back_and_bad_lists_are_errors_at_their_key() {
         "unknown value \"distint\"",
     );
 }
+
+#[test]
+fn every_sweep_point_that_does_not_resolve_is_reported() {
+    // An ECN threshold of 20 packets is above a swept capacity of 10 (at 2 points: both
+    // sender counts) and 5 packets (2 points); 99 senders is too many at the one capacity
+    // left. Each distinct problem once, with its first point and how many points have it.
+    let text = BASE.replace(
+        "k = 4",
+        "k = 4\n[queue]\nkind = \"ecn\"\nmark_threshold = \"20pkt\"",
+    ) + "[sweep]\n\"queue.capacity\" = [\"10pkt\", \"100pkt\", \"5pkt\"]\n\
+           \"flows.long.senders\" = [1, 99]\n";
+    let e = bad(&text);
+    check(
+        &e,
+        11,
+        "queue.mark_threshold",
+        "above the queue capacity 10pkt: no packet would ever be marked (at 2 sweep points, the \
+         first `queue.capacity=10pkt,flows.long.senders=1`)",
+    );
+    assert_eq!(e.also.len(), 2, "{e}");
+    check(
+        &e.also[0],
+        31,
+        "flows.long.senders",
+        "(at sweep point `queue.capacity=100pkt,flows.long.senders=99`)",
+    );
+    check(
+        &e.also[1],
+        11,
+        "queue.mark_threshold",
+        "above the queue capacity 5pkt: no packet would ever be marked (at 2 sweep points",
+    );
+    assert_eq!(
+        e.to_string().matches("\nerror: test.toml:").count(),
+        2,
+        "{e}"
+    );
+}
+
+#[test]
+fn a_sweep_of_many_bad_values_reports_the_first_twenty_and_counts_the_rest() {
+    let values: Vec<String> = (1..=50).map(|i| format!("\"{i}xs\"")).collect();
+    let text = format!(
+        "{BASE}[sweep]\n\"topology.link_delay\" = [{}]\n",
+        values.join(", ")
+    );
+    let e = bad(&text);
+    assert_eq!(e.also.len(), 20, "{e}");
+    assert!(e.also[18].message.contains("\"20xs\""), "{e}");
+    assert_eq!(e.also[19].key_path, "sweep");
+    assert_eq!(
+        e.also[19].message,
+        "30 more problem(s) at other sweep points, not shown"
+    );
+}

@@ -90,6 +90,7 @@ impl Source {
             message: message.into(),
             hint: None,
             snippet,
+            also: Vec::new(),
         })
     }
 }
@@ -129,6 +130,9 @@ pub struct ScenarioError {
     pub hint: Option<String>,
     /// The offending line of the file, shown under the message.
     pub snippet: Option<String>,
+    /// Further problems found with this one (at other sweep points), shown after it, each as
+    /// its own `error:`.
+    pub also: Vec<ScenarioError>,
 }
 
 impl ScenarioError {
@@ -182,11 +186,87 @@ impl fmt::Display for ScenarioError {
         if let Some(hint) = &self.hint {
             write!(f, "\n hint: {hint}")?;
         }
+        for more in &self.also {
+            write!(f, "\nerror: {more}")?;
+        }
         Ok(())
     }
 }
 
 impl std::error::Error for ScenarioError {}
+
+/// The problems found at the points of a sweep, each kept once (by its text) with the first
+/// point that has it and how many points do, in the order first found.
+#[derive(Debug, Default)]
+pub struct PointProblems {
+    found: Vec<(ScenarioError, String, usize)>,
+    index: std::collections::HashMap<String, usize>,
+}
+
+impl PointProblems {
+    /// The most distinct problems [`PointProblems::into_errors`] lists; a last error counts
+    /// the others.
+    pub const SHOWN: usize = 20;
+
+    /// Records `problem`, found at the point named `point`.
+    pub fn add(&mut self, problem: ScenarioError, point: &str) {
+        let key = problem.to_string();
+        match self.index.get(&key) {
+            Some(&i) => self.found[i].2 += 1,
+            None => {
+                self.index.insert(key, self.found.len());
+                self.found.push((problem, point.to_string(), 1));
+            }
+        }
+    }
+
+    /// Whether nothing was found.
+    pub fn is_empty(&self) -> bool {
+        self.found.is_empty()
+    }
+
+    /// The problems, at most [`PointProblems::SHOWN`] and then one counting the rest (located
+    /// at `source`'s file as a whole). With `swept` (the scenario has sweep points), each
+    /// message ends with where: `(at sweep point `P`)` or `(at N sweep points, the first `P`)`.
+    pub fn into_errors(self, source: &Source, swept: bool) -> Vec<ScenarioError> {
+        let total = self.found.len();
+        let mut errors: Vec<ScenarioError> = self
+            .found
+            .into_iter()
+            .take(Self::SHOWN)
+            .map(|(mut p, first, count)| {
+                if swept {
+                    p.message = match count {
+                        1 => format!("{} (at sweep point `{first}`)", p.message),
+                        n => format!("{} (at {n} sweep points, the first `{first}`)", p.message),
+                    };
+                }
+                p
+            })
+            .collect();
+        if total > Self::SHOWN {
+            let more = source.error(
+                &Origin::Unknown,
+                "sweep",
+                format!(
+                    "{} more problem(s) at other sweep points, not shown",
+                    total - Self::SHOWN
+                ),
+            );
+            errors.push(*more);
+        }
+        errors
+    }
+
+    /// [`PointProblems::into_errors`] as one error (the first, the others in its
+    /// [`ScenarioError::also`]); `None` when nothing was found.
+    pub fn into_error(self, source: &Source, swept: bool) -> Option<Box<ScenarioError>> {
+        let mut errors = self.into_errors(source, swept).into_iter();
+        let mut first = errors.next()?;
+        first.also = errors.collect();
+        Some(Box::new(first))
+    }
+}
 
 /// The most characters of a line an error shows; a longer line (a sweep of thousands of values
 /// on one line) is cut to this many around the column at fault.
@@ -234,6 +314,7 @@ mod tests {
             message: "bad".into(),
             hint: None,
             snippet: Some(snippet.into()),
+            also: Vec::new(),
         }
     }
 
