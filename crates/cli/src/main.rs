@@ -107,7 +107,7 @@ struct RunArgs {
     #[arg(long, value_name = "I/N")]
     shard: Option<String>,
     /// Number of shards, for Kubernetes indexed jobs (JOB_COMPLETION_INDEX) and Slurm arrays.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", conflicts_with = "shard")]
     shard_count: Option<usize>,
     /// Replace stale runs: complete runs in --out simulated with other settings than asked for
     /// now (a changed scenario or --set) are simulated again (other shards' are deleted).

@@ -335,6 +335,27 @@ fn bad_outputs_and_limits_are_usage_errors() {
         err.contains("SLURM_ARRAY_TASK_ID=\"7\"") && err.contains("shard 8 of 4"),
         "{err}"
     );
+    let out = common::command(p)
+        .args(["run", "s.toml"])
+        .env("SLURM_ARRAY_TASK_ID", "1")
+        .env("SLURM_ARRAY_TASK_COUNT", "0")
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("SLURM_ARRAY_TASK_COUNT=\"0\": the number of shards must be at least 1"),
+        "{err}"
+    );
+    // A shard count and no index would run the whole list in every task.
+    let err = expect(2, &["run", "s.toml", "--shard-count", "4"], p);
+    assert!(err.contains("--shard-count 4: no shard index"), "{err}");
+    let err = expect(
+        2,
+        &["run", "s.toml", "--shard", "1/2", "--shard-count", "4"],
+        p,
+    );
+    assert!(err.contains("cannot be used with"), "{err}");
     assert!(!p.join("results").exists());
 }
 
