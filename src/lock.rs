@@ -56,6 +56,14 @@ pub enum LockError {
         /// Who holds it (`pid on host`).
         holder: String,
     },
+    /// The directory could not be created.
+    #[error("cannot create the output directory {dir}: {why}")]
+    CreateDir {
+        /// The directory.
+        dir: PathBuf,
+        /// Why.
+        why: String,
+    },
     /// The lock file could not be created or read.
     #[error("locking {path}: {source}")]
     Io {
@@ -183,7 +191,13 @@ impl DirLock {
             let path = path.to_path_buf();
             move |source| LockError::Io { path, source }
         };
-        fs::create_dir_all(dir).map_err(io(dir))?;
+        fs::create_dir_all(dir).map_err(|e| LockError::CreateDir {
+            dir: dir.to_path_buf(),
+            why: match dir.ancestors().skip(1).find(|a| a.is_file()) {
+                Some(file) => format!("{} is a file, not a directory", file.display()),
+                None => e.to_string(),
+            },
+        })?;
         let path = dir.join(file_name(shard));
         let mut taken_over = Vec::new();
         let mut retried = false;

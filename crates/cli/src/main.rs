@@ -490,7 +490,12 @@ fn report(args: &ReportArgs) -> Result<(), Failure> {
     let dirs = &args.dirs;
     for d in dirs {
         if !d.is_dir() {
-            return Err(usage(format!("{}: no such directory", d.display())));
+            let why = if d.exists() {
+                "not a directory"
+            } else {
+                "no such directory"
+            };
+            return Err(usage(format!("{}: {why}", d.display())));
         }
     }
     let out = args.out.clone().unwrap_or_else(|| dirs[0].clone());

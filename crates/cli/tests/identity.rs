@@ -316,6 +316,19 @@ fn bad_outputs_and_limits_are_usage_errors() {
         err.contains("afile: exists and is not a directory"),
         "{err}"
     );
+    let err = expect(2, &["run", "s.toml", "--out", "afile/sub"], p);
+    assert!(
+        err.contains("cannot create the output directory afile/sub: afile is a file"),
+        "{err}"
+    );
+    let err = expect(2, &["report", "afile"], p);
+    assert!(err.contains("afile: not a directory"), "{err}");
+    std::fs::create_dir(p.join("R")).unwrap();
+    let err = expect(2, &["report", "R", "--out", "afile"], p);
+    assert!(
+        err.contains("--out afile: exists and is not a directory"),
+        "{err}"
+    );
     let err = expect(2, &["run", "s.toml", "--seeds", "100000000"], p);
     assert!(err.contains("at most 1000000 seeds"), "{err}");
     let err = expect(2, &["run", "s.toml", "--shard", "0/0"], p);
