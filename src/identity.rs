@@ -24,8 +24,10 @@ use crate::scenario::Scenario;
 /// The htsim version that wrote a run.
 pub const HTSIM_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// The git commit htsim was built from, when the build set `HTSIM_GIT_COMMIT` (e.g.
-/// `HTSIM_GIT_COMMIT=$(git rev-parse HEAD) cargo build --release`).
+/// The git commit htsim was built from, where known: `HTSIM_GIT_COMMIT` when the build set it
+/// (e.g. `HTSIM_GIT_COMMIT=$(git rev-parse HEAD) cargo build --release`), else the `HEAD` of
+/// the git checkout it was built in (the crate's build script). Changes not committed are not
+/// told. `None` for a build from a registry or a source archive.
 pub const GIT_COMMIT: Option<&str> = option_env!("HTSIM_GIT_COMMIT");
 
 /// What one run simulated, as `runs/<point>/seed-<n>/run.json` records it.
@@ -393,6 +395,35 @@ mod tests {
         assert_eq!(
             diff[0].to_string(),
             "topology.link_rate: \"100Mbps\" -> \"10Gbps\""
+        );
+    }
+
+    #[test]
+    fn a_build_in_a_git_checkout_knows_its_commit() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let head = std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(["rev-parse", "--show-toplevel", "HEAD"])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+        let Some(head) = head else {
+            // Not built in a checkout (a source archive): the commit is unknown, or set.
+            return;
+        };
+        let mut lines = head.lines();
+        let top = lines.next().map(Path::new);
+        if top.and_then(|t| t.canonicalize().ok()) != root.canonicalize().ok() {
+            return;
+        }
+        // HEAD's, unless the build set HTSIM_GIT_COMMIT by hand.
+        let commit = GIT_COMMIT.expect("a build in a git checkout records its commit");
+        let head = lines.next().unwrap_or_default();
+        assert!(
+            commit == head || std::env::var_os("HTSIM_GIT_COMMIT").is_some(),
+            "{commit} is not HEAD {head}"
         );
     }
 

@@ -88,6 +88,8 @@ fn resume_stops_on_changed_settings_and_replace_stale_reruns() {
         .unwrap()
         .ends_with("run s.toml --out X -q"));
     assert_eq!(identity["htsim_version"], env!("CARGO_PKG_VERSION"));
+    // The commit, where the build knows it (a git checkout): absent otherwise.
+    assert_eq!(identity["git_commit"].as_str(), htsim::identity::GIT_COMMIT);
 
     // One key of the scenario file changed: exit 2, naming the key, nothing touched.
     std::fs::write(p.join("s.toml"), STAR.replace("\"2ms\"", "\"3ms\"")).unwrap();
