@@ -284,6 +284,29 @@ fn unreadable_run_summaries_are_incomplete_runs_for_run_and_report() {
 }
 
 #[test]
+fn closed_output_pipes_do_not_stop_the_runs() {
+    // `htsim run s.toml 2>&1 | head -1`: once the reader has gone, every message fails to
+    // print; the runs and the summary must still be written, and the exit code say so.
+    let dir = setup(STAR);
+    let p = dir.path();
+    for args in [
+        &["run", "s.toml", "--out", "X"][..],
+        &["validate", "s.toml"][..],
+    ] {
+        let mut child = common::command(p)
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        drop(child.stderr.take());
+        assert_eq!(child.wait().unwrap().code(), Some(0), "{args:?}");
+    }
+    assert!(p.join("X/summary.csv").is_file());
+}
+
+#[test]
 fn a_second_writer_is_locked_out_and_a_dead_ones_lock_taken_over() {
     let dir = setup(STAR);
     let p = dir.path();
