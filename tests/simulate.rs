@@ -578,6 +578,40 @@ transport = { kind = "tcp" }
 }
 
 #[test]
+fn incast_jobs_seed_1_has_no_goodput_above_the_line_rate() {
+    // scenarios/incast-jobs.toml, seed 1, shortened to 30 ms (+ 30 ms of drain): goodput used
+    // to count bytes sent, including those still queued at the sender's NIC, and this
+    // scenario's seed 1 showed flows at 1.2 to 1.75 Gb/s on its 1 Gb/s links. Every link is
+    // 1 Gb/s, so no flow can deliver more than 957.6 Mb/s of payload.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/incast-jobs.toml");
+    let options = LoadOptions {
+        overrides: vec!["run.duration=\"30ms\"".into(), "run.drain=\"30ms\"".into()],
+        ..LoadOptions::default()
+    };
+    let loaded = htsim::scenario::load(&path, &options).unwrap();
+    assert_eq!(loaded.points.len(), 2, "TCP and MPTCP long flows");
+    for point in &loaded.points {
+        let out = run(&point.scenario, 1, &RunContext::default()).unwrap();
+        let goodputs: Vec<f64> = flow_rows(&out)
+            .iter()
+            .filter_map(|f| f["goodput_bps"].parse().ok())
+            .collect();
+        assert!(
+            goodputs.len() > 100,
+            "{}: {} flows",
+            point.name,
+            goodputs.len()
+        );
+        let max = goodputs.iter().copied().fold(0.0, f64::max);
+        assert!(
+            max <= PAYLOAD_LINE_RATE_BPS,
+            "{}: a flow at {max} b/s",
+            point.name
+        );
+    }
+}
+
+#[test]
 fn utilisation_stays_a_fraction_when_an_event_raises_a_links_rate() {
     // One long TCP flow on a 2-host star at 1 Gb/s; half way through the 10 ms run both links
     // of its path go to 10 Gb/s. Utilisation is the time spent sending over the window, so it
