@@ -264,6 +264,20 @@ fn enormous_topologies_are_refused_with_their_size() {
         "1",
         &["this vl2 topology has 4194304 hosts and 8421376 directed links"],
     );
+    // BCube(64, 4): 2^30 hosts with 5 NICs each, more links than 32-bit ids can name: refused
+    // with its size and memory too, not only as too large for the ids.
+    over_memory(
+        &scenario("").replace(
+            "kind = \"star\"\nhosts = 4",
+            "kind = \"bcube\"\nn = 64\nk = 4",
+        ),
+        "64MiB",
+        "1",
+        &[
+            "this bcube topology has 1073741824 hosts and 10737418240 directed links",
+            "the network alone needs about 40.0 TiB",
+        ],
+    );
 }
 
 #[test]
