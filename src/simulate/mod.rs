@@ -221,6 +221,20 @@ pub fn setup(
         problems.extend(e);
         Vec::new()
     });
+    let largest_packet = plans
+        .iter()
+        .map(|p| {
+            (
+                u64::from(p.transport.tcp.sizes.data(p.transport.tcp.mss)),
+                &p.name,
+            )
+        })
+        .max();
+    if let Some((packet, class)) = largest_packet {
+        problems.extend(network::queues_too_small(
+            scenario, &world, &topology, packet, class,
+        ));
+    }
     if !problems.is_empty() {
         return Err(problems);
     }
