@@ -611,6 +611,122 @@ fn incast_jobs_seed_1_has_no_goodput_above_the_line_rate() {
     }
 }
 
+/// The row of `link` in a links.csv, by column name.
+fn link_row(
+    out: &htsim::simulate::RunOutput,
+    link: &str,
+) -> std::collections::HashMap<String, String> {
+    let text = String::from_utf8(out.files.links_csv.clone().unwrap()).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let row = lines
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .find(|f| f[2] == link)
+        .unwrap();
+    header
+        .iter()
+        .map(|h| h.to_string())
+        .zip(row.into_iter().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn the_counters_of_flows_csv_and_links_csv_count_every_packet_of_an_idle_flow() {
+    // One 3000-B TCP flow from t = 0 on the idle 2-host star (1 Gb/s, 8 ns per byte): host0
+    // sends SYN (50 B), the handshake's ACK (42), 3 segments (1400 + 1400 + 200 B of payload,
+    // 1462 + 1462 + 262 B on the wire), its FIN (42) and the ACK of host1's FIN (42): 7
+    // packets, 3362 B, all in the window [0, 1 ms] (the SYN at its very start too). host1
+    // sends the SYN-ACK (50), an ACK per segment and its FIN (42 each): 5 packets, 218 B.
+    // Nothing is lost, so every packet of a host's link crosses the other host's.
+    let text = r#"
+[run]
+duration = "1ms"
+drain = "1ms"
+[topology]
+kind = "star"
+hosts = 2
+link_rate = "1Gbps"
+link_delay = "10us"
+[[flows]]
+name = "one"
+senders = 1
+size = "3000B"
+transport = { kind = "tcp" }
+"#;
+    let out = run(&scenario(text, &[]), 1, &RunContext::default()).unwrap();
+    let f = &flow_rows(&out)[0];
+    let counters = [
+        "completed",
+        "bytes_acked",
+        "packets_sent",
+        "retransmits",
+        "fast_retransmits",
+        "timeouts",
+        "subflows",
+    ]
+    .map(|c| f[c].as_str());
+    assert_eq!(counters, ["true", "3000", "3", "0", "0", "0", "1"], "{f:?}");
+    for (link, packets, bytes) in [
+        ("host0->switch", "7", 3362),
+        ("switch->host1", "7", 3362),
+        ("host1->switch", "5", 218),
+        ("switch->host0", "5", 218),
+    ] {
+        let l = link_row(&out, link);
+        assert_eq!(
+            (l["packets_enqueued"].as_str(), l["bytes_enqueued"].as_str()),
+            (packets, bytes.to_string().as_str()),
+            "{l:?}"
+        );
+        for zero in ["packets_dropped", "bytes_dropped", "packets_marked"] {
+            assert_eq!(l[zero], "0", "{l:?}");
+        }
+        assert_eq!(l["loss_rate_pct"], "0.0000");
+        assert_eq!(l["rate_bps"], "1000000000");
+        // Busy 8 ns per byte over the 1 ms window.
+        let busy_pct = 100.0 * bytes as f64 * 8e-9 / 1e-3;
+        assert_eq!(l["utilisation_pct"], format!("{busy_pct:.4}"), "{l:?}");
+    }
+    assert_eq!(out.summary.cost.data_packets_delivered, 3);
+}
+
+#[test]
+fn cwnd_and_rate_series_follow_the_acknowledgements_by_hand() {
+    // The idle 3000-B flow above, sampled every 50 us. Its SYN-ACK arrives at 41.6 us, segment
+    // 1's ACK at 41.6 + 64.4 = 106 us (slow start: cwnd 1400 -> 2800 B), segments 2 and 3's at
+    // 160.064 and 172.16 us, when the flow completes and its sender closes. So: cwnd 1400 B at
+    // 50 and 100 us, 2800 B at 150 us; rate 0 in (0, 50] and (50, 100], 8 x 1400 B / 50 us =
+    // 224 Mb/s in (100, 150]; no sample at 200 us, after the sender closed.
+    let text = r#"
+[run]
+duration = "1ms"
+drain = "1ms"
+[topology]
+kind = "star"
+hosts = 2
+link_rate = "1Gbps"
+link_delay = "10us"
+[[flows]]
+name = "one"
+senders = 1
+size = "3000B"
+transport = { kind = "tcp" }
+[output.timeseries]
+interval = "50us"
+series = ["cwnd", "rate"]
+"#;
+    let out = run(&scenario(text, &[]), 1, &RunContext::default()).unwrap();
+    assert_eq!(flow_rows(&out)[0]["end_ns"], "172160");
+    let csv = String::from_utf8(out.files.timeseries_csv.unwrap()).unwrap();
+    assert_eq!(
+        csv,
+        "point,seed,time_ns,series,id,value,unit\n\
+         base,1,50000,cwnd,0,1400,bytes\nbase,1,50000,rate,0,0,bps\n\
+         base,1,100000,cwnd,0,1400,bytes\nbase,1,100000,rate,0,0,bps\n\
+         base,1,150000,cwnd,0,2800,bytes\nbase,1,150000,rate,0,224000000,bps\n"
+    );
+}
+
 #[test]
 fn utilisation_stays_a_fraction_when_an_event_raises_a_links_rate() {
     // One long TCP flow on a 2-host star at 1 Gb/s; half way through the 10 ms run both links
