@@ -728,6 +728,78 @@ series = ["cwnd", "rate"]
 }
 
 #[test]
+fn trace_events_agree_with_the_counters_of_flows_csv() {
+    // Four 200 KB TCP flows into one host of a star through 4-packet queues: losses, fast
+    // retransmits and timeouts. Per flow, the trace has one `syn` per SYN sent (its
+    // `established` value), one `fast_retransmit` per entry into fast recovery and one `rto`
+    // per timer expiry (flows.csv `fast_retransmits`, `timeouts`), `fin` rows numbering the
+    // FIN's transmissions from 1, and `completed` with the bytes acknowledged.
+    let text = r#"
+[run]
+duration = "50ms"
+drain = "2s"
+[topology]
+kind = "star"
+hosts = 5
+link_rate = "1Gbps"
+link_delay = "10us"
+[queue]
+capacity = "4pkt"
+[[flows]]
+name = "incast"
+matrix = "incast"
+fan_in = 4
+senders = 4
+size = "200KB"
+transport = { kind = "tcp" }
+[output]
+trace = { flows = ["all"] }
+"#;
+    let out = run(&scenario(text, &[]), 1, &RunContext::default()).unwrap();
+    let flows = flow_rows(&out);
+    let trace = String::from_utf8(out.files.trace_csv.clone().unwrap()).unwrap();
+    // point, seed, time_ns, flow, subflow, event, cwnd, ssthresh, snd_una, snd_max, value
+    let rows: Vec<Vec<&str>> = trace
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    let (mut fast, mut rto) = (0, 0);
+    for f in &flows {
+        let id = f["flow_id"].as_str();
+        let values = |event: &str| -> Vec<u64> {
+            rows.iter()
+                .filter(|r| r[3] == id && r[5] == event)
+                .map(|r| r[10].parse().unwrap())
+                .collect()
+        };
+        assert_eq!(f["completed"], "true", "{f:?}");
+        assert_eq!(
+            values("fast_retransmit").len().to_string(),
+            f["fast_retransmits"]
+        );
+        assert_eq!(values("rto").len().to_string(), f["timeouts"]);
+        let syns = values("syn");
+        assert_eq!(values("established"), [syns.len() as u64]);
+        assert_eq!(syns, (1..=syns.len() as u64).collect::<Vec<_>>());
+        let fins = values("fin");
+        assert_eq!(
+            fins,
+            (1..=fins.len() as u64).collect::<Vec<_>>(),
+            "flow {id}"
+        );
+        assert_eq!(values("completed"), [200_000]);
+        assert_eq!(values("path").len(), 1);
+        fast += values("fast_retransmit").len();
+        rto += values("rto").len();
+    }
+    assert!(
+        fast > 0 && rto > 0,
+        "the run must lose packets: {fast} {rto}"
+    );
+}
+
+#[test]
 fn utilisation_stays_a_fraction_when_an_event_raises_a_links_rate() {
     // One long TCP flow on a 2-host star at 1 Gb/s; half way through the 10 ms run both links
     // of its path go to 10 Gb/s. Utilisation is the time spent sending over the window, so it
