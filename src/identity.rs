@@ -7,8 +7,8 @@
 //! SHA-256 of every file the scenario reads (`cdf_file`s, a `file` topology's `path`), so that
 //! an edited file counts as a change. Left out: the scenario's `name` and `description` (they
 //! name and describe, and change nothing simulated), `[[reference]]` (published values to
-//! compare with, which change nothing simulated either) and `[sweep]` (the point's values are
-//! already in place). The settings are TOML text with sorted keys; their SHA-256 is the run's
+//! compare with, which change nothing simulated either), `output.plots` (charts drawn over all
+//! runs, from their files) and `[sweep]` (the point's values are already in place). The settings are TOML text with sorted keys; their SHA-256 is the run's
 //! *digest*.
 
 use std::collections::HashMap;
@@ -126,12 +126,16 @@ pub fn scenario_digest(scenario: &Scenario) -> String {
     digest(toml::to_string(&table).unwrap_or_default().as_bytes())
 }
 
-/// The point's scenario as a TOML table, without what does not change the simulation.
+/// The point's scenario as a TOML table, without what does not change the simulation nor the
+/// run's files: `output.plots` only draws charts over all runs.
 fn point_table(scenario: &Scenario) -> toml::Table {
     // Our own plain data converts: the loader refuses integers above i64::MAX.
     let mut table = toml::Table::try_from(scenario).unwrap_or_default();
     for key in ["name", "description", "sweep", "reference"] {
         table.remove(key);
+    }
+    if let Some(toml::Value::Table(output)) = table.get_mut("output") {
+        output.remove("plots");
     }
     table
 }
@@ -470,6 +474,14 @@ mod tests {
             .map(|d| d.key)
             .collect();
         assert_eq!(keys, ["files.net.txt"]);
+    }
+
+    #[test]
+    fn plots_are_no_setting_of_a_run() {
+        let a = Settings::of(&scenario("", &[]), 1);
+        let b = Settings::of(&scenario("", &["output.plots=true"]), 1);
+        assert_eq!(a, b);
+        assert!(!a.text.contains("plots"), "{}", a.text);
     }
 
     #[test]

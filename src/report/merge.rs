@@ -88,7 +88,7 @@ fn list(differences: &[Difference]) -> String {
 }
 
 /// Checks that every `DIR/scenario.toml` among `scenarios` (directory, text) describes the same
-/// scenario as the first, `run.seeds` aside.
+/// scenario as the first, `run.seeds` and `output.plots` (no setting of any run) aside.
 pub fn check_scenarios(scenarios: &[(PathBuf, String)]) -> Result<(), MergeError> {
     let Some((first, text)) = scenarios.first() else {
         return Ok(());
@@ -96,7 +96,7 @@ pub fn check_scenarios(scenarios: &[(PathBuf, String)]) -> Result<(), MergeError
     for (dir, other) in &scenarios[1..] {
         let diff: Vec<Difference> = differences(text, other)
             .into_iter()
-            .filter(|d| d.key != "run.seeds")
+            .filter(|d| d.key != "run.seeds" && d.key != "output.plots")
             .collect();
         if !diff.is_empty() {
             return Err(MergeError::Scenarios {

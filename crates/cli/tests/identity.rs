@@ -119,6 +119,13 @@ fn resume_stops_on_changed_settings_and_replace_stale_reruns() {
     // The unchanged command still resumes.
     let err = expect(0, &["run", "s.toml", "--out", "X"], p);
     assert!(err.contains("0 run(s) finished, 2 skipped"), "{err}");
+    // Plots are drawn over the runs' files: asking for them changes no run.
+    let plots = ["--set", "output.plots=true"];
+    let err = expect(0, &["run", "s.toml", "--out", "X", plots[0], plots[1]], p);
+    assert!(err.contains("0 run(s) finished, 2 skipped"), "{err}");
+    assert!(x.join("plots").is_dir());
+    std::fs::remove_dir_all(x.join("plots")).unwrap();
+    expect(0, &["run", "s.toml", "--out", "X", "-q"], p);
 
     // --replace-stale simulates both again; scenario.toml and the runs agree.
     let args = [
