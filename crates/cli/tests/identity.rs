@@ -329,6 +329,11 @@ fn a_second_writer_is_locked_out_and_a_dead_ones_lock_taken_over() {
     let err = expect(2, &["run", "s.toml", "--out", "X"], p);
     assert!(err.contains("X is being written by another htsim"), "{err}");
     assert!(!p.join("X/scenario.toml").exists());
+    // report writes its --out too: the same lock keeps it out.
+    expect(0, &["run", "s.toml", "--out", "Y", "-q"], p);
+    let err = expect(2, &["report", "Y", "--out", "X"], p);
+    assert!(err.contains("X is being written by another htsim"), "{err}");
+    assert!(!p.join("X/summary.csv").exists());
     if Path::new("/proc/self").exists() {
         // A process id above the kernel's limit never runs: its lock is stale.
         std::fs::write(&lock, format!("pid=4194305\nhost={}\n", host.trim())).unwrap();
