@@ -199,6 +199,25 @@ fn a_run_folder_name_over_255_bytes_stops_before_any_run() {
 }
 
 #[test]
+fn a_long_flow_class_name_still_gets_its_charts() {
+    // A class name of 250 characters makes chart names over 255 bytes: the summary failed
+    // with "File name too long" after every run had finished.
+    let class = "c".repeat(250);
+    let text = STAR.replace("name = \"long\"", &format!("name = \"{class}\""));
+    let dir = setup(&format!("{text}[output]\nplots = true\n"));
+    expect(0, &["run", "s.toml", "--out", "X", "-q"], dir.path());
+    let names: Vec<String> = std::fs::read_dir(dir.path().join("X/plots"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names.iter().any(|n| n.starts_with("throughput_ranked_ccc")),
+        "{names:?}"
+    );
+    assert!(names.iter().all(|n| n.len() <= 255), "{names:?}");
+}
+
+#[test]
 fn node_names_with_commas_keep_links_csv_well_formed() {
     let dir = setup(
         "name = \"comma\"\n[run]\nduration = \"1ms\"\nseeds = 1\n[topology]\nkind = \"file\"\n\
