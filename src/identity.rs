@@ -173,7 +173,21 @@ fn digest(bytes: &[u8]) -> String {
     out
 }
 
+/// The htsim build a run was (or is being) simulated by: `<version>`, and ` (commit <hex>)`
+/// where the commit is known.
+pub fn build_name(version: &str, commit: Option<&str>) -> String {
+    match commit {
+        Some(c) => format!("{version} (commit {c})"),
+        None => version.to_string(),
+    }
+}
+
 impl RunIdentity {
+    /// The htsim build that simulated the run ([`build_name`]).
+    pub fn build(&self) -> String {
+        build_name(&self.htsim_version, self.git_commit.as_deref())
+    }
+
     /// The identity of a run about to be written: `settings` from [`Settings::of`], this htsim.
     pub fn new(id: String, settings: &Settings, command_line: &[String]) -> RunIdentity {
         RunIdentity {

@@ -356,6 +356,18 @@ fn run(args: RunArgs) -> Result<(), Failure> {
             out.display()
         );
     }
+    if let Some((id, build)) = report.skipped_other_build.first() {
+        note!(
+            "note: {} skipped run(s) were simulated by another htsim build, with the same \
+             settings (e.g. {id}, by htsim {build}; this is htsim {}): their results are \
+             kept; to simulate them with this build, write to a new --out",
+            report.skipped_other_build.len(),
+            htsim::identity::build_name(
+                htsim::identity::HTSIM_VERSION,
+                htsim::identity::GIT_COMMIT
+            )
+        );
+    }
     if !report.failed.is_empty() {
         let mut message = format!(
             "{} of {} run(s) failed:",

@@ -155,6 +155,33 @@ fn resume_stops_on_changed_settings_and_replace_stale_reruns() {
 }
 
 #[test]
+fn resuming_runs_of_another_build_says_so() {
+    let dir = setup(STAR);
+    let p = dir.path();
+    expect(0, &["run", "s.toml", "--out", "X", "-q"], p);
+    // Seed 1 as an older htsim would have written it: the same settings and digest.
+    let json = p.join("X/runs/base/seed-1/run.json");
+    let mut identity: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    identity["htsim_version"] = "0.0.1".into();
+    identity["git_commit"] = "0123abc".into();
+    std::fs::write(&json, serde_json::to_vec_pretty(&identity).unwrap()).unwrap();
+    let err = expect(0, &["run", "s.toml", "--out", "X"], p);
+    assert!(err.contains("0 run(s) finished, 2 skipped"), "{err}");
+    assert!(
+        err.contains(
+            "note: 1 skipped run(s) were simulated by another htsim build, with the same \
+             settings (e.g. star/base/seed-1, by htsim 0.0.1 (commit 0123abc)"
+        ),
+        "{err}"
+    );
+    // Runs of this build: no note.
+    std::fs::remove_dir_all(p.join("X/runs/base/seed-1")).unwrap();
+    let err = expect(0, &["run", "s.toml", "--out", "X"], p);
+    assert!(!err.contains("another htsim build"), "{err}");
+}
+
+#[test]
 fn set_on_a_swept_key_is_an_error() {
     let dir = setup(&format!(
         "{STAR}[sweep]\n\"topology.link_rate\" = [\"1Gbps\", \"10Gbps\"]\n"
