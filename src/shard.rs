@@ -215,16 +215,20 @@ mod tests {
         }
     }
 
+    /// An environment of `pairs` (variable, value).
+    fn env(
+        pairs: &'static [(&'static str, &'static str)],
+    ) -> impl Fn(&str) -> Option<String> + Copy {
+        move |k: &str| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
     #[test]
     fn environment() {
-        let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |k: &str| {
-                pairs
-                    .iter()
-                    .find(|(n, _)| *n == k)
-                    .map(|(_, v)| v.to_string())
-            }
-        };
         let slurm = env(&[
             ("SLURM_ARRAY_TASK_ID", "5"),
             ("SLURM_ARRAY_TASK_MIN", "1"),
@@ -264,14 +268,6 @@ mod tests {
 
     #[test]
     fn shard_counts_of_zero_missing_counts_and_counts_without_an_index_say_so() {
-        let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |k: &str| {
-                pairs
-                    .iter()
-                    .find(|(n, _)| *n == k)
-                    .map(|(_, v)| v.to_string())
-            }
-        };
         let message = |count, vars| Shard::from_env(count, vars).unwrap_err().to_string();
         assert_eq!(
             message(

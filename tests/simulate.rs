@@ -450,6 +450,27 @@ fn flow_rows(out: &htsim::simulate::RunOutput) -> Vec<std::collections::HashMap<
         .collect()
 }
 
+/// Two hosts on a star at 1 Gb/s, 10 us per link, and one TCP flow (`one`) of 1000 B from
+/// host0 to host1 at t = 0: every packet's time can be worked out by hand.
+const IDLE_STAR: &str = r#"
+[run]
+duration = "1ms"
+drain = "1ms"
+[topology]
+kind = "star"
+hosts = 2
+link_rate = "1Gbps"
+link_delay = "10us"
+[[flows]]
+name = "one"
+senders = 1
+size = "1000B"
+transport = { kind = "tcp" }
+"#;
+
+/// [`IDLE_STAR`]'s flow of 3000 B instead.
+const SIZE_3000: &str = "flows.one.size=\"3000B\"";
+
 /// 1 Gb/s of 1462-B packets carrying 1400 B each: the most payload a flow can get through.
 const PAYLOAD_LINE_RATE_BPS: f64 = 1e9 * 1400.0 / 1462.0;
 
@@ -638,22 +659,12 @@ fn the_counters_of_flows_csv_and_links_csv_count_every_packet_of_an_idle_flow() 
     // packets, 3362 B, all in the window [0, 1 ms] (the SYN at its very start too). host1
     // sends the SYN-ACK (50), an ACK per segment and its FIN (42 each): 5 packets, 218 B.
     // Nothing is lost, so every packet of a host's link crosses the other host's.
-    let text = r#"
-[run]
-duration = "1ms"
-drain = "1ms"
-[topology]
-kind = "star"
-hosts = 2
-link_rate = "1Gbps"
-link_delay = "10us"
-[[flows]]
-name = "one"
-senders = 1
-size = "3000B"
-transport = { kind = "tcp" }
-"#;
-    let out = run(&scenario(text, &[]), 1, &RunContext::default()).unwrap();
+    let out = run(
+        &scenario(IDLE_STAR, &[SIZE_3000]),
+        1,
+        &RunContext::default(),
+    )
+    .unwrap();
     let f = &flow_rows(&out)[0];
     let counters = [
         "completed",
@@ -697,25 +708,10 @@ fn cwnd_and_rate_series_follow_the_acknowledgements_by_hand() {
     // 160.064 and 172.16 us, when the flow completes and its sender closes. So: cwnd 1400 B at
     // 50 and 100 us, 2800 B at 150 us; rate 0 in (0, 50] and (50, 100], 8 x 1400 B / 50 us =
     // 224 Mb/s in (100, 150]; no sample at 200 us, after the sender closed.
-    let text = r#"
-[run]
-duration = "1ms"
-drain = "1ms"
-[topology]
-kind = "star"
-hosts = 2
-link_rate = "1Gbps"
-link_delay = "10us"
-[[flows]]
-name = "one"
-senders = 1
-size = "3000B"
-transport = { kind = "tcp" }
-[output.timeseries]
-interval = "50us"
-series = ["cwnd", "rate"]
-"#;
-    let out = run(&scenario(text, &[]), 1, &RunContext::default()).unwrap();
+    let text = format!(
+        "{IDLE_STAR}[output.timeseries]\ninterval = \"50us\"\nseries = [\"cwnd\", \"rate\"]\n"
+    );
+    let out = run(&scenario(&text, &[SIZE_3000]), 1, &RunContext::default()).unwrap();
     assert_eq!(flow_rows(&out)[0]["end_ns"], "172160");
     let csv = String::from_utf8(out.files.timeseries_csv.unwrap()).unwrap();
     assert_eq!(
@@ -864,21 +860,7 @@ fn the_ideal_fct_is_a_lower_bound_so_slowdown_needs_no_clamp() {
     // ACK returns 20.672 us later. Ideal: the last packet (262 B, 2.096 us per hop) crosses
     // both hops behind the other 2924 B at the bottleneck (23.392 us): 2 x 12.096 + 20.672 +
     // 23.392 = 68.256 us, slowdown 1.912799.
-    let text = r#"
-[run]
-duration = "1ms"
-drain = "1ms"
-[topology]
-kind = "star"
-hosts = 2
-link_rate = "1Gbps"
-link_delay = "10us"
-[[flows]]
-name = "one"
-senders = 1
-size = "1000B"
-transport = { kind = "tcp" }
-"#;
+    let text = IDLE_STAR;
     for (size, fct, ideal, slowdown) in [
         ("1000B", "58000", "57664", "1.005827"),
         ("3000B", "130560", "68256", "1.912799"),
