@@ -361,6 +361,7 @@ impl ScenarioBuilder {
                 message: format!("cannot be written as a scenario value: {message}"),
                 hint: None,
                 snippet: None,
+                also: Vec::new(),
             }));
         }
     }

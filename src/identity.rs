@@ -7,8 +7,8 @@
 //! SHA-256 of every file the scenario reads (`cdf_file`s, a `file` topology's `path`), so that
 //! an edited file counts as a change. Left out: the scenario's `name` and `description` (they
 //! name and describe, and change nothing simulated), `[[reference]]` (published values to
-//! compare with, which change nothing simulated either) and `[sweep]` (the point's values are
-//! already in place). The settings are TOML text with sorted keys; their SHA-256 is the run's
+//! compare with, which change nothing simulated either), `output.plots` (charts drawn over all
+//! runs, from their files) and `[sweep]` (the point's values are already in place). The settings are TOML text with sorted keys; their SHA-256 is the run's
 //! *digest*.
 
 use std::collections::HashMap;
@@ -24,8 +24,10 @@ use crate::scenario::Scenario;
 /// The htsim version that wrote a run.
 pub const HTSIM_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// The git commit htsim was built from, when the build set `HTSIM_GIT_COMMIT` (e.g.
-/// `HTSIM_GIT_COMMIT=$(git rev-parse HEAD) cargo build --release`).
+/// The git commit htsim was built from, where known: `HTSIM_GIT_COMMIT` when the build set it
+/// (e.g. `HTSIM_GIT_COMMIT=$(git rev-parse HEAD) cargo build --release`), else the `HEAD` of
+/// the git checkout it was built in (the crate's build script). Changes not committed are not
+/// told. `None` for a build from a registry or a source archive.
 pub const GIT_COMMIT: Option<&str> = option_env!("HTSIM_GIT_COMMIT");
 
 /// What one run simulated, as `runs/<point>/seed-<n>/run.json` records it.
@@ -112,25 +114,28 @@ impl FileDigests {
     }
 }
 
-/// `sha256:<hex>` of a whole scenario (its sweep included) without its name, description,
-/// references and seed list: writers of one directory with the same digest run the same scenario.
+/// `sha256:<hex>` of a whole scenario (its sweep and seed list included) without its name,
+/// description and references: writers of one directory with the same digest run the same run
+/// list with the same settings. (Shards of one run list deal out its positions, so shards of
+/// different seed lists would not partition anything.)
 pub fn scenario_digest(scenario: &Scenario) -> String {
     let mut table = toml::Table::try_from(scenario).unwrap_or_default();
     for key in ["name", "description", "reference"] {
         table.remove(key);
     }
-    if let Some(toml::Value::Table(run)) = table.get_mut("run") {
-        run.remove("seeds");
-    }
     digest(toml::to_string(&table).unwrap_or_default().as_bytes())
 }
 
-/// The point's scenario as a TOML table, without what does not change the simulation.
+/// The point's scenario as a TOML table, without what does not change the simulation nor the
+/// run's files: `output.plots` only draws charts over all runs.
 fn point_table(scenario: &Scenario) -> toml::Table {
     // Our own plain data converts: the loader refuses integers above i64::MAX.
     let mut table = toml::Table::try_from(scenario).unwrap_or_default();
     for key in ["name", "description", "sweep", "reference"] {
         table.remove(key);
+    }
+    if let Some(toml::Value::Table(output)) = table.get_mut("output") {
+        output.remove("plots");
     }
     table
 }
@@ -168,7 +173,21 @@ fn digest(bytes: &[u8]) -> String {
     out
 }
 
+/// The htsim build a run was (or is being) simulated by: `<version>`, and ` (commit <hex>)`
+/// where the commit is known.
+pub fn build_name(version: &str, commit: Option<&str>) -> String {
+    match commit {
+        Some(c) => format!("{version} (commit {c})"),
+        None => version.to_string(),
+    }
+}
+
 impl RunIdentity {
+    /// The htsim build that simulated the run ([`build_name`]).
+    pub fn build(&self) -> String {
+        build_name(&self.htsim_version, self.git_commit.as_deref())
+    }
+
     /// The identity of a run about to be written: `settings` from [`Settings::of`], this htsim.
     pub fn new(id: String, settings: &Settings, command_line: &[String]) -> RunIdentity {
         RunIdentity {
@@ -398,6 +417,35 @@ mod tests {
     }
 
     #[test]
+    fn a_build_in_a_git_checkout_knows_its_commit() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let head = std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(["rev-parse", "--show-toplevel", "HEAD"])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+        let Some(head) = head else {
+            // Not built in a checkout (a source archive): the commit is unknown, or set.
+            return;
+        };
+        let mut lines = head.lines();
+        let top = lines.next().map(Path::new);
+        if top.and_then(|t| t.canonicalize().ok()) != root.canonicalize().ok() {
+            return;
+        }
+        // HEAD's, unless the build set HTSIM_GIT_COMMIT by hand.
+        let commit = GIT_COMMIT.expect("a build in a git checkout records its commit");
+        let head = lines.next().unwrap_or_default();
+        assert!(
+            commit == head || std::env::var_os("HTSIM_GIT_COMMIT").is_some(),
+            "{commit} is not HEAD {head}"
+        );
+    }
+
+    #[test]
     fn the_command_line_is_recorded_as_a_shell_would_take_it() {
         let args: Vec<String> = [
             "htsim",
@@ -440,6 +488,14 @@ mod tests {
             .map(|d| d.key)
             .collect();
         assert_eq!(keys, ["files.net.txt"]);
+    }
+
+    #[test]
+    fn plots_are_no_setting_of_a_run() {
+        let a = Settings::of(&scenario("", &[]), 1);
+        let b = Settings::of(&scenario("", &["output.plots=true"]), 1);
+        assert_eq!(a, b);
+        assert!(!a.text.contains("plots"), "{}", a.text);
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! A writer creates a lock file in the directory (`create_new`, so only one can create it)
 //! holding its process id and host: `.htsim-lock` for a writer of the whole run list,
 //! `.htsim-lock-shard-I-of-N` for shard I/N. Shards of one count write disjoint runs, so they may
-//! share a directory, when they run the same scenario (the lock file records its digest,
-//! [`crate::identity::scenario_digest`]); any other pair of writers conflicts. A lock whose process is gone (killed,
+//! share a directory, when they run the same scenario with the same seeds (the lock file records
+//! its digest, [`crate::identity::scenario_digest`]); any other pair of writers conflicts. A lock whose process is gone (killed,
 //! or interrupted with Ctrl-C) is taken over, and [`DirLock::taken_over`] says whose it was.
 //! Whether a process is alive is known only on the same host with `/proc`; a lock from another
 //! host, or where that cannot be told, is assumed alive.
@@ -45,8 +45,8 @@ pub enum LockError {
     /// A shard of another scenario (other settings) is writing the directory.
     #[error(
         "{dir} is being written by a shard of another scenario (process {holder}, lock file \
-         {file}): shards sharing a directory must run the same settings; write elsewhere and \
-         merge the directories with `htsim report DIR...` (whose scenarios must match)"
+         {file}): shards sharing a directory must run the same settings and seeds; write \
+         elsewhere and merge the directories with `htsim report DIR...` (whose scenarios must match)"
     )]
     OtherScenario {
         /// The output directory.
@@ -55,6 +55,14 @@ pub enum LockError {
         file: PathBuf,
         /// Who holds it (`pid on host`).
         holder: String,
+    },
+    /// The directory could not be created.
+    #[error("cannot create the output directory {dir}: {why}")]
+    CreateDir {
+        /// The directory.
+        dir: PathBuf,
+        /// Why.
+        why: String,
     },
     /// The lock file could not be created or read.
     #[error("locking {path}: {source}")]
@@ -183,7 +191,13 @@ impl DirLock {
             let path = path.to_path_buf();
             move |source| LockError::Io { path, source }
         };
-        fs::create_dir_all(dir).map_err(io(dir))?;
+        fs::create_dir_all(dir).map_err(|e| LockError::CreateDir {
+            dir: dir.to_path_buf(),
+            why: match dir.ancestors().skip(1).find(|a| a.is_file()) {
+                Some(file) => format!("{} is a file, not a directory", file.display()),
+                None => e.to_string(),
+            },
+        })?;
         let path = dir.join(file_name(shard));
         let mut taken_over = Vec::new();
         let mut retried = false;

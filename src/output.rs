@@ -202,11 +202,11 @@ pub fn check_dir_name(name: &str) -> Result<(), NameError> {
     }
 }
 
-/// Whether the run in `dir` finished: its summary.json, written last, exists and is whole JSON
-/// (a truncated or unreadable one means the run must be done again).
+/// Whether the run in `dir` finished: its summary.json, written last, reads as a run's summary
+/// ([`crate::report::run_summary::RunSummary`]). A missing, truncated or unreadable one, or one
+/// that is JSON but not a run summary, means the run must be done again.
 pub fn is_complete(dir: &Path) -> bool {
-    fs::read(dir.join(RUN_SUMMARY_FILE))
-        .is_ok_and(|bytes| serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_ok())
+    crate::report::run_summary::RunSummary::read(&dir.join(RUN_SUMMARY_FILE)).is_ok()
 }
 
 /// Whether `name` is one of [`write_atomic`]'s temporary files.
@@ -231,6 +231,14 @@ pub fn remove_temp_files(dir: &Path) -> io::Result<usize> {
         }
     }
     Ok(removed)
+}
+
+/// Removes the temporary files a killed writer (`htsim run` or `htsim report`) left at the top
+/// of the output directory `out` (scenario.toml, the summaries) and in its plots directory.
+/// Run directories are cleaned one by one, by the writer that does their run. Call only while
+/// no other process writes into `out`. Returns how many were removed.
+pub fn remove_top_temp_files(out: &Path) -> io::Result<usize> {
+    Ok(remove_temp_files(out)? + remove_temp_files(&out.join(PLOTS_DIR))?)
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed to disk,
@@ -314,6 +322,22 @@ pub fn write_run(dir: &Path, run_json: &[u8], files: &RunFiles) -> io::Result<()
 mod tests {
     use super::*;
 
+    /// The summary.json of a run with nothing in it: what makes a run complete.
+    fn empty_summary() -> Vec<u8> {
+        crate::report::run_summary::RunSummary {
+            point: "base".into(),
+            point_index: 0,
+            seed: 1,
+            window_start_ns: 0,
+            window_end_ns: 0,
+            classes: Vec::new(),
+            layers: Vec::new(),
+            cost: crate::report::run_summary::RunCost::new(0, 0, 0, 0.0),
+        }
+        .to_json()
+        .into_bytes()
+    }
+
     #[test]
     fn a_run_rewritten_keeps_no_file_of_the_run_before() {
         let out = tempfile::tempdir().unwrap();
@@ -330,7 +354,7 @@ mod tests {
             links_csv: None,
             timeseries_csv: None,
             trace_csv: None,
-            summary_json: b"{}".to_vec(),
+            summary_json: empty_summary(),
         };
         write_run(&dir, b"{}", &files).unwrap();
         let mut names: Vec<String> = fs::read_dir(&dir)
@@ -399,7 +423,7 @@ mod tests {
             links_csv: None,
             timeseries_csv: None,
             trace_csv: None,
-            summary_json: b"{}".to_vec(),
+            summary_json: empty_summary(),
         };
         write_run(&dir, b"{}", &files).unwrap();
         assert!(is_complete(&dir));
@@ -411,9 +435,13 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names.len(), 3, "{names:?}");
-        // A truncated summary.json is not complete.
+        // A truncated summary.json is not complete, nor is JSON that is not a run's summary.
         fs::write(dir.join(RUN_SUMMARY_FILE), b"{\"point\": \"ba").unwrap();
         assert!(!is_complete(&dir));
+        for json in ["{}", "[]", "null", "{\"point\": \"base\", \"seed\": 1}"] {
+            fs::write(dir.join(RUN_SUMMARY_FILE), json).unwrap();
+            assert!(!is_complete(&dir), "{json}");
+        }
     }
 
     #[test]
@@ -424,6 +452,15 @@ mod tests {
         assert_eq!(remove_temp_files(tmp.path()).unwrap(), 1);
         assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 1);
         assert_eq!(remove_temp_files(&tmp.path().join("absent")).unwrap(), 0);
+        // At the top of an output directory and in its plots, not in its runs.
+        let plots = tmp.path().join(PLOTS_DIR);
+        let run = run_dir(tmp.path(), "base", 1);
+        for dir in [tmp.path(), &plots, &run] {
+            fs::create_dir_all(dir).unwrap();
+            fs::write(dir.join(".x.tmp-4242-1"), b"half").unwrap();
+        }
+        assert_eq!(remove_top_temp_files(tmp.path()).unwrap(), 2);
+        assert!(run.join(".x.tmp-4242-1").exists());
     }
 
     #[test]

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::identity::{
-    describe_differences, differences, Difference, FileDigests, RunIdentity, Settings,
+    build_name, describe_differences, differences, Difference, FileDigests, RunIdentity, Settings,
+    GIT_COMMIT, HTSIM_VERSION,
 };
 use crate::lock::{DirLock, LockError};
 use crate::output::{self, RunFiles};
@@ -252,14 +253,18 @@ pub struct RunReport {
     pub replaced: Vec<String>,
     /// Lock files of writers found gone and taken over.
     pub locks_taken_over: Vec<String>,
+    /// Skipped runs that another htsim build simulated (same settings), with that build
+    /// ([`crate::identity::build_name`]): their results stand, but came from other code.
+    pub skipped_other_build: Vec<(String, String)>,
 }
 
 /// What the output directory holds for one run of the full run list.
 enum Existing {
     /// No complete run: it is to be run.
     Absent,
-    /// Complete, with the settings asked for now.
-    Current,
+    /// Complete, with the settings asked for now; the build that simulated it when it is not
+    /// this one.
+    Current(Option<String>),
     /// Complete with other settings.
     Stale(Staleness),
 }
@@ -282,7 +287,9 @@ fn existing_runs(
             };
             let now = Settings::with_files(&loaded.points[run.point].scenario, run.seed, files);
             if recorded.digest == now.digest {
-                Existing::Current
+                let build = recorded.build();
+                let this = build_name(HTSIM_VERSION, GIT_COMMIT);
+                Existing::Current((build != this).then_some(build))
             } else {
                 Existing::Stale(Staleness::Changed(differences(
                     &recorded.settings,
@@ -303,7 +310,8 @@ fn existing_runs(
 /// naming them and what changed, having written nothing, unless
 /// [`RunOptions::replace_stale`]. Then writes `DIR/scenario.toml`, so that it always
 /// describes the complete runs of its run list, and removes temporary files of a killed
-/// writer (in the runs it is about to do; at the top when it is the only writer).
+/// writer (in the runs it is about to do; at the top and in the plots when it is the only
+/// writer).
 pub fn run_all(
     loaded: &Loaded,
     options: &RunOptions,
@@ -382,7 +390,7 @@ pub fn run_all(
     }
     let scenario_path = out.join(output::SCENARIO_FILE);
     if lock.alone() {
-        output::remove_temp_files(out).map_err(io_error(out))?;
+        output::remove_top_temp_files(out).map_err(io_error(out))?;
     }
     let resolved = loaded.to_toml_string().map_err(|e| {
         RunError::Failed(format!("cannot write the resolved scenario as TOML: {e}"))
@@ -395,7 +403,7 @@ pub fn run_all(
         .collect();
     let to_do = runs
         .iter()
-        .filter(|(_, e)| !matches!(e, Existing::Current))
+        .filter(|(_, e)| !matches!(e, Existing::Current(_)))
         .count();
     let name = &loaded.scenario.name;
     let pool = rayon::ThreadPoolBuilder::new()
@@ -405,9 +413,9 @@ pub fn run_all(
     let outcomes: Vec<Outcome> = pool.install(|| {
         runs.par_iter()
             .map(|&(run, existing)| {
-                if matches!(existing, Existing::Current) {
+                if let Existing::Current(build) = existing {
                     on_event(RunEvent::Skipped(run));
-                    return Outcome::Skipped;
+                    return Outcome::Skipped(build.clone());
                 }
                 let dir = run.dir(out);
                 let point = &loaded.points[run.point];
@@ -443,7 +451,12 @@ pub fn run_all(
     for ((run, _), outcome) in runs.iter().zip(outcomes) {
         let id = run.id(name);
         match outcome {
-            Outcome::Skipped => report.skipped.push(id),
+            Outcome::Skipped(other) => {
+                if let Some(build) = other {
+                    report.skipped_other_build.push((id.clone(), build));
+                }
+                report.skipped.push(id);
+            }
             Outcome::Finished => report.finished.push(id),
             Outcome::Failed(why) => report.failed.push((id, why)),
         }
@@ -482,7 +495,7 @@ pub fn write_report(loaded: &Loaded, out: &Path) -> Result<ReportOutcome, Report
     let existing = existing_runs(loaded, &runs, out, &FileDigests::default());
     let complete = existing
         .iter()
-        .filter(|e| matches!(e, Existing::Current))
+        .filter(|e| matches!(e, Existing::Current(_)))
         .count();
     if complete < runs.len() {
         let stale = runs
@@ -511,7 +524,8 @@ pub fn write_report(loaded: &Loaded, out: &Path) -> Result<ReportOutcome, Report
 }
 
 enum Outcome {
-    Skipped,
+    /// Skipped; simulated by another build (named) or this one (`None`).
+    Skipped(Option<String>),
     Finished,
     Failed(String),
 }

@@ -48,6 +48,21 @@ pub enum ShardError {
     /// `JOB_COMPLETION_INDEX` is set but the number of shards is not known.
     #[error("JOB_COMPLETION_INDEX is set: give the number of shards with --shard-count N (the job's completions)")]
     MissingCount,
+    /// `SLURM_ARRAY_TASK_ID` is set but the number of shards is not known.
+    #[error(
+        "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not: give the number of shards \
+         with --shard-count N"
+    )]
+    MissingSlurmCount,
+    /// A number of shards of 0, from `--shard-count` or `SLURM_ARRAY_TASK_COUNT`.
+    #[error("{0}: the number of shards must be at least 1")]
+    ZeroCount(String),
+    /// `--shard-count` without a shard index in the environment.
+    #[error(
+        "--shard-count {0}: no shard index, as neither JOB_COMPLETION_INDEX nor \
+         SLURM_ARRAY_TASK_ID is set; to run one part by hand, use --shard I/{0}"
+    )]
+    NoIndex(usize),
 }
 
 impl Shard {
@@ -70,7 +85,8 @@ impl Shard {
 
     /// The shard from the environment, when no `--shard` was given: Slurm's
     /// `SLURM_ARRAY_TASK_ID` / `SLURM_ARRAY_TASK_COUNT` / `SLURM_ARRAY_TASK_MIN`, or Kubernetes'
-    /// `JOB_COMPLETION_INDEX` (0-based) with `shard_count`. `None` when neither is set.
+    /// `JOB_COMPLETION_INDEX` (0-based) with `shard_count`. `None` when neither is set (an
+    /// error with `shard_count`, which then names no shard).
     pub fn from_env(
         shard_count: Option<usize>,
         var: impl Fn(&str) -> Option<String>,
@@ -89,15 +105,20 @@ impl Shard {
                     }),
             }
         };
+        if shard_count == Some(0) {
+            return Err(ShardError::ZeroCount("--shard-count 0".into()));
+        }
         if let Some(id) = num("SLURM_ARRAY_TASK_ID")? {
             let min = num("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
             let count = match shard_count {
                 Some(c) => c,
-                None => num("SLURM_ARRAY_TASK_COUNT")?.ok_or(ShardError::Env {
-                    var: "SLURM_ARRAY_TASK_COUNT",
-                    value: String::new(),
-                    why: "is not set (or give --shard-count)".into(),
-                })?,
+                None => match num("SLURM_ARRAY_TASK_COUNT")? {
+                    None => return Err(ShardError::MissingSlurmCount),
+                    Some(0) => {
+                        return Err(ShardError::ZeroCount("SLURM_ARRAY_TASK_COUNT=\"0\"".into()))
+                    }
+                    Some(c) => c,
+                },
             };
             let index = id.checked_sub(min).ok_or(ShardError::Env {
                 var: "SLURM_ARRAY_TASK_ID",
@@ -129,7 +150,10 @@ impl Shard {
                 ),
                 });
         }
-        Ok(None)
+        match shard_count {
+            Some(n) => Err(ShardError::NoIndex(n)),
+            None => Ok(None),
+        }
     }
 }
 
@@ -191,16 +215,20 @@ mod tests {
         }
     }
 
+    /// An environment of `pairs` (variable, value).
+    fn env(
+        pairs: &'static [(&'static str, &'static str)],
+    ) -> impl Fn(&str) -> Option<String> + Copy {
+        move |k: &str| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
     #[test]
     fn environment() {
-        let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |k: &str| {
-                pairs
-                    .iter()
-                    .find(|(n, _)| *n == k)
-                    .map(|(_, v)| v.to_string())
-            }
-        };
         let slurm = env(&[
             ("SLURM_ARRAY_TASK_ID", "5"),
             ("SLURM_ARRAY_TASK_MIN", "1"),
@@ -236,5 +264,35 @@ mod tests {
             .contains("expected a non-negative integer"));
         let err = Shard::from_env(Some(2), env(&[("JOB_COMPLETION_INDEX", "2")])).unwrap_err();
         assert!(err.to_string().contains("below --shard-count 2"), "{err}");
+    }
+
+    #[test]
+    fn shard_counts_of_zero_missing_counts_and_counts_without_an_index_say_so() {
+        let message = |count, vars| Shard::from_env(count, vars).unwrap_err().to_string();
+        assert_eq!(
+            message(
+                None,
+                env(&[
+                    ("SLURM_ARRAY_TASK_ID", "1"),
+                    ("SLURM_ARRAY_TASK_COUNT", "0")
+                ])
+            ),
+            "SLURM_ARRAY_TASK_COUNT=\"0\": the number of shards must be at least 1"
+        );
+        assert_eq!(
+            message(Some(0), env(&[("JOB_COMPLETION_INDEX", "0")])),
+            "--shard-count 0: the number of shards must be at least 1"
+        );
+        assert_eq!(
+            message(None, env(&[("SLURM_ARRAY_TASK_ID", "1")])),
+            "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not: give the number of \
+             shards with --shard-count N"
+        );
+        // A count alone names no shard: every task would run the whole list.
+        let err = message(Some(4), env(&[]));
+        assert!(
+            err.contains("no shard index") && err.contains("--shard I/4"),
+            "{err}"
+        );
     }
 }

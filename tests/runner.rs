@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use htsim::output::RunFiles;
 use htsim::report::merge::check_runs;
+use htsim::report::run_summary::{RunCost, RunSummary};
 use htsim::runner::{
     run_all, run_list, select, write_report, ReportOutcome, RunError, RunEvent, RunOptions,
 };
@@ -58,8 +59,24 @@ fn fake(scenario: &Scenario, seed: u64) -> Result<RunFiles, RunError> {
         links_csv: Some(format!("link\n{subflows}\n").into_bytes()),
         timeseries_csv: None,
         trace_csv: None,
-        summary_json: format!("{{\"seed\":{seed},\"x\":{x}}}\n").into_bytes(),
+        summary_json: summary(seed, x),
     })
+}
+
+/// A run summary (no flows, no links) of `seed` carrying `x`: what makes a run complete.
+fn summary(seed: u64, x: u64) -> Vec<u8> {
+    RunSummary {
+        point: "fake".into(),
+        point_index: 0,
+        seed,
+        window_start_ns: 0,
+        window_end_ns: x,
+        classes: Vec::new(),
+        layers: Vec::new(),
+        cost: RunCost::new(0, 0, 0, 0.0),
+    }
+    .to_json()
+    .into_bytes()
 }
 
 /// Every file under `dir`, by relative path.
@@ -158,6 +175,33 @@ fn complete_runs_are_skipped_and_incomplete_ones_rerun() {
     assert_eq!(again.skipped.len(), 17);
     assert_eq!(again.finished, vec![run_list(&l)[5].id("runner-test")]);
     assert!(victim.join("summary.json").is_file());
+}
+
+#[test]
+fn shards_of_other_seed_lists_cannot_share_a_directory() {
+    // Shard 1/2 of seeds 1..=2 is writing the directory while shard 2/2 of seeds 1..=4 starts:
+    // their run lists differ (together they would leave seed 3 to no one and scenario.toml
+    // naming one list), so the second is locked out.
+    let two = loaded_with(&["run.seeds=2"]);
+    let four = loaded_with(&["run.seeds=4"]);
+    let dir = tempfile::tempdir().unwrap();
+    let digest = htsim::identity::scenario_digest(&two.scenario);
+    let shard = |i| Some(Shard::new(i, 2).unwrap());
+    let held = htsim::lock::DirLock::acquire(dir.path(), shard(1), Some(&digest)).unwrap();
+    let options = RunOptions {
+        out: dir.path().to_path_buf(),
+        jobs: 1,
+        shard: shard(2),
+        ..RunOptions::default()
+    };
+    let Err(RunError::Locked(e)) = run_all(&four, &options, &fake, &|_| {}) else {
+        panic!("a shard of another seed list must not share the directory");
+    };
+    assert!(e.to_string().contains("a shard of another scenario"), "{e}");
+    // The same seed list shares it.
+    let report = run_all(&two, &options, &fake, &|_| {}).unwrap();
+    assert_eq!(report.finished.len(), 6);
+    drop(held);
 }
 
 fn loaded_with(set: &[&str]) -> Loaded {
@@ -297,7 +341,7 @@ transport = { kind = "tcp" }
         // Every run edits the file while it runs.
         std::fs::write(&cdf, format!("0 0\n{seed}0000 50\n90000 100\n")).unwrap();
         Ok(RunFiles {
-            summary_json: b"{}\n".to_vec(),
+            summary_json: summary(seed, 0),
             ..RunFiles::default()
         })
     };

@@ -450,6 +450,27 @@ fn flow_rows(out: &htsim::simulate::RunOutput) -> Vec<std::collections::HashMap<
         .collect()
 }
 
+/// Two hosts on a star at 1 Gb/s, 10 us per link, and one TCP flow (`one`) of 1000 B from
+/// host0 to host1 at t = 0: every packet's time can be worked out by hand.
+const IDLE_STAR: &str = r#"
+[run]
+duration = "1ms"
+drain = "1ms"
+[topology]
+kind = "star"
+hosts = 2
+link_rate = "1Gbps"
+link_delay = "10us"
+[[flows]]
+name = "one"
+senders = 1
+size = "1000B"
+transport = { kind = "tcp" }
+"#;
+
+/// [`IDLE_STAR`]'s flow of 3000 B instead.
+const SIZE_3000: &str = "flows.one.size=\"3000B\"";
+
 /// 1 Gb/s of 1462-B packets carrying 1400 B each: the most payload a flow can get through.
 const PAYLOAD_LINE_RATE_BPS: f64 = 1e9 * 1400.0 / 1462.0;
 
@@ -578,6 +599,203 @@ transport = { kind = "tcp" }
 }
 
 #[test]
+fn incast_jobs_seed_1_has_no_goodput_above_the_line_rate() {
+    // scenarios/incast-jobs.toml, seed 1, shortened to 30 ms (+ 30 ms of drain): goodput used
+    // to count bytes sent, including those still queued at the sender's NIC, and this
+    // scenario's seed 1 showed flows at 1.2 to 1.75 Gb/s on its 1 Gb/s links. Every link is
+    // 1 Gb/s, so no flow can deliver more than 957.6 Mb/s of payload.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/incast-jobs.toml");
+    let options = LoadOptions {
+        overrides: vec!["run.duration=\"30ms\"".into(), "run.drain=\"30ms\"".into()],
+        ..LoadOptions::default()
+    };
+    let loaded = htsim::scenario::load(&path, &options).unwrap();
+    assert_eq!(loaded.points.len(), 2, "TCP and MPTCP long flows");
+    for point in &loaded.points {
+        let out = run(&point.scenario, 1, &RunContext::default()).unwrap();
+        let goodputs: Vec<f64> = flow_rows(&out)
+            .iter()
+            .filter_map(|f| f["goodput_bps"].parse().ok())
+            .collect();
+        assert!(
+            goodputs.len() > 100,
+            "{}: {} flows",
+            point.name,
+            goodputs.len()
+        );
+        let max = goodputs.iter().copied().fold(0.0, f64::max);
+        assert!(
+            max <= PAYLOAD_LINE_RATE_BPS,
+            "{}: a flow at {max} b/s",
+            point.name
+        );
+    }
+}
+
+/// The row of `link` in a links.csv, by column name.
+fn link_row(
+    out: &htsim::simulate::RunOutput,
+    link: &str,
+) -> std::collections::HashMap<String, String> {
+    let text = String::from_utf8(out.files.links_csv.clone().unwrap()).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let row = lines
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .find(|f| f[2] == link)
+        .unwrap();
+    header
+        .iter()
+        .map(|h| h.to_string())
+        .zip(row.into_iter().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn the_counters_of_flows_csv_and_links_csv_count_every_packet_of_an_idle_flow() {
+    // One 3000-B TCP flow from t = 0 on the idle 2-host star (1 Gb/s, 8 ns per byte): host0
+    // sends SYN (50 B), the handshake's ACK (42), 3 segments (1400 + 1400 + 200 B of payload,
+    // 1462 + 1462 + 262 B on the wire), its FIN (42) and the ACK of host1's FIN (42): 7
+    // packets, 3362 B, all in the window [0, 1 ms] (the SYN at its very start too). host1
+    // sends the SYN-ACK (50), an ACK per segment and its FIN (42 each): 5 packets, 218 B.
+    // Nothing is lost, so every packet of a host's link crosses the other host's.
+    let out = run(
+        &scenario(IDLE_STAR, &[SIZE_3000]),
+        1,
+        &RunContext::default(),
+    )
+    .unwrap();
+    let f = &flow_rows(&out)[0];
+    let counters = [
+        "completed",
+        "bytes_acked",
+        "packets_sent",
+        "retransmits",
+        "fast_retransmits",
+        "timeouts",
+        "subflows",
+    ]
+    .map(|c| f[c].as_str());
+    assert_eq!(counters, ["true", "3000", "3", "0", "0", "0", "1"], "{f:?}");
+    for (link, packets, bytes) in [
+        ("host0->switch", "7", 3362),
+        ("switch->host1", "7", 3362),
+        ("host1->switch", "5", 218),
+        ("switch->host0", "5", 218),
+    ] {
+        let l = link_row(&out, link);
+        assert_eq!(
+            (l["packets_enqueued"].as_str(), l["bytes_enqueued"].as_str()),
+            (packets, bytes.to_string().as_str()),
+            "{l:?}"
+        );
+        for zero in ["packets_dropped", "bytes_dropped", "packets_marked"] {
+            assert_eq!(l[zero], "0", "{l:?}");
+        }
+        assert_eq!(l["loss_rate_pct"], "0.0000");
+        assert_eq!(l["rate_bps"], "1000000000");
+        // Busy 8 ns per byte over the 1 ms window.
+        let busy_pct = 100.0 * bytes as f64 * 8e-9 / 1e-3;
+        assert_eq!(l["utilisation_pct"], format!("{busy_pct:.4}"), "{l:?}");
+    }
+    assert_eq!(out.summary.cost.data_packets_delivered, 3);
+}
+
+#[test]
+fn cwnd_and_rate_series_follow_the_acknowledgements_by_hand() {
+    // The idle 3000-B flow above, sampled every 50 us. Its SYN-ACK arrives at 41.6 us, segment
+    // 1's ACK at 41.6 + 64.4 = 106 us (slow start: cwnd 1400 -> 2800 B), segments 2 and 3's at
+    // 160.064 and 172.16 us, when the flow completes and its sender closes. So: cwnd 1400 B at
+    // 50 and 100 us, 2800 B at 150 us; rate 0 in (0, 50] and (50, 100], 8 x 1400 B / 50 us =
+    // 224 Mb/s in (100, 150]; no sample at 200 us, after the sender closed.
+    let text = format!(
+        "{IDLE_STAR}[output.timeseries]\ninterval = \"50us\"\nseries = [\"cwnd\", \"rate\"]\n"
+    );
+    let out = run(&scenario(&text, &[SIZE_3000]), 1, &RunContext::default()).unwrap();
+    assert_eq!(flow_rows(&out)[0]["end_ns"], "172160");
+    let csv = String::from_utf8(out.files.timeseries_csv.unwrap()).unwrap();
+    assert_eq!(
+        csv,
+        "point,seed,time_ns,series,id,value,unit\n\
+         base,1,50000,cwnd,0,1400,bytes\nbase,1,50000,rate,0,0,bps\n\
+         base,1,100000,cwnd,0,1400,bytes\nbase,1,100000,rate,0,0,bps\n\
+         base,1,150000,cwnd,0,2800,bytes\nbase,1,150000,rate,0,224000000,bps\n"
+    );
+}
+
+#[test]
+fn trace_events_agree_with_the_counters_of_flows_csv() {
+    // Four 200 KB TCP flows into one host of a star through 4-packet queues: losses, fast
+    // retransmits and timeouts. Per flow, the trace has one `syn` per SYN sent (its
+    // `established` value), one `fast_retransmit` per entry into fast recovery and one `rto`
+    // per timer expiry (flows.csv `fast_retransmits`, `timeouts`), `fin` rows numbering the
+    // FIN's transmissions from 1, and `completed` with the bytes acknowledged.
+    let text = r#"
+[run]
+duration = "50ms"
+drain = "2s"
+[topology]
+kind = "star"
+hosts = 5
+link_rate = "1Gbps"
+link_delay = "10us"
+[queue]
+capacity = "4pkt"
+[[flows]]
+name = "incast"
+matrix = "incast"
+fan_in = 4
+senders = 4
+size = "200KB"
+transport = { kind = "tcp" }
+[output]
+trace = { flows = ["all"] }
+"#;
+    let out = run(&scenario(text, &[]), 1, &RunContext::default()).unwrap();
+    let flows = flow_rows(&out);
+    let trace = String::from_utf8(out.files.trace_csv.clone().unwrap()).unwrap();
+    // point, seed, time_ns, flow, subflow, event, cwnd, ssthresh, snd_una, snd_max, value
+    let rows: Vec<Vec<&str>> = trace
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    let (mut fast, mut rto) = (0, 0);
+    for f in &flows {
+        let id = f["flow_id"].as_str();
+        let values = |event: &str| -> Vec<u64> {
+            rows.iter()
+                .filter(|r| r[3] == id && r[5] == event)
+                .map(|r| r[10].parse().unwrap())
+                .collect()
+        };
+        assert_eq!(f["completed"], "true", "{f:?}");
+        assert_eq!(
+            values("fast_retransmit").len().to_string(),
+            f["fast_retransmits"]
+        );
+        assert_eq!(values("rto").len().to_string(), f["timeouts"]);
+        let syns = values("syn");
+        assert_eq!(values("established"), [syns.len() as u64]);
+        assert_eq!(syns, (1..=syns.len() as u64).collect::<Vec<_>>());
+        let fins = values("fin");
+        assert_eq!(
+            fins,
+            (1..=fins.len() as u64).collect::<Vec<_>>(),
+            "flow {id}"
+        );
+        assert_eq!(values("completed"), [200_000]);
+        assert_eq!(values("path").len(), 1);
+        fast += values("fast_retransmit").len();
+        rto += values("rto").len();
+    }
+    assert!(
+        fast > 0 && rto > 0,
+        "the run must lose packets: {fast} {rto}"
+    );
+}
+
+#[test]
 fn utilisation_stays_a_fraction_when_an_event_raises_a_links_rate() {
     // One long TCP flow on a 2-host star at 1 Gb/s; half way through the 10 ms run both links
     // of its path go to 10 Gb/s. Utilisation is the time spent sending over the window, so it
@@ -642,21 +860,7 @@ fn the_ideal_fct_is_a_lower_bound_so_slowdown_needs_no_clamp() {
     // ACK returns 20.672 us later. Ideal: the last packet (262 B, 2.096 us per hop) crosses
     // both hops behind the other 2924 B at the bottleneck (23.392 us): 2 x 12.096 + 20.672 +
     // 23.392 = 68.256 us, slowdown 1.912799.
-    let text = r#"
-[run]
-duration = "1ms"
-drain = "1ms"
-[topology]
-kind = "star"
-hosts = 2
-link_rate = "1Gbps"
-link_delay = "10us"
-[[flows]]
-name = "one"
-senders = 1
-size = "1000B"
-transport = { kind = "tcp" }
-"#;
+    let text = IDLE_STAR;
     for (size, fct, ideal, slowdown) in [
         ("1000B", "58000", "57664", "1.005827"),
         ("3000B", "130560", "68256", "1.912799"),

@@ -1,7 +1,7 @@
-//! `validate` and `run` agree: the shipped scenarios, shortened to 1 ms and changed by random
-//! `--set` overrides and appended `[[events]]` or time series, either fail to load, fail the
-//! pre-flight ([`htsim::simulate::preflight`], what `htsim validate` runs), or run to the end.
-//! A scenario validate accepts never fails once running.
+//! `validate` and `run` agree: the shipped scenarios (every one, and then a varied dozen
+//! changed by random `--set` overrides and appended `[[events]]` or time series), shortened to
+//! 1 ms, either fail to load, fail the pre-flight ([`htsim::simulate::preflight`], what `htsim
+//! validate` runs), or run to the end. A scenario validate accepts never fails once running.
 
 use std::path::Path;
 
@@ -9,7 +9,22 @@ use htsim::scenario::{load, LoadOptions, Seeds};
 use htsim::simulate::{preflight, run, RunContext};
 use proptest::prelude::*;
 
-const SCENARIOS: &[&str] = &["quickstart", "incast-jobs", "htsim-compare"];
+/// Shipped scenarios the cases change: the top-level ones and papers' of every other topology
+/// kind (XMP torus and two-path, BCube, VL2, dual-homed FatTree, star) and workload (incast,
+/// closed loop).
+const SCENARIOS: &[&str] = &[
+    "quickstart",
+    "incast-jobs",
+    "htsim-compare",
+    "papers/p1-torus",
+    "papers/p1-two-path",
+    "papers/p2-fig4-bcube",
+    "papers/p2-fig4-vl2",
+    "papers/p2-fig16-dhft-random",
+    "papers/p2-fig15-star",
+    "papers/p0-table7-incast",
+    "papers/p2-fig13-closed-loop",
+];
 
 /// Keys changed by the cases (`F` is the first flow class, `T` the first named transport), with
 /// values that work and values that cannot.
@@ -22,7 +37,13 @@ const MUTATIONS: &[(&str, &[&str])] = &[
     ("topology.k", &["2", "3", "4", "6"]),
     (
         "queue.capacity",
-        &["\"0pkt\"", "\"1pkt\"", "\"1500B\"", "\"10pkt\""],
+        &[
+            "\"0pkt\"",
+            "\"1pkt\"",
+            "\"1000B\"",
+            "\"1500B\"",
+            "\"10pkt\"",
+        ],
     ),
     ("queue.kind", &["\"droptail\"", "\"ecn\""]),
     ("routing.mode", &["\"ecmp\"", "\"spray\"", "\"single\""]),
@@ -86,7 +107,8 @@ fn agree(name: &str, changes: &[(String, String)], appended: &str) -> Result<(),
         None => format!("{original}\n{appended}"),
     };
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join(format!("{name}.toml"));
+    let file = name.rsplit('/').next().unwrap_or(name);
+    let path = dir.path().join(format!("{file}.toml"));
     std::fs::write(&path, &text).unwrap();
     let base = load(&shipped, &LoadOptions::default()).unwrap();
     let class = base.scenario.flows[0].name.clone();
@@ -132,6 +154,21 @@ fn agree(name: &str, changes: &[(String, String)], appended: &str) -> Result<(),
 #[test]
 fn the_shipped_scenarios_shortened_run() {
     for name in SCENARIOS {
+        agree(name, &[], "").unwrap();
+    }
+}
+
+#[test]
+fn the_paper_scenarios_shortened_run() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/papers");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter_map(|n| n.strip_suffix(".toml").map(|s| format!("papers/{s}")))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 30, "{names:?}");
+    for name in &names {
         agree(name, &[], "").unwrap();
     }
 }

@@ -3,7 +3,8 @@
 //! a run found in several directories must have the same settings in each (its run.json
 //! digest, [`crate::identity`]), and every run must have the settings its sweep point and seed
 //! give under that scenario (the digests of the files it read aside: they are relative to where
-//! it ran).
+//! it ran). Without any scenario.toml, the runs' settings must differ only in their seeds and
+//! what their sweep points' names assign.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -43,6 +44,25 @@ pub enum MergeError {
         /// What differs (first -> second).
         differences: Vec<Difference>,
     },
+    /// Without a scenario.toml, two runs whose settings differ in more than their seeds and
+    /// sweep points: runs of different scenarios.
+    #[error(
+        "{first_run} in {first} and {second_run} in {second} are runs of different scenarios \
+         (no scenario.toml says which one the report is of), which cannot be merged; their \
+         settings differ in: {}", list(.differences)
+    )]
+    Mixed {
+        /// The first run found, its path under the directory.
+        first_run: String,
+        /// The directory that holds it.
+        first: PathBuf,
+        /// The run that differs.
+        second_run: String,
+        /// The directory that holds it.
+        second: PathBuf,
+        /// What differs (first -> second), seeds and swept keys aside.
+        differences: Vec<Difference>,
+    },
     /// A run was simulated with other settings than its directories' scenario gives it.
     #[error(
         "run {run} in {dir} was simulated with other settings than the scenario.toml of \
@@ -68,7 +88,7 @@ fn list(differences: &[Difference]) -> String {
 }
 
 /// Checks that every `DIR/scenario.toml` among `scenarios` (directory, text) describes the same
-/// scenario as the first, `run.seeds` aside.
+/// scenario as the first, `run.seeds` and `output.plots` (no setting of any run) aside.
 pub fn check_scenarios(scenarios: &[(PathBuf, String)]) -> Result<(), MergeError> {
     let Some((first, text)) = scenarios.first() else {
         return Ok(());
@@ -76,7 +96,7 @@ pub fn check_scenarios(scenarios: &[(PathBuf, String)]) -> Result<(), MergeError
     for (dir, other) in &scenarios[1..] {
         let diff: Vec<Difference> = differences(text, other)
             .into_iter()
-            .filter(|d| d.key != "run.seeds")
+            .filter(|d| d.key != "run.seeds" && d.key != "output.plots")
             .collect();
         if !diff.is_empty() {
             return Err(MergeError::Scenarios {
@@ -136,6 +156,7 @@ pub fn check_runs(
         }
     }
     let Some((loaded, scenario_dir)) = scenario else {
+        check_one_scenario(&seen)?;
         return Ok(unverified);
     };
     for run in run_list(loaded) {
@@ -163,6 +184,74 @@ pub fn check_runs(
         }
     }
     Ok(unverified)
+}
+
+/// Without a scenario to compare with, checks that the runs of `seen` (run path -> directory
+/// and identity) come from one scenario: each run's settings must be the first run's, but for
+/// its seed and, in runs of another sweep point, the keys either point's name sweeps (a swept
+/// `kind` brings the defaults of its whole table; swept file names, the files' digests).
+fn check_one_scenario(
+    seen: &BTreeMap<PathBuf, (PathBuf, Option<RunIdentity>)>,
+) -> Result<(), MergeError> {
+    let mut runs = seen
+        .iter()
+        .filter_map(|(rel, (dir, id))| id.as_ref().map(|id| (rel, dir, id)));
+    let Some((first_rel, first_dir, first)) = runs.next() else {
+        return Ok(());
+    };
+    let point_of = |rel: &Path| {
+        rel.parent()
+            .and_then(Path::file_name)
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let first_point = point_of(first_rel);
+    for (rel, dir, id) in runs {
+        if id.digest == first.digest {
+            continue;
+        }
+        let point = point_of(rel);
+        let mut swept: Vec<String> = Vec::new();
+        if point != first_point {
+            for name in [&first_point, &point] {
+                swept.extend(swept_keys(name));
+            }
+        }
+        let covered = |key: &str| {
+            key == "run.seed"
+                || (!swept.is_empty() && key.starts_with("files."))
+                || swept
+                    .iter()
+                    .any(|axis| key == axis || key.starts_with(&format!("{axis}.")))
+        };
+        let diff: Vec<Difference> = differences(&first.settings, &id.settings)
+            .into_iter()
+            .filter(|d| !covered(&d.key))
+            .collect();
+        if !diff.is_empty() {
+            return Err(MergeError::Mixed {
+                first_run: first_rel.display().to_string(),
+                first: first_dir.clone(),
+                second_run: rel.display().to_string(),
+                second: dir.clone(),
+                differences: diff,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The key paths a sweep point's name (`key=value` pairs joined by `,`) assigns, and for a
+/// swept `kind` its table, whose defaults follow the kind.
+fn swept_keys(point: &str) -> Vec<String> {
+    if point == "base" {
+        return Vec::new();
+    }
+    point
+        .split(',')
+        .filter_map(|pair| pair.split_once('=').map(|(key, _)| key))
+        .map(|key| key.strip_suffix(".kind").unwrap_or(key).to_string())
+        .collect()
 }
 
 /// The run directories `runs/<point>/seed-<n>` under `runs`, sorted (none when unreadable).

@@ -195,7 +195,8 @@ impl RunSummary {
 }
 
 /// The run summaries found under `DIR/runs/*/seed-*/summary.json` of each directory, for
-/// `htsim report DIR...` (shard directories are merged by passing them all).
+/// `htsim report DIR...` (shard directories are merged by passing them all). Runs whose
+/// summary.json is missing or does not read as a summary are incomplete and left out.
 ///
 /// Sorted by (point index, point, seed). When the same (point, seed) appears in several
 /// directories (overlapping shards, or a re-run), the first directory in `dirs` wins. A
@@ -210,11 +211,11 @@ pub fn read_run_summaries(dirs: &[PathBuf]) -> Result<Vec<RunSummary>> {
         }
         for point_dir in sorted_subdirs(&runs_dir)? {
             for seed_dir in sorted_subdirs(&point_dir)? {
-                let path = seed_dir.join(RUN_SUMMARY_FILE);
-                if !path.is_file() {
+                // A summary that does not read is an incomplete run
+                // ([`crate::output::is_complete`]), like a missing one.
+                let Ok(run) = RunSummary::read(&seed_dir.join(RUN_SUMMARY_FILE)) else {
                     continue;
-                }
-                let run = RunSummary::read(&path)?;
+                };
                 if seen.insert((run.point.clone(), run.seed)) {
                     runs.push(run);
                 }

@@ -90,6 +90,7 @@ impl Source {
             message: message.into(),
             hint: None,
             snippet,
+            also: Vec::new(),
         })
     }
 }
@@ -129,6 +130,9 @@ pub struct ScenarioError {
     pub hint: Option<String>,
     /// The offending line of the file, shown under the message.
     pub snippet: Option<String>,
+    /// Further problems found with this one (at other sweep points), shown after it, each as
+    /// its own `error:`.
+    pub also: Vec<ScenarioError>,
 }
 
 impl ScenarioError {
@@ -171,15 +175,19 @@ impl fmt::Display for ScenarioError {
             (&self.snippet, &self.location)
         {
             let gutter = line.to_string();
+            let (shown, caret) = clip(snippet, column.saturating_sub(1));
             write!(
                 f,
-                "\n {gutter} | {snippet}\n {} | {}^",
+                "\n {gutter} | {shown}\n {} | {}^",
                 " ".repeat(gutter.len()),
-                " ".repeat(column.saturating_sub(1))
+                " ".repeat(caret)
             )?;
         }
         if let Some(hint) = &self.hint {
             write!(f, "\n hint: {hint}")?;
+        }
+        for more in &self.also {
+            write!(f, "\nerror: {more}")?;
         }
         Ok(())
     }
@@ -187,5 +195,178 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
+/// The problems found at the points of a sweep, each kept once (by its text) with the first
+/// point that has it and how many points do, in the order first found.
+#[derive(Debug, Default)]
+pub struct PointProblems {
+    found: Vec<(ScenarioError, String, usize)>,
+    index: std::collections::HashMap<String, usize>,
+}
+
+impl PointProblems {
+    /// The most distinct problems [`PointProblems::into_errors`] lists; a last error counts
+    /// the others.
+    pub const SHOWN: usize = 20;
+
+    /// Records `problem`, found at the point named `point`.
+    pub fn add(&mut self, problem: ScenarioError, point: &str) {
+        let key = problem.to_string();
+        match self.index.get(&key) {
+            Some(&i) => self.found[i].2 += 1,
+            None => {
+                self.index.insert(key, self.found.len());
+                self.found.push((problem, point.to_string(), 1));
+            }
+        }
+    }
+
+    /// Whether nothing was found.
+    pub fn is_empty(&self) -> bool {
+        self.found.is_empty()
+    }
+
+    /// The problems, at most [`PointProblems::SHOWN`] and then one counting the rest (located
+    /// at `source`'s file as a whole). With `swept` (the scenario has sweep points), each
+    /// message ends with where: `(at sweep point `P`)` or `(at N sweep points, the first `P`)`.
+    pub fn into_errors(self, source: &Source, swept: bool) -> Vec<ScenarioError> {
+        let total = self.found.len();
+        let mut errors: Vec<ScenarioError> = self
+            .found
+            .into_iter()
+            .take(Self::SHOWN)
+            .map(|(mut p, first, count)| {
+                if swept {
+                    p.message = match count {
+                        1 => format!("{} (at sweep point `{first}`)", p.message),
+                        n => format!("{} (at {n} sweep points, the first `{first}`)", p.message),
+                    };
+                }
+                p
+            })
+            .collect();
+        if total > Self::SHOWN {
+            let more = source.error(
+                &Origin::Unknown,
+                "sweep",
+                format!(
+                    "{} more problem(s) at other sweep points, not shown",
+                    total - Self::SHOWN
+                ),
+            );
+            errors.push(*more);
+        }
+        errors
+    }
+
+    /// [`PointProblems::into_errors`] as one error (the first, the others in its
+    /// [`ScenarioError::also`]); `None` when nothing was found.
+    pub fn into_error(self, source: &Source, swept: bool) -> Option<Box<ScenarioError>> {
+        let mut errors = self.into_errors(source, swept).into_iter();
+        let mut first = errors.next()?;
+        first.also = errors.collect();
+        Some(Box::new(first))
+    }
+}
+
+/// The most characters of a line an error shows; a longer line (a sweep of thousands of values
+/// on one line) is cut to this many around the column at fault.
+pub const SNIPPET_WIDTH: usize = 100;
+
+/// What an error shows of `line` and where its caret goes: the whole line when it is at most
+/// [`SNIPPET_WIDTH`] characters, else a window of that many around the 0-based character
+/// `column`, with `...` where the line goes on.
+fn clip(line: &str, column: usize) -> (String, usize) {
+    const MORE: &str = "...";
+    let chars = line.chars().count();
+    if chars <= SNIPPET_WIDTH {
+        return (line.to_string(), column);
+    }
+    let column = column.min(chars);
+    // The column sits a third of the way in, so that the value at fault shows after it.
+    let start = column
+        .saturating_sub(SNIPPET_WIDTH / 3)
+        .min(chars - SNIPPET_WIDTH);
+    let end = start + SNIPPET_WIDTH;
+    let mut shown: String = line.chars().skip(start).take(SNIPPET_WIDTH).collect();
+    let mut caret = column - start;
+    if start > 0 {
+        shown.insert_str(0, MORE);
+        caret += MORE.len();
+    }
+    if end < chars {
+        shown.push_str(MORE);
+    }
+    (shown, caret)
+}
+
 /// The result of loading or checking a scenario; the error is boxed to keep `Ok` paths small.
 pub type Result<T> = std::result::Result<T, Box<ScenarioError>>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error_at(snippet: &str, column: usize) -> ScenarioError {
+        ScenarioError {
+            file: "s.toml".into(),
+            location: Location::Position { line: 14, column },
+            key_path: "topology.link_delay".into(),
+            message: "bad".into(),
+            hint: None,
+            snippet: Some(snippet.into()),
+            also: Vec::new(),
+        }
+    }
+
+    /// The snippet and caret lines of an error's text.
+    fn shown(e: &ScenarioError) -> (String, String) {
+        let text = e.to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        (lines[1].to_string(), lines[2].to_string())
+    }
+
+    #[test]
+    fn a_short_line_is_shown_whole_with_the_caret_under_the_column() {
+        let (line, caret) = shown(&error_at("duraton = \"2s\"", 1));
+        assert_eq!(line, " 14 | duraton = \"2s\"");
+        assert_eq!(caret, "    | ^");
+    }
+
+    #[test]
+    fn a_long_line_is_cut_around_the_column_with_the_caret_on_the_value() {
+        // A sweep of 100 000 values on one line, the bad one last (column 1 088 909 of the
+        // issue's file): the error shows 100 characters around it, not 1 MB.
+        let mut line = String::from("\"topology.link_delay\" = [");
+        for i in 1..100_000 {
+            line.push_str(&format!("\"{i}us\", "));
+        }
+        let column = line.chars().count() + 1;
+        line.push_str("\"bad\"]");
+        let (snippet, caret) = shown(&error_at(&line, column));
+        let gutter = " 14 | ".len();
+        assert!(snippet.starts_with(" 14 | ..."), "{snippet}");
+        assert!(snippet.ends_with("\"bad\"]"), "{snippet}");
+        assert!(
+            snippet.chars().count() <= gutter + SNIPPET_WIDTH + 6,
+            "{snippet}"
+        );
+        // The caret points at the opening quote of "bad".
+        let at = caret.chars().count() - 1;
+        assert_eq!(&snippet[at..at + 5], "\"bad\"", "{snippet}\n{caret}");
+        // In the middle of the line: cut on both sides.
+        let (snippet, caret) = shown(&error_at(&line, 500_000));
+        assert!(snippet.starts_with(" 14 | ...") && snippet.ends_with("..."));
+        let at = caret.chars().count() - 1;
+        let column_char = line.chars().nth(500_000 - 1).unwrap();
+        assert_eq!(snippet.chars().nth(at), Some(column_char));
+    }
+
+    #[test]
+    fn clipping_counts_characters_not_bytes() {
+        let line = "é".repeat(300) + "x" + &"é".repeat(300);
+        let (snippet, caret) = shown(&error_at(&line, 301));
+        let at = caret.chars().count() - 1;
+        assert_eq!(snippet.chars().nth(at), Some('x'), "{snippet}");
+        assert!(snippet.chars().count() < 120);
+    }
+}

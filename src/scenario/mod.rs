@@ -117,6 +117,7 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Loaded> {
             message: format!("cannot read the scenario file: {e}"),
             hint: None,
             snippet: None,
+            also: Vec::new(),
         })
     })?;
     let stem = path
@@ -247,6 +248,8 @@ pub(crate) fn load_tree(
     }
     let mut points = Vec::with_capacity(count.unwrap_or(0));
     let mut names = HashSet::with_capacity(count.unwrap_or(0));
+    // Every point that does not resolve is reported, not only the first.
+    let mut problems = error::PointProblems::default();
     for assignments in sweep::product(&axes) {
         let name = sweep::point_name(&assignments);
         if let Err(e) = crate::output::check_dir_name(&name) {
@@ -264,12 +267,13 @@ pub(crate) fn load_tree(
                     .with_hint_opt(e.hint)
             })?;
         }
-        let mut scenario = resolve::scenario(&cx, &tree).map_err(|mut e| {
-            if !assignments.is_empty() {
-                e.message = format!("{} (at sweep point `{name}`)", e.message);
+        let mut scenario = match resolve::scenario(&cx, &tree) {
+            Ok(s) => s,
+            Err(e) => {
+                problems.add(*e, &name);
+                continue;
             }
-            e
-        })?;
+        };
         scenario.sweep = base.sweep.clone();
         scenario.references = base.references.clone();
         if let Some(seeds) = &options.seeds {
@@ -291,6 +295,9 @@ pub(crate) fn load_tree(
                 .collect(),
             scenario,
         });
+    }
+    if let Some(e) = problems.into_error(&source, !axes.is_empty()) {
+        return Err(e);
     }
     Ok(Loaded {
         scenario: base,

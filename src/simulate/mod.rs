@@ -221,6 +221,20 @@ pub fn setup(
         problems.extend(e);
         Vec::new()
     });
+    let largest_packet = plans
+        .iter()
+        .map(|p| {
+            (
+                u64::from(p.transport.tcp.sizes.data(p.transport.tcp.mss)),
+                &p.name,
+            )
+        })
+        .max();
+    if let Some((packet, class)) = largest_packet {
+        problems.extend(network::queues_too_small(
+            scenario, &world, &topology, packet, class,
+        ));
+    }
     if !problems.is_empty() {
         return Err(problems);
     }
@@ -312,7 +326,9 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
 
     // Snapshots at the window start, every second after it, and at its end; only the first
     // and the latest are kept (the paper's figures accumulate as they come), so memory does
-    // not grow with simulated time.
+    // not grow with simulated time. The window holds both of its edge instants: the start's
+    // snapshot is taken before the events due at the start (at the start of a run: before any
+    // event), the others after the events due at their time.
     let mut next_checkpoint = Some(window.start);
     let mut counters_start: Option<Vec<QueueCounters>> = None;
     let mut counters_end: Vec<QueueCounters> = Vec::new();
@@ -320,43 +336,55 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
     // The open flows' byte counters at the window's start and end (for goodput).
     let mut at_window_start: HashMap<u64, FlowBytes> = HashMap::new();
     let mut at_window_end: HashMap<u64, FlowBytes> = HashMap::new();
+    // The last instant before `checkpoint`'s events: where the world stops to take it.
+    let stop_for = |checkpoint: SimTime| {
+        if checkpoint == window.start {
+            SimTime::from_ps(checkpoint.as_ps().saturating_sub(1))
+        } else {
+            checkpoint
+        }
+    };
     let step = SimTime::from_ps((end.as_ps() / PROGRESS_SLICES).max(1));
     // Time series (only when asked): the world also stops at every sample time.
     loop {
         let now = world.now();
         let mut target = next_checkpoint
-            .unwrap_or(end)
+            .map_or(end, stop_for)
             .min(now.saturating_add(step))
             .min(end);
         if let Some(s) = &sampler {
             target = target.min(s.next_time());
         }
-        world.run_until(target);
+        // A window starting with the run: its first snapshot comes before the first event.
+        let before_any_event = window.start == SimTime::ZERO && counters_start.is_none();
+        if !before_any_event {
+            world.run_until(target);
+        }
         let generator = generator_of(&world, gen_id)?;
         if let Some(e) = generator.error() {
             return Err(RunError::Failed(e.to_string()));
         }
-        if let Some(s) = sampler.as_mut() {
+        if let Some(s) = sampler.as_mut().filter(|_| !before_any_event) {
             if s.next_time() == target {
                 s.sample(&world, generator.started(), generator.senders());
             }
         }
-        if next_checkpoint == Some(target) {
+        if let Some(at) = next_checkpoint.filter(|&c| stop_for(c) == target) {
             if counters_start.is_none() && window.start > SimTime::ZERO {
                 at_window_start = open_flow_bytes(&world);
             }
-            if target == window.end {
+            if at == window.end {
                 at_window_end = open_flow_bytes(&world);
             }
             let snapshot = CounterSnapshot {
-                at: target,
+                at,
                 counters: counters(&world),
             };
             counters_start.get_or_insert_with(|| snapshot.counters.clone());
             counters_end.clone_from(&snapshot.counters);
             paper.push(&link_inputs, snapshot);
-            next_checkpoint = (target < window.end)
-                .then(|| target.saturating_add(SimTime::from_secs(1)).min(window.end));
+            next_checkpoint =
+                (at < window.end).then(|| at.saturating_add(SimTime::from_secs(1)).min(window.end));
         }
         if let Some(p) = &cx.progress {
             p(target, end);

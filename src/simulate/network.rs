@@ -16,7 +16,7 @@
 use htsim_core::link::LinkChange;
 use htsim_core::queue::{Discipline, Queue};
 use htsim_core::routing::RoutingMode as CoreRouting;
-use htsim_core::units::parse_share;
+use htsim_core::units::{format_buffer, parse_share, BufferSize};
 use htsim_core::world::World;
 use htsim_topology::bcube::BCube;
 use htsim_topology::cabling::{Cable, Cabling, QueueSite};
@@ -133,6 +133,76 @@ pub fn build(world: &mut World, scenario: &Scenario) -> Result<Topology, SetupEr
         }
         topology
     })
+}
+
+/// Queues sized in bytes too small for one data packet of some flow class (`packet` bytes on
+/// the wire, of class `class`): every such packet would be dropped on arrival, so the class
+/// could never deliver a byte. Checked: `[queue]` and `[queue.layers.X]` capacities (the links
+/// of a `file` topology: their buffers instead) and the capacities `[[events]]` set.
+pub fn queues_too_small(
+    scenario: &Scenario,
+    world: &World,
+    topology: &Topology,
+    packet: u64,
+    class: &str,
+) -> Vec<SetupError> {
+    let small = |b: &BufferSize| matches!(b, BufferSize::Bytes(n) if *n < packet);
+    let problem = |key: String, what: String| {
+        SetupError::new(
+            key,
+            format!(
+                "{what} cannot hold one data packet of class \"{class}\" ({packet} B on the \
+                 wire): every such packet would be dropped, so its flows could never deliver \
+                 anything"
+            ),
+        )
+        .with_hint(format!(
+            "a capacity of at least {packet}B, or in packets (\"100pkt\")"
+        ))
+    };
+    let mut problems = Vec::new();
+    if scenario.topology.kind == "file" {
+        let links: Vec<(String, BufferSize)> = topology
+            .links()
+            .iter()
+            .map(|l| (topology.link_name(l), world.link(l.id).queue.limit()))
+            .filter(|(_, limit)| small(limit))
+            .collect();
+        if let Some((first, limit)) = links.first() {
+            let more = match links.len() {
+                1 => String::new(),
+                n => format!(" (and {} more links)", n - 1),
+            };
+            problems.push(problem(
+                "topology.path".into(),
+                format!(
+                    "the buffer of link {first}{more} in the topology file, {},",
+                    format_buffer(limit)
+                ),
+            ));
+        }
+    } else {
+        let q = &scenario.queue;
+        if small(&q.capacity) {
+            let what = format!("a queue of {}", format_buffer(&q.capacity));
+            problems.push(problem("queue.capacity".into(), what));
+        }
+        for (layer, settings) in &q.layers {
+            if small(&settings.capacity) {
+                let what = format!("a queue of {}", format_buffer(&settings.capacity));
+                problems.push(problem(format!("queue.layers.{layer}.capacity"), what));
+            }
+        }
+    }
+    for (i, event) in scenario.events.iter().enumerate() {
+        if let EventChange::Capacity(b) = &event.set {
+            if small(b) {
+                let what = format!("a queue of {}", format_buffer(b));
+                problems.push(problem(format!("events[{i}].set.capacity"), what));
+            }
+        }
+    }
+    problems
 }
 
 /// The topology file of a `file` topology (`topology.path`, relative to the scenario), read

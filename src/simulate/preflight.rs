@@ -33,12 +33,11 @@
 //! assert_eq!(problems.0[0].key_path, "events[0].where.link");
 //! ```
 
-use std::collections::HashMap;
 use std::fmt;
 
 use super::resources::Budget;
 use super::setup_error::SetupError;
-use crate::scenario::error::{Location, Origin, ScenarioError};
+use crate::scenario::error::{Location, Origin, PointProblems, ScenarioError};
 use crate::scenario::input::read_text;
 use crate::scenario::tree::Value;
 use crate::scenario::{keypath, Loaded, Node, Point};
@@ -70,9 +69,7 @@ pub fn check(loaded: &Loaded, runs_at_once: u64) -> Result<(), Problems> {
             .error(&Origin::Unknown, "", e.message)
             .with_hint_opt(e.hint)])
     })?;
-    // Distinct problems, with the first point that has each and how many points do.
-    let mut found: Vec<(ScenarioError, String, usize)> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut problems = PointProblems::default();
     for point in &loaded.points {
         let seed = point
             .scenario
@@ -86,35 +83,14 @@ pub fn check(loaded: &Loaded, runs_at_once: u64) -> Result<(), Problems> {
             continue;
         };
         for e in &errors {
-            let problem = locate(loaded, point, e);
-            let key = problem.to_string();
-            match index.get(&key) {
-                Some(&i) => found[i].2 += 1,
-                None => {
-                    index.insert(key, found.len());
-                    found.push((problem, point.name.clone(), 1));
-                }
-            }
+            problems.add(locate(loaded, point, e), &point.name);
         }
     }
-    if found.is_empty() {
+    if problems.is_empty() {
         return Ok(());
     }
     let swept = loaded.points.len() > 1;
-    Err(Problems(
-        found
-            .into_iter()
-            .map(|(mut p, first, count)| {
-                if swept {
-                    p.message = match count {
-                        1 => format!("{} (at sweep point `{first}`)", p.message),
-                        n => format!("{} (at {n} sweep points, the first `{first}`)", p.message),
-                    };
-                }
-                p
-            })
-            .collect(),
-    ))
+    Err(Problems(problems.into_errors(&loaded.source, swept)))
 }
 
 /// The setup error `e` of `point` as a scenario error at the value it is about.
@@ -153,6 +129,7 @@ fn locate(loaded: &Loaded, point: &Point, e: &SetupError) -> ScenarioError {
                 .nth(input.line.saturating_sub(1))
                 .map(str::to_string)
         }),
+        also: Vec::new(),
     }
 }
 

@@ -287,7 +287,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
         }
     }
     let machine = machine();
-    eprintln!(
+    note!(
         "htsim bench{}: {} scenario(s) x {} run(s), each in its own process; {}",
         if args.quick { " --quick" } else { "" },
         cases.len(),
@@ -299,7 +299,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
         let mut runs = Vec::new();
         for r in 0..args.repeat {
             let m = spawn_child(args, i)?;
-            eprintln!(
+            note!(
                 "  {} ({}/{}): {:.2} s",
                 case.label(),
                 r + 1,
@@ -317,7 +317,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
         machine,
         scenarios,
     };
-    print!("{}", table(&file));
+    let _ = std::io::Write::write_all(&mut std::io::stdout(), table(&file).as_bytes());
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&file).map_err(|e| Failure {
             code: 1,
@@ -327,10 +327,11 @@ pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
             code: 1,
             message: format!("--json {}: {e}", path.display()),
         })?;
-        eprintln!("results: {}", path.display());
+        note!("results: {}", path.display());
     }
     if let (Some(old), Some(path)) = (&baseline, &args.compare) {
-        print!("{}", comparison(&file, old, &path.display().to_string()));
+        let text = comparison(&file, old, &path.display().to_string());
+        let _ = std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes());
     }
     Ok(())
 }
@@ -417,7 +418,7 @@ fn child(cases: &[Case], i: usize) -> Result<(), Failure> {
         code: 1,
         message: e.to_string(),
     })?;
-    println!("{text}");
+    say!("{text}");
     Ok(())
 }
 

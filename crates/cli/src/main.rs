@@ -19,6 +19,23 @@ use htsim::shard::Shard;
 use htsim_core::SimTime;
 use indicatif::{ProgressBar, ProgressStyle};
 
+/// `eprintln!` that ignores a stderr that is closed or fails (`htsim run ... 2>&1 | head`): a
+/// message that cannot be shown must not stop the runs, whose results go to files.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `println!` that ignores a stdout that is closed or fails (`htsim validate ... | head`).
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 mod bench;
 mod generate;
 mod list;
@@ -107,7 +124,7 @@ struct RunArgs {
     #[arg(long, value_name = "I/N")]
     shard: Option<String>,
     /// Number of shards, for Kubernetes indexed jobs (JOB_COMPLETION_INDEX) and Slurm arrays.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", conflicts_with = "shard")]
     shard_count: Option<usize>,
     /// Replace stale runs: complete runs in --out simulated with other settings than asked for
     /// now (a changed scenario or --set) are simulated again (other shards' are deleted).
@@ -181,7 +198,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
-            eprintln!("error: {}", f.message);
+            note!("error: {}", f.message);
             ExitCode::from(f.code)
         }
     }
@@ -238,7 +255,7 @@ fn run(args: RunArgs) -> Result<(), Failure> {
     preflight(&loaded, jobs)?;
     if !args.quiet {
         let part = shard.map_or(String::new(), |s| format!(" (shard {s})"));
-        eprintln!(
+        note!(
             "{}: {} point(s) x seeds = {} run(s){part}, {jobs} at a time, into {}",
             loaded.scenario.name,
             loaded.points.len(),
@@ -298,7 +315,7 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         match event {
             RunEvent::Skipped(r) => bar.set_message(format!("skipped {} (complete)", r.id(&name))),
             RunEvent::Finished(r) => bar.set_message(r.id(&name)),
-            RunEvent::Failed(r, e) if log.is_some() => eprintln!("failed: {}: {e}", r.id(&name)),
+            RunEvent::Failed(r, e) if log.is_some() => note!("failed: {}: {e}", r.id(&name)),
             RunEvent::Failed(r, e) => bar.println(format!("failed: {}: {e}", r.id(&name))),
         }
         if !single {
@@ -324,19 +341,31 @@ fn run(args: RunArgs) -> Result<(), Failure> {
     })?;
     bar.finish_and_clear();
     for lock in &report.locks_taken_over {
-        eprintln!("note: took over the lock of a writer that is gone: {lock}");
+        note!("note: took over the lock of a writer that is gone: {lock}");
     }
     if !report.replaced.is_empty() {
-        eprintln!(
+        note!(
             "replaced {} stale run(s) (--replace-stale)",
             report.replaced.len()
         );
     }
     if !report.skipped.is_empty() && !args.quiet {
-        eprintln!(
+        note!(
             "skipped {} run(s) already complete in {}",
             report.skipped.len(),
             out.display()
+        );
+    }
+    if let Some((id, build)) = report.skipped_other_build.first() {
+        note!(
+            "note: {} skipped run(s) were simulated by another htsim build, with the same \
+             settings (e.g. {id}, by htsim {build}; this is htsim {}): their results are \
+             kept; to simulate them with this build, write to a new --out",
+            report.skipped_other_build.len(),
+            htsim::identity::build_name(
+                htsim::identity::HTSIM_VERSION,
+                htsim::identity::GIT_COMMIT
+            )
         );
     }
     if !report.failed.is_empty() {
@@ -350,7 +379,7 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         }
         return Err(Failure { code: 1, message });
     }
-    eprintln!(
+    note!(
         "done: {} run(s) finished, {} skipped; results in {}",
         report.finished.len(),
         report.skipped.len(),
@@ -380,7 +409,7 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         }
         ReportOutcome::Incomplete {
             complete, total, ..
-        } => eprintln!(
+        } => note!(
             "summary not written: {complete} of {total} run(s) are in {}; when every shard \
              has finished, merge them with `htsim report DIR...`",
             out.display()
@@ -416,7 +445,7 @@ fn print_report(r: &Report, out: &Path) {
         .iter()
         .filter(|f| f.extension().is_some_and(|e| e == "png"))
         .count();
-    eprintln!(
+    note!(
         "summary: {} and {} ({} row(s) over {} run(s))",
         out.join(htsim::output::SUMMARY_CSV_FILE).display(),
         out.join(htsim::output::SUMMARY_JSON_FILE).display(),
@@ -424,7 +453,7 @@ fn print_report(r: &Report, out: &Path) {
         r.runs
     );
     if plots > 0 {
-        eprintln!(
+        note!(
             "plots: {} chart(s) as PNG and SVG in {}",
             plots,
             out.join(htsim::output::PLOTS_DIR).display()
@@ -436,7 +465,7 @@ fn print_report(r: &Report, out: &Path) {
             .iter()
             .filter(|row| matches!(row.status(), "outside" | "missing"))
             .count();
-        eprintln!(
+        note!(
             "references: {} ({} comparison(s), {outside} outside or missing)",
             out.join(htsim::output::REFERENCE_CSV_FILE).display(),
             r.references.len()
@@ -470,7 +499,7 @@ fn validate(paths: &[PathBuf], set: Vec<String>) -> Result<(), Failure> {
                     continue;
                 }
                 let runs = runner::run_list(&loaded).len();
-                println!(
+                say!(
                     "{}: ok: {} point(s), {runs} run(s)",
                     path.display(),
                     loaded.points.len()
@@ -490,7 +519,12 @@ fn report(args: &ReportArgs) -> Result<(), Failure> {
     let dirs = &args.dirs;
     for d in dirs {
         if !d.is_dir() {
-            return Err(usage(format!("{}: no such directory", d.display())));
+            let why = if d.exists() {
+                "not a directory"
+            } else {
+                "no such directory"
+            };
+            return Err(usage(format!("{}: {why}", d.display())));
         }
     }
     let out = args.out.clone().unwrap_or_else(|| dirs[0].clone());
@@ -534,10 +568,16 @@ the report needs {} to know which runs to summarise",
     let with_scenario = loaded.as_ref().zip(scenario_dir.as_deref());
     let unverified = merge::check_runs(dirs, with_scenario).map_err(|e| usage(e.to_string()))?;
     // Only a merge that passed its checks creates (and locks) the output directory.
-    let _lock =
-        htsim::lock::DirLock::acquire(&out, None, None).map_err(|e| usage(e.to_string()))?;
+    let lock = htsim::lock::DirLock::acquire(&out, None, None).map_err(|e| usage(e.to_string()))?;
+    if lock.alone() {
+        // What a killed report (or run) left half-written at the top and in the plots.
+        htsim::output::remove_top_temp_files(&out).map_err(|e| Failure {
+            code: 1,
+            message: format!("{}: removing temporary files: {e}", out.display()),
+        })?;
+    }
     if !unverified.is_empty() {
-        eprintln!(
+        note!(
             "warning: {} run(s) record no run.json (an older htsim): their settings are not \
              checked, e.g. {}",
             unverified.len(),
@@ -556,7 +596,7 @@ the report needs {} to know which runs to summarise",
             .map(|r| r.id(&loaded.scenario.name))
             .collect();
         if !args.quiet || !missing.is_empty() {
-            eprintln!(
+            note!(
                 "{}: {} of {} run(s) complete across {} director{}",
                 loaded.scenario.name,
                 runs.len() - missing.len(),
@@ -566,7 +606,7 @@ the report needs {} to know which runs to summarise",
             );
         }
         for m in missing.iter().take(20) {
-            eprintln!("  missing: {m}");
+            note!("  missing: {m}");
         }
         options.plots |= loaded.scenario.output.plots;
         options.references = htsim::report::reference::checks(loaded);

@@ -60,7 +60,7 @@ impl LogProgress {
         state.last_tenth = state.last_tenth.max(tenth);
         state.last_line = now;
         drop(state);
-        eprintln!(
+        note!(
             "{}",
             line(&what(), fraction, now.duration_since(self.start))
         );

@@ -161,6 +161,37 @@ fn more_runs_than_the_limit() {
 }
 
 #[test]
+fn an_error_in_a_very_long_line_shows_a_window_around_its_column() {
+    // A sweep of 100 000 values on one line (1.1 MB) with a TOML syntax error at its end: the
+    // message names the column and shows the 100 characters around it, not the whole line.
+    let values: Vec<String> = (1..100_000).map(|i| format!("\"{i}us\"")).collect();
+    let line = format!("\"flows.short.start\" = [{}, 2us]", values.join(", "));
+    let column = line.find("2us]").unwrap() + 1;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("s.toml"),
+        format!("{BASE}[sweep]\n{line}\n"),
+    )
+    .unwrap();
+    let out = htsim(&["validate", "s.toml"], dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.len() < 1000, "{} bytes", err.len());
+    let at = BASE.matches('\n').count() + 2;
+    assert!(
+        err.starts_with(&format!("error: s.toml:{at}:{column}: TOML syntax error")),
+        "{err}"
+    );
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(
+        lines[1].starts_with(&format!(" {at} | ...")) && lines[1].ends_with("\"99999us\", 2us]"),
+        "{err}"
+    );
+    let caret = lines[2].find('^').unwrap();
+    assert_eq!(&lines[1][caret..], "2us]", "{err}");
+}
+
+#[test]
 fn a_seed_beyond_toml_integers() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("s.toml"), BASE).unwrap();

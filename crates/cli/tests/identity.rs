@@ -88,6 +88,8 @@ fn resume_stops_on_changed_settings_and_replace_stale_reruns() {
         .unwrap()
         .ends_with("run s.toml --out X -q"));
     assert_eq!(identity["htsim_version"], env!("CARGO_PKG_VERSION"));
+    // The commit, where the build knows it (a git checkout): absent otherwise.
+    assert_eq!(identity["git_commit"].as_str(), htsim::identity::GIT_COMMIT);
 
     // One key of the scenario file changed: exit 2, naming the key, nothing touched.
     std::fs::write(p.join("s.toml"), STAR.replace("\"2ms\"", "\"3ms\"")).unwrap();
@@ -117,6 +119,13 @@ fn resume_stops_on_changed_settings_and_replace_stale_reruns() {
     // The unchanged command still resumes.
     let err = expect(0, &["run", "s.toml", "--out", "X"], p);
     assert!(err.contains("0 run(s) finished, 2 skipped"), "{err}");
+    // Plots are drawn over the runs' files: asking for them changes no run.
+    let plots = ["--set", "output.plots=true"];
+    let err = expect(0, &["run", "s.toml", "--out", "X", plots[0], plots[1]], p);
+    assert!(err.contains("0 run(s) finished, 2 skipped"), "{err}");
+    assert!(x.join("plots").is_dir());
+    std::fs::remove_dir_all(x.join("plots")).unwrap();
+    expect(0, &["run", "s.toml", "--out", "X", "-q"], p);
 
     // --replace-stale simulates both again; scenario.toml and the runs agree.
     let args = [
@@ -143,6 +152,33 @@ fn resume_stops_on_changed_settings_and_replace_stale_reruns() {
     // And now the same command resumes.
     let err = expect(0, &["run", "s.toml", "--out", "X", set[0], set[1]], p);
     assert!(err.contains("0 run(s) finished, 2 skipped"), "{err}");
+}
+
+#[test]
+fn resuming_runs_of_another_build_says_so() {
+    let dir = setup(STAR);
+    let p = dir.path();
+    expect(0, &["run", "s.toml", "--out", "X", "-q"], p);
+    // Seed 1 as an older htsim would have written it: the same settings and digest.
+    let json = p.join("X/runs/base/seed-1/run.json");
+    let mut identity: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    identity["htsim_version"] = "0.0.1".into();
+    identity["git_commit"] = "0123abc".into();
+    std::fs::write(&json, serde_json::to_vec_pretty(&identity).unwrap()).unwrap();
+    let err = expect(0, &["run", "s.toml", "--out", "X"], p);
+    assert!(err.contains("0 run(s) finished, 2 skipped"), "{err}");
+    assert!(
+        err.contains(
+            "note: 1 skipped run(s) were simulated by another htsim build, with the same \
+             settings (e.g. star/base/seed-1, by htsim 0.0.1 (commit 0123abc)"
+        ),
+        "{err}"
+    );
+    // Runs of this build: no note.
+    std::fs::remove_dir_all(p.join("X/runs/base/seed-1")).unwrap();
+    let err = expect(0, &["run", "s.toml", "--out", "X"], p);
+    assert!(!err.contains("another htsim build"), "{err}");
 }
 
 #[test]
@@ -190,6 +226,25 @@ fn a_run_folder_name_over_255_bytes_stops_before_any_run() {
 }
 
 #[test]
+fn a_long_flow_class_name_still_gets_its_charts() {
+    // A class name of 250 characters makes chart names over 255 bytes: the summary failed
+    // with "File name too long" after every run had finished.
+    let class = "c".repeat(250);
+    let text = STAR.replace("name = \"long\"", &format!("name = \"{class}\""));
+    let dir = setup(&format!("{text}[output]\nplots = true\n"));
+    expect(0, &["run", "s.toml", "--out", "X", "-q"], dir.path());
+    let names: Vec<String> = std::fs::read_dir(dir.path().join("X/plots"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names.iter().any(|n| n.starts_with("throughput_ranked_ccc")),
+        "{names:?}"
+    );
+    assert!(names.iter().all(|n| n.len() <= 255), "{names:?}");
+}
+
+#[test]
 fn node_names_with_commas_keep_links_csv_well_formed() {
     let dir = setup(
         "name = \"comma\"\n[run]\nduration = \"1ms\"\nseeds = 1\n[topology]\nkind = \"file\"\n\
@@ -230,6 +285,8 @@ fn truncated_summaries_and_temp_files_of_a_killed_run_are_redone_and_cleaned() {
     std::fs::write(run2.join("summary.json"), &summary[..summary.len() / 2]).unwrap();
     std::fs::write(run2.join(".flows.csv.tmp-99999-3"), b"half a file").unwrap();
     std::fs::write(x.join(".scenario.toml.tmp-99999-0"), b"half").unwrap();
+    std::fs::create_dir(x.join("plots")).unwrap();
+    std::fs::write(x.join("plots/.fct_cdf_long.png.tmp-99999-5"), b"half").unwrap();
     let err = expect(0, &["run", "s.toml", "--out", "X", "--jobs", "100000"], p);
     assert!(err.contains("1 run(s) finished, 1 skipped"), "{err}");
     assert!(err.contains("2 at a time"), "{err}");
@@ -244,6 +301,62 @@ fn truncated_summaries_and_temp_files_of_a_killed_run_are_redone_and_cleaned() {
             assert_eq!(&after[path], bytes, "{}", path.display());
         }
     }
+    // A killed report leaves its temporary files in the directory it writes: the next report
+    // removes them.
+    std::fs::write(x.join(".summary.csv.tmp-99999-7"), b"half").unwrap();
+    std::fs::write(x.join("plots/.fct_cdf_long.svg.tmp-99999-8"), b"half").unwrap();
+    expect(0, &["report", "X", "-q"], p);
+    assert_eq!(
+        files(&x).keys().collect::<Vec<_>>(),
+        before.keys().collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn unreadable_run_summaries_are_incomplete_runs_for_run_and_report() {
+    let dir = setup(STAR);
+    let p = dir.path();
+    expect(0, &["run", "s.toml", "--out", "X", "-q"], p);
+    let x = p.join("X");
+    // Seed 2's summary is JSON but not a run's summary; a run outside the run list (seed 7)
+    // has a truncated one.
+    std::fs::write(x.join("runs/base/seed-2/summary.json"), "{}\n").unwrap();
+    std::fs::create_dir_all(x.join("runs/base/seed-7")).unwrap();
+    std::fs::write(x.join("runs/base/seed-7/summary.json"), "{\"point\": \"ba").unwrap();
+    // report summarises the complete run and names the other as missing.
+    let err = expect(0, &["report", "X"], p);
+    assert!(
+        err.contains("1 of 2 run(s) complete") && err.contains("missing: star/base/seed-2"),
+        "{err}"
+    );
+    assert_eq!(first_n(&x.join("summary.csv")), "1");
+    // run does seed 2 again and writes the summary over both seeds.
+    let err = expect(0, &["run", "s.toml", "--out", "X"], p);
+    assert!(err.contains("1 run(s) finished, 1 skipped"), "{err}");
+    assert_eq!(first_n(&x.join("summary.csv")), "2");
+}
+
+#[test]
+fn closed_output_pipes_do_not_stop_the_runs() {
+    // `htsim run s.toml 2>&1 | head -1`: once the reader has gone, every message fails to
+    // print; the runs and the summary must still be written, and the exit code say so.
+    let dir = setup(STAR);
+    let p = dir.path();
+    for args in [
+        &["run", "s.toml", "--out", "X"][..],
+        &["validate", "s.toml"][..],
+    ] {
+        let mut child = common::command(p)
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        drop(child.stderr.take());
+        assert_eq!(child.wait().unwrap().code(), Some(0), "{args:?}");
+    }
+    assert!(p.join("X/summary.csv").is_file());
 }
 
 #[test]
@@ -262,6 +375,11 @@ fn a_second_writer_is_locked_out_and_a_dead_ones_lock_taken_over() {
     let err = expect(2, &["run", "s.toml", "--out", "X"], p);
     assert!(err.contains("X is being written by another htsim"), "{err}");
     assert!(!p.join("X/scenario.toml").exists());
+    // report writes its --out too: the same lock keeps it out.
+    expect(0, &["run", "s.toml", "--out", "Y", "-q"], p);
+    let err = expect(2, &["report", "Y", "--out", "X"], p);
+    assert!(err.contains("X is being written by another htsim"), "{err}");
+    assert!(!p.join("X/summary.csv").exists());
     if Path::new("/proc/self").exists() {
         // A process id above the kernel's limit never runs: its lock is stale.
         std::fs::write(&lock, format!("pid=4194305\nhost={}\n", host.trim())).unwrap();
@@ -279,6 +397,19 @@ fn bad_outputs_and_limits_are_usage_errors() {
     let err = expect(2, &["run", "s.toml", "--out", "afile"], p);
     assert!(
         err.contains("afile: exists and is not a directory"),
+        "{err}"
+    );
+    let err = expect(2, &["run", "s.toml", "--out", "afile/sub"], p);
+    assert!(
+        err.contains("cannot create the output directory afile/sub: afile is a file"),
+        "{err}"
+    );
+    let err = expect(2, &["report", "afile"], p);
+    assert!(err.contains("afile: not a directory"), "{err}");
+    std::fs::create_dir(p.join("R")).unwrap();
+    let err = expect(2, &["report", "R", "--out", "afile"], p);
+    assert!(
+        err.contains("--out afile: exists and is not a directory"),
         "{err}"
     );
     let err = expect(2, &["run", "s.toml", "--seeds", "100000000"], p);
@@ -300,6 +431,27 @@ fn bad_outputs_and_limits_are_usage_errors() {
         err.contains("SLURM_ARRAY_TASK_ID=\"7\"") && err.contains("shard 8 of 4"),
         "{err}"
     );
+    let out = common::command(p)
+        .args(["run", "s.toml"])
+        .env("SLURM_ARRAY_TASK_ID", "1")
+        .env("SLURM_ARRAY_TASK_COUNT", "0")
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("SLURM_ARRAY_TASK_COUNT=\"0\": the number of shards must be at least 1"),
+        "{err}"
+    );
+    // A shard count and no index would run the whole list in every task.
+    let err = expect(2, &["run", "s.toml", "--shard-count", "4"], p);
+    assert!(err.contains("--shard-count 4: no shard index"), "{err}");
+    let err = expect(
+        2,
+        &["run", "s.toml", "--shard", "1/2", "--shard-count", "4"],
+        p,
+    );
+    assert!(err.contains("cannot be used with"), "{err}");
     assert!(!p.join("results").exists());
 }
 
@@ -360,6 +512,39 @@ fn report_merges_only_runs_of_one_scenario() {
         err.contains("run star/base/seed-2 in B was simulated with other settings"),
         "{err}"
     );
+}
+
+#[test]
+fn report_without_scenario_files_merges_only_runs_of_one_scenario() {
+    let dir = setup(&format!(
+        "{STAR}[sweep]\n\"flows.long.transport.kind\" = [\"tcp\", \"dctcp\"]\n\
+         \"topology.link_rate\" = [\"1Gbps\", \"10Gbps\"]\n"
+    ));
+    let p = dir.path();
+    expect(0, &["run", "s.toml", "--out", "A", "--seed", "1", "-q"], p);
+    let set = ["--set", "topology.hosts=3"];
+    let args = [
+        "run", "s.toml", "--out", "C", "--seed", "2", "-q", set[0], set[1],
+    ];
+    expect(0, &args, p);
+    for d in ["A", "C"] {
+        std::fs::remove_file(p.join(d).join("scenario.toml")).unwrap();
+    }
+    // The sweep points of one scenario differ in their swept keys (and a swept kind in its
+    // table's defaults): they merge.
+    expect(0, &["report", "A", "--out", "M", "-q"], p);
+    // Seed 2 of another scenario (3 hosts) is no third seed of these points.
+    let err = expect(2, &["report", "A", "C", "--out", "N"], p);
+    assert!(
+        err.contains(
+            "runs/flows.long.transport.kind=dctcp,topology.link_rate=10Gbps/seed-1 in A and \
+             runs/flows.long.transport.kind=dctcp,topology.link_rate=10Gbps/seed-2 in C are runs \
+             of different scenarios"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("topology.hosts: 2 -> 3"), "{err}");
+    assert!(!p.join("N").exists());
 }
 
 #[test]

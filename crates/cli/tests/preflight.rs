@@ -164,6 +164,57 @@ fn senders_rest_with_no_host_left_and_a_job_class_no_rack_can_hold() {
 }
 
 #[test]
+fn queues_too_small_for_one_data_packet() {
+    // A full 1400 B segment is a 1462 B packet: a 1000 B queue drops every one, like a queue of
+    // 0. So do a layer's, an event's and a topology file's buffer of 1 KB.
+    let small = [
+        ("[queue]\ncapacity = \"1000B\"\n", "s.toml:11:12:", "queue.capacity"),
+        (
+            "[queue.layers.host]\ncapacity = \"1KB\"\n",
+            "s.toml:11:12:",
+            "queue.layers.host.capacity",
+        ),
+        (
+            "[[events]]\nat = \"1ms\"\nwhere = { layer = \"host\" }\nset = { capacity = \"1KB\" }\n",
+            "s.toml:13:20:",
+            "events[0].set.capacity",
+        ),
+    ];
+    for (extra, at, key) in small {
+        refused(
+            &scenario(extra),
+            &[],
+            &[(
+                at,
+                key,
+                "cannot hold one data packet of class \"long\" (1462 B on the wire)",
+            )],
+        );
+    }
+    let text = scenario("").replace(
+        "kind = \"star\"\nhosts = 4",
+        "kind = \"file\"\npath = \"net.topo\"",
+    );
+    let net = "host host0\nhost host1\nswitch s\nlink host0 s 1Gbps 1us 1KB\nlink host1 s 1Gbps 1us 1KB\n";
+    refused(
+        &text,
+        &[("net.topo", net)],
+        &[(
+            "s.toml:5:8:",
+            "topology.path",
+            "the buffer of link host0->s (and 3 more links) in the topology file, 1KB,",
+        )],
+    );
+    // A segment of 900 B (962 B on the wire) fits.
+    let fits = scenario("[queue]\ncapacity = \"1000B\"\n")
+        .replace("{ kind = \"tcp\" }", "{ kind = \"tcp\", mss = \"900B\" }");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.toml"), fits).unwrap();
+    let out = htsim(&["validate", "s.toml"], dir.path(), "1GiB");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
+#[test]
 fn every_problem_of_every_sweep_point_is_reported() {
     // host3 exists at hosts = 4 and 8, host7 only at 8; the CDF file is broken at every point;
     // of the 2 connections of 2 hosts, the first two classes take one each: none is left.
@@ -263,6 +314,20 @@ fn enormous_topologies_are_refused_with_their_size() {
         "64MiB",
         "1",
         &["this vl2 topology has 4194304 hosts and 8421376 directed links"],
+    );
+    // BCube(64, 4): 2^30 hosts with 5 NICs each, more links than 32-bit ids can name: refused
+    // with its size and memory too, not only as too large for the ids.
+    over_memory(
+        &scenario("").replace(
+            "kind = \"star\"\nhosts = 4",
+            "kind = \"bcube\"\nn = 64\nk = 4",
+        ),
+        "64MiB",
+        "1",
+        &[
+            "this bcube topology has 1073741824 hosts and 10737418240 directed links",
+            "the network alone needs about 40.0 TiB",
+        ],
     );
 }
 

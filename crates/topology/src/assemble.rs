@@ -28,17 +28,16 @@ pub(crate) fn ensure_fits(
     Ok(())
 }
 
-/// Checks the number of hosts and directed links of a topology before building it: ids must
-/// fit in 32 bits and the links in the world's budget ([`World::set_max_links`]).
+/// Checks the number of hosts and directed links of a topology before building it: the links
+/// must fit in the world's budget ([`World::set_max_links`]), checked first so that a network
+/// too large for both is refused with its size and memory, and ids in 32 bits.
 pub(crate) fn ensure_size(
     world: &World,
     topology: &'static str,
     hosts: u64,
     links: u64,
 ) -> Result<()> {
-    ensure_fits(topology, "hosts", hosts, u64::from(u32::MAX))?;
     let used = world.links().len() as u64;
-    ensure_fits(topology, "links", links, u64::from(u32::MAX) - used)?;
     let max_links = world.max_links().saturating_sub(used);
     if links > max_links {
         return Err(TopologyError::OverBudget {
@@ -48,7 +47,8 @@ pub(crate) fn ensure_size(
             max_links,
         });
     }
-    Ok(())
+    ensure_fits(topology, "hosts", hosts, u64::from(u32::MAX))?;
+    ensure_fits(topology, "links", links, u64::from(u32::MAX) - used)
 }
 
 /// An error for an out-of-range builder parameter.

@@ -166,9 +166,17 @@ pub fn write_timeseries_plots(
     Ok(files)
 }
 
+/// The longest chart file name [`file_name`] gives, without its extension: with `.png` or
+/// `.svg` it stays well under the 255 bytes file systems allow.
+pub const MAX_FILE_NAME: usize = 200;
+
 /// `name` with every character other than ASCII letters, digits, `-` and `_` replaced by `_`.
+/// A longer result than [`MAX_FILE_NAME`] (a long flow class name, or a sweep point's) is cut
+/// and ends with `_` and 16 hex digits of the SHA-256 of `name`, so that names that differ
+/// only after the cut stay apart.
 pub fn file_name(name: &str) -> String {
-    name.chars()
+    let safe: String = name
+        .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
                 c
@@ -176,7 +184,14 @@ pub fn file_name(name: &str) -> String {
                 '_'
             }
         })
-        .collect()
+        .collect();
+    if safe.len() <= MAX_FILE_NAME {
+        return safe;
+    }
+    use sha2::Digest as _;
+    let hash = sha2::Sha256::digest(name.as_bytes());
+    let hex: String = hash[..8].iter().map(|b| format!("{b:02x}")).collect();
+    format!("{}_{hex}", &safe[..MAX_FILE_NAME - 17])
 }
 
 #[cfg(test)]

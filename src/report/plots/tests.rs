@@ -430,3 +430,18 @@ fn charts_label_a_table_value_and_paired_axes_as_the_scenario_writes_them() {
         assert!(has(&texts, &s), "{s} missing from {texts:?}");
     }
 }
+
+#[test]
+fn chart_file_names_stay_short_and_apart() {
+    assert_eq!(file_name("fct_cdf_short flows/1"), "fct_cdf_short_flows_1");
+    let long = |c: char| format!("throughput_ranked_{}", c.to_string().repeat(300));
+    let (a, b) = (file_name(&long('a')), file_name(&long('b')));
+    assert_eq!(a.len(), MAX_FILE_NAME);
+    assert!(a.starts_with("throughput_ranked_aaa"), "{a}");
+    // Cut names that agree up to the cut still differ by their hash.
+    let x = format!("timeseries_queue_{}1", "p".repeat(250));
+    let y = format!("timeseries_queue_{}2", "p".repeat(250));
+    assert_ne!(file_name(&x), file_name(&y));
+    assert_ne!(a, b);
+    assert_eq!(file_name(&x), file_name(&x));
+}
