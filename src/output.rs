@@ -67,6 +67,7 @@ pub const FLOWS_COLUMNS: &[&str] = &[
     "bytes_acked",
     "goodput_bps",
     "goodput_sent_bps",
+    "subflow_goodput_bps",
     "packets_sent",
     "retransmits",
     "fast_retransmits",

@@ -63,7 +63,7 @@ fn a_tiny_run_completes_its_flows_and_writes_the_specified_files() {
     assert_eq!(
         lines.next().unwrap(),
         "point,seed,class,flow_id,transport,src,dst,size_bytes,start_ns,end_ns,fct_ns,ideal_fct_ns,\
-         slowdown,completed,bytes_acked,goodput_bps,goodput_sent_bps,packets_sent,retransmits,fast_retransmits,timeouts,subflows"
+         slowdown,completed,bytes_acked,goodput_bps,goodput_sent_bps,subflow_goodput_bps,packets_sent,retransmits,fast_retransmits,timeouts,subflows"
     );
     assert_eq!(flows.lines().count(), 1 + out.started.len());
     for line in lines {
@@ -516,6 +516,77 @@ transport = { kind = "tcp" }
     assert!(f["goodput_bps"].parse::<f64>().unwrap() <= PAYLOAD_LINE_RATE_BPS);
     // The paper's sent-bytes variant is defined for long flows only.
     assert_eq!(f["goodput_sent_bps"], "");
+    // One path: the subflow level is the connection level.
+    assert_eq!(f["subflow_goodput_bps"], f["goodput_bps"]);
+}
+
+/// Long flows between random hosts (several per receiver) and a few short ones on a FatTree
+/// with 15-packet drop-tail queues: losses, fast recoveries, and flows stalled behind a hole
+/// until an RTO.
+const LOSSY_SINGLE_PATH: &str = r#"
+name = "single-path"
+[run]
+duration = "100ms"
+warmup = "50ms"
+seeds = 1
+[topology]
+kind = "fattree"
+k = 4
+link_rate = "1Gbps"
+link_delay = "10us"
+[queue]
+kind = "droptail"
+capacity = "15pkt"
+[transports.t]
+kind = "tcp"
+[[flows]]
+name = "long"
+matrix = "random"
+size = "infinite"
+transport = "t"
+[[flows]]
+name = "short"
+size = "50KB"
+arrivals = { poisson = 40 }
+transport = "t"
+"#;
+
+#[test]
+fn subflow_goodput_is_goodput_for_single_path_transports() {
+    // A single-path connection's one subflow is the connection: its cumulative ACK is the
+    // connection's, so the two goodputs are the same number for every flow, through losses,
+    // recoveries and stalls, and so are their summaries.
+    for kind in ["tcp", "dctcp", "ps"] {
+        let set = format!("transports.t.kind=\"{kind}\"");
+        let out = run(
+            &scenario(LOSSY_SINGLE_PATH, &[&set]),
+            1,
+            &RunContext::default(),
+        )
+        .unwrap();
+        let rows = flow_rows(&out);
+        let measured: Vec<_> = rows
+            .iter()
+            .filter(|f| !f["goodput_bps"].is_empty())
+            .collect();
+        let lossy = measured.iter().filter(|f| f["retransmits"] != "0").count();
+        assert!(
+            lossy >= 10,
+            "{kind}: {lossy} of {} flows lost packets",
+            rows.len()
+        );
+        for f in &measured {
+            assert_eq!(f["subflow_goodput_bps"], f["goodput_bps"], "{kind}: {f:?}");
+            let g: f64 = f["subflow_goodput_bps"].parse().unwrap();
+            assert!(g <= PAYLOAD_LINE_RATE_BPS, "{kind}: {f:?}");
+        }
+        let long = &out.summary.classes[0];
+        assert_eq!(long.long_flows, 16);
+        assert_eq!(long.subflow_goodput_values_mbps, long.goodput_values_mbps);
+        assert_eq!(long.subflow_goodput_mbps, long.goodput_mbps);
+        let max = long.goodput_mbps.unwrap().max;
+        assert!(max > 500.0, "{kind}: the fastest long flow at {max} Mb/s");
+    }
 }
 
 #[test]
@@ -613,12 +684,13 @@ fn incast_jobs_seed_1_has_no_goodput_above_the_line_rate() {
     assert_eq!(loaded.points.len(), 2, "TCP and MPTCP long flows");
     for point in &loaded.points {
         let out = run(&point.scenario, 1, &RunContext::default()).unwrap();
-        let goodputs: Vec<f64> = flow_rows(&out)
+        let rows = flow_rows(&out);
+        let goodputs: Vec<f64> = ["goodput_bps", "subflow_goodput_bps"]
             .iter()
-            .filter_map(|f| f["goodput_bps"].parse().ok())
+            .flat_map(|c| rows.iter().filter_map(|f| f[*c].parse().ok()))
             .collect();
         assert!(
-            goodputs.len() > 100,
+            goodputs.len() > 200,
             "{}: {} flows",
             point.name,
             goodputs.len()
@@ -946,6 +1018,7 @@ fn the_typed_results_are_the_rows_of_flows_csv_and_links_csv() {
             ("slowdown", f.slowdown, 5e-7),
             ("goodput_bps", f.goodput_bps, 0.5),
             ("goodput_sent_bps", f.goodput_sent_bps, 0.5),
+            ("subflow_goodput_bps", f.subflow_goodput_bps, 0.5),
         ] {
             let written: Option<f64> = field(row, column);
             assert_eq!(written.is_some(), value.is_some(), "{column}: {row:?}");

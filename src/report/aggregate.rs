@@ -7,7 +7,8 @@
 //!   classes in scenario order, then layers in topology order, then `run`), then metric (the
 //!   fixed order of [`metric_values`]); seeds enter each statistic in ascending order;
 //! - every metric is a statistic over the point's seeds of one value per run, except the pooled
-//!   ones (`finite_goodput_pooled`, `goodput_pooled`, `goodput_paper_pooled`): their
+//!   ones (`finite_goodput_pooled`, `goodput_pooled`, `goodput_paper_pooled`,
+//!   `subflow_goodput_pooled`): their
 //!   statistics are over every completed finite flow or every long flow of every run of the
 //!   point (as the MMPTCP and XMP papers take their means over all flows of all runs), so their
 //!   `n` counts flows, and runs with more flows weigh more;
@@ -140,7 +141,16 @@ pub fn metric_values(run: &RunSummary) -> Vec<MetricValue> {
             c.goodput_paper_mbps,
             &c.goodput_paper_values_mbps,
         );
-        for (metric, values) in goodput.into_iter().chain(paper) {
+        let subflow = goodput_metrics(
+            [
+                "subflow_goodput_mean",
+                "subflow_goodput_std",
+                "subflow_goodput_pooled",
+            ],
+            c.subflow_goodput_mbps,
+            &c.subflow_goodput_values_mbps,
+        );
+        for (metric, values) in goodput.into_iter().chain(paper).chain(subflow) {
             push(always, metric, "Mbps", values);
         }
         push(always, "jain", "1", one(c.jain));

@@ -1,6 +1,6 @@
 //! Per-run metrics from flow records and link counters: FCT and slowdown, goodput (bytes
-//! acknowledged in order; the MMPTCP paper's bytes-sent variant under its own name) and Jain's
-//! index, retransmission distributions, job completion times, and per-layer utilisation and loss
+//! acknowledged in order; the MMPTCP paper's bytes-sent variant and htsim's subflow-level variant
+//! under their own names) and Jain's index, retransmission distributions, job completion times, and per-layer utilisation and loss
 //! (standard, and the paper's per-second, per-port definition). The user-facing definitions are
 //! in `docs/outputs.md`.
 //!
@@ -44,13 +44,18 @@ pub fn ideal_fct(base_rtt: SimTime, wire_bytes: u64, bottleneck: Rate) -> SimTim
     base_rtt.saturating_add(bottleneck.serialisation_time(wire_bytes))
 }
 
-/// A flow's byte counters at one instant (its record's `bytes_sent` and `bytes_acked` then).
+/// A flow's byte counters at one instant (its record's `bytes_sent`, `bytes_acked`,
+/// `subflow_bytes_sent` and `subflow_bytes_acked` then).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FlowBytes {
     /// Distinct application bytes transmitted at least once.
     pub sent: u64,
     /// Application bytes acknowledged in order (cumulatively, at the connection level).
     pub acked: u64,
+    /// Data bytes transmitted at least once, per subflow (summed over subflows).
+    pub subflow_sent: u64,
+    /// Data bytes cumulatively acknowledged at the subflow level (summed over subflows).
+    pub subflow_acked: u64,
 }
 
 impl FlowBytes {
@@ -59,6 +64,31 @@ impl FlowBytes {
         FlowBytes {
             sent: record.bytes_sent,
             acked: record.bytes_acked,
+            subflow_sent: record.subflow_bytes_sent,
+            subflow_acked: record.subflow_bytes_acked,
+        }
+    }
+}
+
+/// Which bytes a goodput counts ([`goodput_bps`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GoodputCount {
+    /// Application bytes acknowledged in order at the connection level (goodput).
+    Acked,
+    /// Distinct application bytes sent, delivered or not (the MMPTCP paper's goodput).
+    Sent,
+    /// Data bytes cumulatively acknowledged at the subflow level, summed over subflows (htsim's
+    /// throughput: no head-of-line blocking across subflows).
+    SubflowAcked,
+}
+
+impl GoodputCount {
+    /// The bytes counted and the bytes sent at the same level, from `bytes`.
+    fn read(self, bytes: FlowBytes) -> (u64, u64) {
+        match self {
+            GoodputCount::Acked => (bytes.acked, bytes.sent),
+            GoodputCount::Sent => (bytes.sent, bytes.sent),
+            GoodputCount::SubflowAcked => (bytes.subflow_acked, bytes.subflow_sent),
         }
     }
 }
@@ -82,7 +112,7 @@ pub struct FlowInput {
 }
 
 /// Per-flow derived values (also the flows.csv columns `fct_ns`, `slowdown`, `goodput_bps`,
-/// `goodput_sent_bps`).
+/// `goodput_sent_bps`, `subflow_goodput_bps`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FlowOutcome {
     /// Flow completion time (from subflow 0's SYN-ACK to the last ACK), if the flow completed.
@@ -98,6 +128,12 @@ pub struct FlowOutcome {
     /// *sent* (transmitted at least once, delivered or not) instead of acknowledged. Only for
     /// long (infinite) flows, the only ones the paper defines it for; `None` otherwise.
     pub goodput_sent_bps: Option<f64>,
+    /// Subflow-level goodput, b/s: as `goodput_bps` with the data bytes cumulatively
+    /// acknowledged at the subflow level (summed over subflows) instead of in order at the
+    /// connection level: htsim's multipath throughput. Equal to `goodput_bps` for single-path
+    /// transports; above it for a multipath flow whose data sequence has a hole behind one
+    /// subflow. `None` for a flow not alive inside the window.
+    pub subflow_goodput_bps: Option<f64>,
 }
 
 /// The part of a flow's life inside `window`: from `max(start, window start)` to `min(end,
@@ -109,18 +145,21 @@ pub fn alive_in_window(record: &FlowRecord, window: Window) -> Option<(SimTime, 
 }
 
 /// The one goodput definition: `8 x (counter(to) - sent(from)) / (to - from)`, b/s, over the
-/// part `from .. to` of a flow's life inside `window` ([`alive_in_window`]), with `counter`
-/// [`FlowBytes::acked`] for goodput and [`FlowBytes::sent`] for the paper's variant, read at the
-/// window end (for a flow still open then; otherwise at the flow's end), and `sent(from)` the
-/// bytes sent by the window start (0 for a flow not open then). The bytes counted were first
-/// sent inside the window, so every one of them crossed the sender's link inside it: goodput
-/// cannot exceed that link's rate. `None` for a flow not alive inside the window.
-pub fn goodput_bps(flow: &FlowInput, window: Window, counter: fn(FlowBytes) -> u64) -> Option<f64> {
+/// part `from .. to` of a flow's life inside `window` ([`alive_in_window`]), with `counter` the
+/// bytes `count` names ([`GoodputCount`]), read at the window end (for a flow still open then;
+/// otherwise at the flow's end), and `sent(from)` the bytes sent at the same level (the
+/// connection's, or the subflows' for [`GoodputCount::SubflowAcked`]) by the window start (0
+/// for a flow not open then). The bytes counted were first sent inside the window, so every one
+/// of them crossed the sender's link inside it: no goodput can exceed that link's rate. `None`
+/// for a flow not alive inside the window.
+pub fn goodput_bps(flow: &FlowInput, window: Window, count: GoodputCount) -> Option<f64> {
     let (from, to) = alive_in_window(&flow.record, window)?;
     let at_end = flow
         .at_window_end
         .unwrap_or_else(|| FlowBytes::of(&flow.record));
-    let bytes = counter(at_end).saturating_sub(flow.at_window_start.sent);
+    let (counted, _) = count.read(at_end);
+    let (_, sent_before) = count.read(flow.at_window_start);
+    let bytes = counted.saturating_sub(sent_before);
     Some(8.0 * bytes as f64 / to.saturating_sub(from).as_secs_f64())
 }
 
@@ -145,8 +184,9 @@ pub fn flow_outcome(flow: &FlowInput, window: Window) -> FlowOutcome {
     FlowOutcome {
         fct,
         slowdown,
-        goodput_bps: goodput_bps(flow, window, |b| b.acked),
-        goodput_sent_bps: goodput_bps(flow, window, |b| b.sent).filter(|_| infinite),
+        goodput_bps: goodput_bps(flow, window, GoodputCount::Acked),
+        goodput_sent_bps: goodput_bps(flow, window, GoodputCount::Sent).filter(|_| infinite),
+        subflow_goodput_bps: goodput_bps(flow, window, GoodputCount::SubflowAcked),
     }
 }
 
@@ -309,7 +349,8 @@ fn class_summary(class: usize, input: &RunInput<'_>) -> ClassSummary {
     });
     let (mut finite_flows, mut completed) = (0u64, 0u64);
     let (mut fct_ms, mut slowdown, mut finite_goodput) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut goodput, mut goodput_paper) = (Vec::new(), Vec::new());
+    let (mut goodput, mut goodput_paper, mut subflow_goodput) =
+        (Vec::new(), Vec::new(), Vec::new());
     let (mut retx, mut fast, mut rto) = (Vec::new(), Vec::new(), Vec::new());
     for flow in measured {
         let r = &flow.record;
@@ -326,6 +367,7 @@ fn class_summary(class: usize, input: &RunInput<'_>) -> ClassSummary {
         } else if r.start.is_some() {
             goodput.extend(outcome.goodput_bps.map(|b| b / 1e6));
             goodput_paper.extend(outcome.goodput_sent_bps.map(|b| b / 1e6));
+            subflow_goodput.extend(outcome.subflow_goodput_bps.map(|b| b / 1e6));
             true
         } else {
             false
@@ -357,6 +399,8 @@ fn class_summary(class: usize, input: &RunInput<'_>) -> ClassSummary {
         goodput_values_mbps: goodput.clone(),
         goodput_paper_mbps: Summary::of(&goodput_paper),
         goodput_paper_values_mbps: goodput_paper,
+        subflow_goodput_mbps: Summary::of(&subflow_goodput),
+        subflow_goodput_values_mbps: subflow_goodput,
         jain: jain_index(&goodput),
         retransmits: Summary::of(&retx),
         fast_retransmits: Summary::of(&fast),
@@ -646,8 +690,18 @@ mod tests {
         }
     }
 
+    /// A single-path flow's counters: both levels the same.
+    fn one_path(sent: u64, acked: u64) -> FlowBytes {
+        FlowBytes {
+            sent,
+            acked,
+            subflow_sent: sent,
+            subflow_acked: acked,
+        }
+    }
+
     #[test]
-    fn flow_metrics_respect_the_warmup_and_both_goodput_definitions() {
+    fn flow_metrics_respect_the_warmup_and_every_goodput_definition() {
         let window = Window {
             start: SimTime::from_secs(1),
             end: SimTime::from_secs(3),
@@ -667,14 +721,20 @@ mod tests {
         flows[3].job = Some(7);
         flows[2].job = Some(8);
         for (i, f) in flows[4..].iter_mut().enumerate() {
+            // Multipath: 1.1 MB sent on the subflows (0.1 MB of it twice) by the warmup.
             f.at_window_start = FlowBytes {
                 sent: 1_000_000,
                 acked: 900_000,
+                subflow_sent: 1_100_000,
+                subflow_acked: 950_000,
             };
             // Acknowledged by the window end: the 1 MB sent before it, and 20 or 10 MB more.
             // 25 MB and 12.5 MB sent in the 2 s window: 100 and 50 Mb/s.
             f.record.bytes_sent = 1_000_000 + 25_000_000 / (i as u64 + 1);
             f.record.bytes_acked = 1_000_000 + 20_000_000 / (i as u64 + 1);
+            // The subflows acknowledged 24 or 12 MB more than they had sent by the warmup (a
+            // hole in the data sequence holds 4 or 2 MB of it back at the connection level).
+            f.record.subflow_bytes_acked = 1_100_000 + 24_000_000 / (i as u64 + 1);
         }
         let classes = vec!["short".to_string(), "long".to_string()];
         let input = flows_only(window, &classes, &flows);
@@ -702,6 +762,15 @@ mod tests {
         // The paper's: 25 MB and 12.5 MB sent, 100 and 50 Mb/s.
         let gp = long.goodput_paper_mbps.unwrap();
         assert!((gp.max - 100.0).abs() < 1e-9 && (gp.min - 50.0).abs() < 1e-9);
+        // Subflow level: 24 MB and 12 MB past the subflows' 1.1 MB sent by the warmup, 96 and
+        // 48 Mb/s.
+        let sf = &long.subflow_goodput_values_mbps;
+        assert_eq!(sf.len(), 2);
+        assert!(
+            (sf[0] - 96.0).abs() < 1e-9 && (sf[1] - 48.0).abs() < 1e-9,
+            "{sf:?}"
+        );
+        assert!((long.subflow_goodput_mbps.unwrap().mean - 72.0).abs() < 1e-9);
         // Jain of (80, 40) = 120^2 / (2 x 8000) = 0.9.
         assert!((long.jain.unwrap() - 0.9).abs() < 1e-12);
         assert_eq!((long.finite_flows, long.fct_ms), (0, None));
@@ -732,10 +801,7 @@ mod tests {
             // Not completed: no finite goodput.
             flow(0, Some(mb), 2500, 2500, None),
         ];
-        flows[3].at_window_end = Some(FlowBytes {
-            sent: 12 * mb,
-            acked: 10 * mb,
-        });
+        flows[3].at_window_end = Some(one_path(12 * mb, 10 * mb));
         // The flow's own value; the summary leaves out the one that arrived in the warmup.
         let expected = [Some(1000e6), Some(1000e6), Some(500e6), Some(1000e6), None];
         for (f, want) in flows.iter().zip(expected) {
@@ -773,26 +839,24 @@ mod tests {
         let mut early = flow(0, Some(11 * mb), 500, 500, Some(2000));
         early.record.bytes_acked = 11 * mb;
         early.record.bytes_sent = 11 * mb;
-        early.at_window_start = FlowBytes {
-            sent: 2 * mb,
-            acked: mb,
-        };
+        early.record.subflow_bytes_acked = 11 * mb;
+        early.record.subflow_bytes_sent = 11 * mb;
+        early.at_window_start = one_path(2 * mb, mb);
         let o = flow_outcome(&early, window);
         assert_eq!((o.goodput_bps, o.goodput_sent_bps), (Some(72e6), None));
+        // One path: the subflow level is the connection level.
+        assert_eq!(o.subflow_goodput_bps, o.goodput_bps);
         // A long flow from 2.5 s, still open at the window's end (5 MB acknowledged, 6.25 MB
         // sent then) and drained after it: 80 Mb/s and the paper's 100 Mb/s over 0.5 s,
         // whatever the record says at the end of the drain.
         let mut late = flow(1, None, 2500, 2500, Some(3200));
         late.record.bytes_acked = 9 * mb;
         late.record.bytes_sent = 9 * mb;
-        late.at_window_end = Some(FlowBytes {
-            sent: 6_250_000,
-            acked: 5 * mb,
-        });
+        late.at_window_end = Some(one_path(6_250_000, 5 * mb));
         let o = flow_outcome(&late, window);
         assert_eq!(
-            (o.goodput_bps, o.goodput_sent_bps),
-            (Some(80e6), Some(100e6))
+            (o.goodput_bps, o.goodput_sent_bps, o.subflow_goodput_bps),
+            (Some(80e6), Some(100e6), Some(80e6))
         );
         assert_eq!(
             alive_in_window(&late.record, window),
@@ -804,7 +868,10 @@ mod tests {
         never.record.start = None;
         for f in [after, never] {
             let o = flow_outcome(&f, window);
-            assert_eq!((o.goodput_bps, o.goodput_sent_bps), (None, None));
+            assert_eq!(
+                (o.goodput_bps, o.goodput_sent_bps, o.subflow_goodput_bps),
+                (None, None, None)
+            );
         }
     }
 

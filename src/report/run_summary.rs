@@ -81,6 +81,16 @@ pub struct ClassSummary {
     /// `goodput_paper_pooled`: the paper's statistics are over all long flows of all runs).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub goodput_paper_values_mbps: Vec<f64>,
+    /// Subflow-level long-flow goodput: 8 x data bytes cumulatively acknowledged at the subflow
+    /// level, summed over subflows / the same time ([`crate::report::metrics::GoodputCount`]),
+    /// Mb/s: htsim's throughput, which a hole in the data sequence does not stall. Absent from
+    /// summaries written before it existed.
+    #[serde(default)]
+    pub subflow_goodput_mbps: Option<Summary>,
+    /// The subflow-level goodput of every long flow, in flow id order, Mb/s (summary.csv
+    /// `subflow_goodput_pooled`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subflow_goodput_values_mbps: Vec<f64>,
     /// Jain's fairness index of the long flows' goodput (`goodput_values_mbps`).
     pub jain: Option<f64>,
     /// Retransmitted data packets per flow (completed finite flows and long flows), packets.

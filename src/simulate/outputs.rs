@@ -17,7 +17,8 @@
 //!   `slowdown` are empty for infinite flows; `goodput_bps` is 8 x bytes
 //!   acknowledged in order / time alive, both inside the measurement window, and
 //!   `goodput_sent_bps` (long flows only) the MMPTCP paper's variant counting distinct bytes
-//!   sent instead ([`crate::report::metrics::goodput_bps`]; `docs/outputs.md` defines every
+//!   sent instead, `subflow_goodput_bps` htsim's counting the bytes each subflow cumulatively
+//!   acknowledged ([`crate::report::metrics::goodput_bps`]; `docs/outputs.md` defines every
 //!   column).
 //!   The ideal FCT is the time the flow would take alone on path 0 with no window limit:
 //!   `base RTT + (wire bytes - last packet) x 8 / bottleneck rate`, where the base RTT of a
@@ -142,6 +143,7 @@ pub fn flows_csv(run: &RunColumns, results: &RunResults) -> Vec<u8> {
             f.bytes_acked.to_string(),
             opt(f.goodput_bps.map(|x| format!("{x:.0}"))),
             opt(f.goodput_sent_bps.map(|x| format!("{x:.0}"))),
+            opt(f.subflow_goodput_bps.map(|x| format!("{x:.0}"))),
             f.packets_sent.to_string(),
             f.retransmits.to_string(),
             f.fast_retransmits.to_string(),

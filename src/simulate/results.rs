@@ -67,6 +67,11 @@ pub struct FlowResult {
     /// The MMPTCP paper's goodput (distinct bytes sent instead of acknowledged), b/s; long flows
     /// only (`goodput_sent_bps`).
     pub goodput_sent_bps: Option<f64>,
+    /// Subflow-level goodput (data bytes cumulatively acknowledged per subflow, summed, instead
+    /// of in order at the connection level), b/s: equal to `goodput_bps` for single-path
+    /// transports; `None` if the flow was not alive inside the window
+    /// (`subflow_goodput_bps`).
+    pub subflow_goodput_bps: Option<f64>,
     /// Data packets sent, retransmissions included (`packets_sent`).
     pub packets_sent: u64,
     /// Data packets sent again (`retransmits`).
@@ -100,6 +105,7 @@ impl FlowResult {
             bytes_acked: r.bytes_acked,
             goodput_bps: o.goodput_bps,
             goodput_sent_bps: o.goodput_sent_bps,
+            subflow_goodput_bps: o.subflow_goodput_bps,
             packets_sent: r.packets_sent,
             retransmits: r.retransmits,
             fast_retransmits: r.fast_retransmits,

@@ -191,7 +191,8 @@ fn quick_lines_split_like_a_shell() {
 
 /// [P2] Fig. 2's quick variant (k = 4: 16 hosts): every host runs one long flow, whose goodput
 /// is above 0 and at most the line rate (100 Mb/s of payload with header-less packets), and
-/// Jain's index lies between 1/16 (one flow gets everything) and 1.
+/// Jain's index lies between 1/16 (one flow gets everything) and 1. The subflow-level goodput
+/// (the references' metric) lies between the goodput and the line rate, equal to it for TCP.
 #[test]
 fn p2_fig2_quick_variant_runs() {
     let dir = tempfile::tempdir().unwrap();
@@ -204,6 +205,11 @@ fn p2_fig2_quick_variant_runs() {
         assert_eq!(mean(&summary, &point, "long", "long_flows"), 16.0, "{t}");
         let g = mean(&summary, &point, "long", "goodput_mean");
         assert!(g > 0.0 && g <= 100.0, "{t}: {g} Mb/s");
+        let sf = mean(&summary, &point, "long", "subflow_goodput_mean");
+        assert!(g <= sf && sf <= 100.0, "{t}: {sf} Mb/s against {g}");
+        if t == "tcp" {
+            assert_eq!(sf, g);
+        }
         let jain = mean(&summary, &point, "long", "jain");
         assert!((1.0 / 16.0..=1.0).contains(&jain), "{t}: Jain {jain}");
     }

@@ -30,6 +30,15 @@ pub struct FlowRecord {
     pub bytes_sent: u64,
     /// Application bytes cumulatively acknowledged.
     pub bytes_acked: u64,
+    /// Data bytes transmitted at least once, counted per subflow (each subflow's highest data
+    /// sequence sent): a byte sent on two subflows counts twice, a retransmission on the same
+    /// subflow not again. Equal to `bytes_sent` for single-path transports.
+    pub subflow_bytes_sent: u64,
+    /// Data bytes cumulatively acknowledged at the subflow level: the sum over subflows of each
+    /// subflow's cumulative-ACK advance, whatever holes the other subflows leave in the data
+    /// sequence (htsim's throughput numerator). Equal to `bytes_acked` for single-path
+    /// transports.
+    pub subflow_bytes_acked: u64,
     /// Data packets sent, retransmissions included.
     pub packets_sent: u64,
     /// Data packets retransmitted (fast, partial-ACK, go-back-N and limited-transmit resends).

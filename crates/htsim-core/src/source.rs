@@ -51,6 +51,7 @@ impl SourceSpec {
     }
 
     fn record(&self, start: SimTime, end: Option<SimTime>, sent: u64, acked: u64) -> FlowRecord {
+        let bytes = |packets: u64| packets * self.packet_bytes as u64;
         FlowRecord {
             flow_id: self.flow_id,
             src: self.src,
@@ -59,8 +60,11 @@ impl SourceSpec {
             arrival: start,
             start: Some(start),
             end,
-            bytes_sent: sent * self.packet_bytes as u64,
-            bytes_acked: acked * self.packet_bytes as u64,
+            bytes_sent: bytes(sent),
+            bytes_acked: bytes(acked),
+            // One path: both levels are the same.
+            subflow_bytes_sent: bytes(sent),
+            subflow_bytes_acked: bytes(acked),
             packets_sent: sent,
             subflows: 1,
             ..FlowRecord::default()

@@ -242,6 +242,7 @@ impl TcpSender {
     /// the paper's goodput numerator, while the data buffered at the stop still drains.
     pub fn record(&self) -> FlowRecord {
         let c = self.sf.counters();
+        let (bytes_sent, bytes_acked) = (self.app.bytes_sent(), self.sf.snd_una() - FIRST_SEQ);
         FlowRecord {
             flow_id: self.spec.flow_id,
             src: self.spec.src,
@@ -250,8 +251,11 @@ impl TcpSender {
             arrival: self.arrival,
             start: self.sf.established_at(),
             end: self.end,
-            bytes_sent: self.app.bytes_sent(),
-            bytes_acked: self.sf.snd_una() - FIRST_SEQ,
+            bytes_sent,
+            bytes_acked,
+            // The connection's one subflow: both levels are the same.
+            subflow_bytes_sent: bytes_sent,
+            subflow_bytes_acked: bytes_acked,
             packets_sent: c.packets_sent,
             retransmits: c.retransmits,
             fast_retransmits: c.fast_retransmits,

@@ -726,6 +726,8 @@ fn bytes_acked_is_the_connection_level_cumulative_ack() {
         };
         let acked = tx.record().bytes_acked;
         let subflow_sum: u64 = tx.subflows().iter().map(|s| s.snd_una() - 1).sum();
+        // The record's subflow level is that sum (htsim's throughput numerator).
+        assert_eq!(tx.record().subflow_bytes_acked, subflow_sum, "{now}");
         let delivered = rx.stats().bytes_delivered;
         assert!(
             acked <= delivered,

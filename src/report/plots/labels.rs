@@ -114,6 +114,7 @@ pub fn metric_words(metric: &str) -> String {
         "jct" => "job completion time".to_string(),
         "goodput" => "goodput".to_string(),
         "goodput_paper" => "paper-definition goodput (bytes sent)".to_string(),
+        "subflow_goodput" => "subflow-level goodput (htsim's throughput)".to_string(),
         "events" => "events simulated".to_string(),
         "utilisation_paper" => "paper-definition utilisation".to_string(),
         "loss_rate_paper" => "paper-definition loss rate".to_string(),

@@ -260,10 +260,25 @@ impl MptcpSender {
             .map_or(self.app.packetised(), |seq| seq - FIRST_SEQ)
     }
 
+    /// Data bytes sent and cumulatively acknowledged at the subflow level, summed over
+    /// subflows: each subflow's `snd_max` and `snd_una` past its first data byte, so a byte
+    /// counts once per subflow that carried it, and a subflow's ACK counts whatever holes the
+    /// others leave in the data sequence.
+    pub fn subflow_bytes(&self) -> (u64, u64) {
+        self.subs.iter().fold((0, 0), |(sent, acked), sf| {
+            (
+                sent + sf.snd_max() - FIRST_SEQ,
+                acked + sf.snd_una() - FIRST_SEQ,
+            )
+        })
+    }
+
     /// The flow record (9.6, 2.12): counters summed over subflows, `bytes_acked` the
-    /// connection-level cumulative acknowledgement ([`MptcpSender::data_acked`]).
+    /// connection-level cumulative acknowledgement ([`MptcpSender::data_acked`]), the
+    /// `subflow_bytes_*` the subflow level ([`MptcpSender::subflow_bytes`]).
     pub fn record(&self) -> FlowRecord {
         let c = self.counters();
+        let (subflow_bytes_sent, subflow_bytes_acked) = self.subflow_bytes();
         FlowRecord {
             flow_id: self.spec.flow_id,
             src: self.spec.src,
@@ -274,6 +289,8 @@ impl MptcpSender {
             end: self.end,
             bytes_sent: self.app.bytes_sent(),
             bytes_acked: self.data_acked(),
+            subflow_bytes_sent,
+            subflow_bytes_acked,
             packets_sent: c.packets_sent,
             retransmits: c.retransmits,
             fast_retransmits: c.fast_retransmits,
