@@ -13,8 +13,8 @@
 # time and peak memory beside the full-size estimate: CPU x N x seeds. The estimate assumes the
 # cost grows in proportion to simulated time, which holds once the flows are past their start:
 # a sample keeps at least COST_FLOOR seconds of the duration (default 1; shorter files run
-# whole), and a file with [[events]] or flow classes starting or stopping at fixed times keeps
-# its full length.
+# whole), and a file with [[events]] or flow classes starting or stopping at fixed times, or
+# that sweeps the duration, keeps its full length.
 #
 # HTSIM names the binary (default: target/release/htsim, built with
 # `cargo build --release -p htsim-cli`); results go to OUT (default results/papers), one
@@ -74,11 +74,11 @@ if [ "$cost" -gt 0 ]; then
         duration_ns=$(scaled_time "$f" duration 1)
         n=$(awk -v d="${duration_ns%ns}" -v c="$cost" -v fl="${COST_FLOOR:-1}" \
             'BEGIN { n = int(d / (fl * 1e9)); n = n < 1 ? 1 : n; print (n < c ? n : c) }')
-        ! grep -Eq '^(\[\[events\]\]|start *=|stop *=)' "$f" || n=1
+        ! grep -Eq '^(\[\[events\]\]|start *=|stop *=|"run\.duration")' "$f" || n=1
         sets=(--set run.seeds=1)
         for key in duration warmup drain; do
             t=$(scaled_time "$f" "$key" "$n")
-            [ -z "$t" ] || sets+=(--set "run.$key=$t")
+            [ -z "$t" ] || [ "$n" -eq 1 ] || sets+=(--set "run.$key=$t")
         done
         dir="$OUT/$name-cost$n"
         rm -rf "$dir"
@@ -86,8 +86,10 @@ if [ "$cost" -gt 0 ]; then
         # GNU time: wall, user and system seconds and peak resident memory (KiB) of the
         # process, which runs the points one after another (--jobs 1).
         /usr/bin/time -f '%e %U %S %M' -o "$dir.time" \
-            "$HTSIM" run "$f" "${sets[@]}" --jobs 1 --out "$dir" --quiet >/dev/null 2>"$dir.log" ||
-            { cat "$dir.log" >&2; exit 1; }
+            "$HTSIM" run "$f" "${sets[@]}" --jobs 1 --out "$dir" --quiet >/dev/null 2>"$dir.log" || {
+            echo "| $name | $runs | $points | 1/$n | failed: see $dir.log | | |"
+            continue
+        }
         read -r _ user sys kib <"$dir.time"
         awk -v n="$name" -v r="$runs" -v p="$points" -v u="$user" -v s="$sys" -v k="$kib" \
             -v c="$n" -v seeds=$((runs / points)) '
