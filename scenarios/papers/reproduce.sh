@@ -137,5 +137,5 @@ for f in "${files[@]}"; do
     dir="$OUT/$(basename "$f" .toml)-full"
     [ -f "$dir/reference.csv" ] || continue
     echo
-    "$HTSIM" report "$dir" | sed -n '/^source /,$p'
+    "$HTSIM" report "$dir" 2>>"$dir.log" | sed -n '/^source /,$p'
 done
