@@ -601,6 +601,24 @@ impl Subflow {
     /// Sends one segment if the window allows: the go-back-N resend at `snd_nxt` first, else
     /// new data, with no runt segment mid-stream (docs/model.md 2.4). Returns whether it sent.
     pub fn send_one(&mut self, env: &mut SubflowEnv<'_, '_>) -> bool {
+        let unsent = env.source.unsent_bytes();
+        if !self.can_send(unsent) {
+            return false;
+        }
+        if self.snd_nxt < self.snd_max {
+            return self.resend_next(env.ctx);
+        }
+        let len = self.usable_window().min(self.mss).min(unsent) as u32;
+        self.send_new(len, env);
+        true
+    }
+
+    /// Whether [`Subflow::send_one`] would send a segment now, with `unsent` new bytes offered:
+    /// established and not closed by a FIN, and the window holds the go-back-N resend at
+    /// `snd_nxt`, or else new data without a runt segment mid-stream (docs/model.md 2.4). It
+    /// changes nothing, so a scheduler can pass over subflows with full windows cheaply.
+    #[inline]
+    pub fn can_send(&self, unsent: u64) -> bool {
         if self.state != SubflowState::Established
             || (self.fin_sent() && self.snd_nxt == self.snd_max)
         {
@@ -609,18 +627,11 @@ impl Subflow {
         let usable = self.usable_window();
         if self.snd_nxt < self.snd_max {
             // A stored segment keeps its length: send it only when it fits (**[PROPOSED]**).
-            let fits = self
+            return self
                 .segment_index(self.snd_nxt)
                 .is_some_and(|i| self.rtxq[i].len as u64 <= usable);
-            return fits && self.resend_next(env.ctx);
         }
-        let unsent = env.source.unsent_bytes();
-        if unsent == 0 || usable == 0 || (usable < self.mss && unsent >= self.mss) {
-            return false;
-        }
-        let len = usable.min(self.mss).min(unsent) as u32;
-        self.send_new(len, env);
-        true
+        !(unsent == 0 || usable == 0 || (usable < self.mss && unsent >= self.mss))
     }
 
     /// Sends while the window allows (TCP's `try_send`; a multipath scheduler calls

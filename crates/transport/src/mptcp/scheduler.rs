@@ -41,7 +41,11 @@ impl RoundRobin {
         if n == 0 {
             return None;
         }
-        while env.source.unsent_bytes() > 0 {
+        loop {
+            let unsent = env.source.unsent_bytes();
+            if unsent == 0 {
+                return None;
+            }
             let mut sent = false;
             for _ in 0..n {
                 let i = self.rr % n;
@@ -51,7 +55,8 @@ impl RoundRobin {
                     return Some(i); // the stall of 4.3: rr is not advanced
                 }
                 self.rr = (i + 1) % n;
-                if usable && sf.is_established() && sf.send_one(env) {
+                // can_send first: most calls find the window full, and it is cheaper.
+                if usable && sf.is_established() && sf.can_send(unsent) && sf.send_one(env) {
                     sent = true;
                     break;
                 }
@@ -60,6 +65,5 @@ impl RoundRobin {
                 return None;
             }
         }
-        None
     }
 }
