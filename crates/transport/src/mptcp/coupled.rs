@@ -135,22 +135,28 @@ impl Coupling<'_> {
     /// in `f64` over the subflows in scope. 1.0 when nothing is in scope or the result is not
     /// finite (it cannot be with [`RTT_FLOOR_S`], but the guard costs nothing).
     pub fn alpha(&self) -> f64 {
-        self.window_and_alpha(SubflowView::alpha_terms).1
+        self.window_and_alpha(|_, v| v.alpha_terms()).1
     }
 
     /// `(W, alpha)` in one pass over the subflows in scope, each one's alpha terms from
-    /// `terms` (e.g. kept from an earlier call while its cwnd and RTT are unchanged); the
-    /// same values as [`Coupling::total_window`] and [`Coupling::alpha`].
+    /// `terms(position, view)` (e.g. kept from an earlier call while its cwnd and RTT are
+    /// unchanged); the same values as [`Coupling::total_window`] and [`Coupling::alpha`].
     #[inline]
     pub fn window_and_alpha(
         &self,
-        mut terms: impl FnMut(&SubflowView) -> AlphaTerms,
+        mut terms: impl FnMut(usize, &SubflowView) -> AlphaTerms,
     ) -> (u64, f64) {
         let (mut w, mut best, mut sum) = (0u64, 0.0f64, 0.0f64);
-        for v in self.in_scope() {
+        for (i, v) in self.subflows.iter().enumerate() {
+            if !v.in_scope {
+                continue;
+            }
             w = w.saturating_add(v.w());
-            let t = terms(v);
-            best = best.max(t.per_rtt2);
+            let t = terms(i, v);
+            // max(best, x) for the terms, never NaN nor -0 (cwnd >= 0, rtt > 0).
+            if t.per_rtt2 > best {
+                best = t.per_rtt2;
+            }
             sum += t.per_rtt;
         }
         let a = w as f64 * best / (sum * sum);

@@ -15,7 +15,7 @@ use htsim_core::SimTime;
 pub struct Lia {
     slow_start: SlowStartIncrease,
     capped: bool,
-    /// Alpha terms by subflow index (grown to the subflow count once).
+    /// Alpha terms by position in the coupling (grown to the subflow count once).
     terms: Vec<AlphaTerms>,
 }
 
@@ -53,12 +53,12 @@ impl CoupledCc for Lia {
             return;
         }
         let mss2 = (state.mss as f64) * (state.mss as f64);
-        let cache = &mut self.terms;
-        let (w, alpha) = c.window_and_alpha(|v| {
-            let i = usize::from(v.index);
-            if i >= cache.len() {
-                cache.resize(i + 1, AlphaTerms::of(0, SimTime::ZERO));
-            }
+        let n = c.subflows.len();
+        if self.terms.len() < n {
+            self.terms.resize(n, AlphaTerms::of(0, SimTime::ZERO));
+        }
+        let cache = &mut self.terms[..n];
+        let (w, alpha) = c.window_and_alpha(|i, v| {
             let t = &mut cache[i];
             if !t.matches(v) {
                 *t = v.alpha_terms();
