@@ -5,7 +5,7 @@
 
 use super::coupled::{CoupledAdapter, CoupledCc, SubflowView};
 use super::receiver::MptcpReceiver;
-use super::scheduler::{RoundRobin, SubflowMemo};
+use super::scheduler::{RoundRobin, SubflowMemos};
 use super::{MptcpConfig, SubflowPaths, TotalCwndScope};
 use crate::cc::CongestionControl;
 use crate::config::{LimitedTransmit, TcpConfig};
@@ -200,7 +200,7 @@ pub struct MptcpSender {
     /// The coupled controller's view of each subflow, refreshed where `memo` says it is stale.
     views: Vec<SubflowView>,
     /// What is remembered of each subflow until it changes ([`MptcpSender::touch`]).
-    memo: Vec<SubflowMemo>,
+    memo: SubflowMemos,
     done: Vec<bool>,
     cc: Box<dyn CoupledCc>,
     sf0_cc: NewReno,
@@ -325,19 +325,18 @@ impl MptcpSender {
     /// needed. Called wherever a subflow may change.
     #[inline]
     fn touch(&mut self, i: usize) {
-        self.memo[i] = SubflowMemo::CHANGED;
+        self.memo.changed(i);
     }
 
     /// Brings the views of the subflows that changed up to date.
     fn refresh_views(&mut self) {
         for i in 0..self.subs.len() {
-            if self.memo[i].view_stale {
+            if self.memo.take_stale_view(i) {
                 let v = self.view(i);
                 match self.views.get_mut(i) {
                     Some(slot) => *slot = v,
                     None => self.views.push(v), // a new subflow: the next index
                 }
-                self.memo[i].view_stale = false;
             }
         }
         debug_assert!(
@@ -375,7 +374,7 @@ impl MptcpSender {
         };
         let mut env = SubflowEnv { ctx, cc, source };
         let r = f(&mut self.subs[i], &mut env);
-        self.memo[i] = SubflowMemo::CHANGED; // the subflow and, through the adapter, its view
+        self.memo.changed(i); // the subflow and, through the adapter, its view
         r
     }
 
@@ -481,7 +480,7 @@ impl MptcpSender {
         }
         sf.open(ctx);
         self.subs.push(sf);
-        self.memo.push(SubflowMemo::CHANGED);
+        self.memo.push();
         self.done.push(false);
         self.fin_timers
             .push(Timer::new(j * KEYS_PER_SUBFLOW + KEYS_PER_SUBFLOW - 1));
@@ -794,7 +793,7 @@ pub fn open_multipath(
         subflow_target,
         subs: vec![sf0],
         views: Vec::new(),
-        memo: vec![SubflowMemo::CHANGED],
+        memo: SubflowMemos::new(1),
         done: vec![false],
         cc,
         sf0_cc: NewReno::new(config.ss_increase),
