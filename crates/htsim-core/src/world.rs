@@ -493,9 +493,13 @@ impl World {
     }
 
     /// Starts loading the first cache lines of the endpoint that packet `id` (in the pool,
-    /// asked for one event ago) is delivered to. A hint: nothing changes.
+    /// asked for one event ago) is delivered to. A hint: nothing changes, and a stale `id`
+    /// does no harm.
     #[inline]
     fn prefetch_endpoint(&self, id: PacketId) {
+        if id.0 as usize >= self.pool.capacity_slots() {
+            return;
+        }
         let dst = self.pool.get(id).dst;
         if let Some(Slot {
             endpoint: Some(e), ..
