@@ -10,8 +10,9 @@
 //! its destination endpoint. One event per packet per hop.
 //!
 //! A hop costs mostly cache misses, so [`World::step`] prefetches what the next two landings will
-//! read (their links, the head and tail slots of the links' FIFOs, or the packet at the end of
-//! its route) while it processes the current one; see `prefetch_upcoming`.
+//! read (their links, the head and tail slots of the links' FIFOs, or at the end of a route the
+//! packet and then its destination endpoint) while it processes the current one; see
+//! `prefetch_upcoming`.
 
 use crate::endpoint::{Ctx, Endpoint};
 use crate::event_queue::{EventQueue, PendingEvents};
@@ -19,6 +20,7 @@ use crate::flow::FlowRecord;
 use crate::ids::{EndpointId, LinkId};
 use crate::link::{Link, LinkChange, Offer};
 use crate::packet::{Packet, PacketId, PacketKind, PacketPool};
+use crate::prefetch::prefetch;
 use crate::queue::{Occupancy, Queue, QueueCounters, Transit};
 use crate::rng::{RngStreams, SimRng};
 use crate::routing::{mix64, PathSource, RouteTable, RoutingMode};
@@ -462,28 +464,50 @@ impl World {
 
     /// Starts loading what the next two landings will touch, so that their cache misses
     /// overlap with this event's work. A landing reads its link, the head of that link's wire,
-    /// then the link the packet enters next and the tail of that link's wire (or the packet's
-    /// slot in the pool, at the end of its route). The landing event names the packet, so:
-    /// - for the landing after next: both links' fields;
+    /// then the link the packet enters next and the tail of that link's wire (or, at the end
+    /// of its route, the packet's slot in the pool and the endpoint it is delivered to). The
+    /// landing event names the packet, so:
+    /// - for the landing after next: both links' fields, or the link's and the packet;
     /// - for the next landing (whose links' fields were asked for one event ago): the head
-    ///   and tail of the two wires, or the packet.
+    ///   and tail of the two wires, or the destination endpoint (its id read from the packet
+    ///   asked for one event ago).
     ///
     /// Only events already sorted in the queue are looked at. Hints only: what is processed
     /// does not change.
     #[inline]
     fn prefetch_upcoming(&self) {
-        if let Some((link, next, _)) = self.upcoming_landing(1) {
+        if let Some((link, next, packet)) = self.upcoming_landing(1) {
             link.prefetch_landing_state();
-            if let Some(next) = next {
-                next.prefetch_admission_state();
+            match next {
+                Some(next) => next.prefetch_admission_state(),
+                None => self.pool.prefetch(packet),
             }
         }
         if let Some((link, next, packet)) = self.upcoming_landing(0) {
             link.prefetch_head();
             match next {
                 Some(next) => next.prefetch_tail(),
-                None => self.pool.prefetch(packet),
+                None => self.prefetch_endpoint(packet),
             }
+        }
+    }
+
+    /// Starts loading the first cache lines of the endpoint that packet `id` (in the pool,
+    /// asked for one event ago) is delivered to. A hint: nothing changes, and a stale `id`
+    /// does no harm.
+    #[inline]
+    fn prefetch_endpoint(&self, id: PacketId) {
+        if id.0 as usize >= self.pool.capacity_slots() {
+            return;
+        }
+        let dst = self.pool.get(id).dst;
+        if let Some(Slot {
+            endpoint: Some(e), ..
+        }) = self.slots.get(dst.index as usize)
+        {
+            let start = e.as_ref() as *const dyn Endpoint as *const u8;
+            prefetch(start);
+            prefetch(start.wrapping_add(64));
         }
     }
 

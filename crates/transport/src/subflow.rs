@@ -75,6 +75,36 @@ pub enum SubflowState {
     Failed,
 }
 
+/// What a subflow's window lets it send now ([`Subflow::send_room`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendRoom {
+    /// Nothing.
+    Closed,
+    /// Room, but less than one MSS: new data only once less than one MSS is left unsent (the
+    /// tail of the data; no runt segment mid-stream).
+    Tail {
+        /// The MSS (bytes).
+        mss: u64,
+    },
+    /// The go-back-N resend at `snd_nxt` (`resend`), or else a full segment of new data.
+    Open {
+        /// The next segment is a go-back-N resend, sent whatever the unsent data.
+        resend: bool,
+    },
+}
+
+impl SendRoom {
+    /// Whether [`Subflow::send_one`] sends with this room and `unsent` new bytes offered.
+    #[inline]
+    pub fn admits(self, unsent: u64) -> bool {
+        match self {
+            SendRoom::Closed => false,
+            SendRoom::Tail { mss } => unsent > 0 && unsent < mss,
+            SendRoom::Open { resend } => resend || unsent > 0,
+        }
+    }
+}
+
 /// Per-subflow counters (docs/model.md 2.12 plus packet counts).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SubflowCounters {
@@ -601,10 +631,37 @@ impl Subflow {
     /// Sends one segment if the window allows: the go-back-N resend at `snd_nxt` first, else
     /// new data, with no runt segment mid-stream (docs/model.md 2.4). Returns whether it sent.
     pub fn send_one(&mut self, env: &mut SubflowEnv<'_, '_>) -> bool {
+        let unsent = env.source.unsent_bytes();
+        if !self.can_send(unsent) {
+            return false;
+        }
+        if self.snd_nxt < self.snd_max {
+            return self.resend_next(env.ctx);
+        }
+        let len = self.usable_window().min(self.mss).min(unsent) as u32;
+        self.send_new(len, env);
+        true
+    }
+
+    /// Whether [`Subflow::send_one`] would send a segment now, with `unsent` new bytes offered
+    /// ([`Subflow::send_room`]). It changes nothing, so a scheduler can pass over subflows with
+    /// full windows cheaply.
+    #[inline]
+    pub fn can_send(&self, unsent: u64) -> bool {
+        self.send_room().admits(unsent)
+    }
+
+    /// What the window lets [`Subflow::send_one`] send now (docs/model.md 2.4): nothing unless
+    /// established and not closed by a FIN; the go-back-N resend at `snd_nxt` if it fits; else
+    /// new data, and with less than one MSS of room only the tail of the data (no runt segment
+    /// mid-stream). A function of the subflow's own state alone, so a scheduler
+    /// may keep it until the subflow changes.
+    #[inline]
+    pub fn send_room(&self) -> SendRoom {
         if self.state != SubflowState::Established
             || (self.fin_sent() && self.snd_nxt == self.snd_max)
         {
-            return false;
+            return SendRoom::Closed;
         }
         let usable = self.usable_window();
         if self.snd_nxt < self.snd_max {
@@ -612,15 +669,19 @@ impl Subflow {
             let fits = self
                 .segment_index(self.snd_nxt)
                 .is_some_and(|i| self.rtxq[i].len as u64 <= usable);
-            return fits && self.resend_next(env.ctx);
+            return if fits {
+                SendRoom::Open { resend: true }
+            } else {
+                SendRoom::Closed
+            };
         }
-        let unsent = env.source.unsent_bytes();
-        if unsent == 0 || usable == 0 || (usable < self.mss && unsent >= self.mss) {
-            return false;
+        if usable == 0 {
+            SendRoom::Closed
+        } else if usable < self.mss {
+            SendRoom::Tail { mss: self.mss }
+        } else {
+            SendRoom::Open { resend: false }
         }
-        let len = usable.min(self.mss).min(unsent) as u32;
-        self.send_new(len, env);
-        true
     }
 
     /// Sends while the window allows (TCP's `try_send`; a multipath scheduler calls

@@ -5,7 +5,7 @@
 
 use super::coupled::{CoupledAdapter, CoupledCc, SubflowView};
 use super::receiver::MptcpReceiver;
-use super::scheduler::RoundRobin;
+use super::scheduler::{RoundRobin, SubflowMemos};
 use super::{MptcpConfig, SubflowPaths, TotalCwndScope};
 use crate::cc::CongestionControl;
 use crate::config::{LimitedTransmit, TcpConfig};
@@ -197,7 +197,10 @@ pub struct MptcpSender {
     /// Subflows MPTCP opens (MaxSubflows, capped by the path count with `cap_subflows`).
     subflow_target: u32,
     subs: Vec<Subflow>,
+    /// The coupled controller's view of each subflow, refreshed where `memo` says it is stale.
     views: Vec<SubflowView>,
+    /// What is remembered of each subflow until it changes ([`MptcpSender::touch`]).
+    memo: SubflowMemos,
     done: Vec<bool>,
     cc: Box<dyn CoupledCc>,
     sf0_cc: NewReno,
@@ -318,24 +321,45 @@ impl MptcpSender {
         }
     }
 
-    fn refresh_views(&mut self) {
-        self.views.clear();
-        for i in 0..self.subs.len() {
-            let sf = &self.subs[i];
-            let v = SubflowView {
-                index: sf.index(),
-                established: sf.is_established(),
-                in_scope: self.in_scope(i),
-                cwnd: sf.cwnd(),
-                ssthresh: sf.ssthresh(),
-                in_fast_recovery: sf.in_fast_recovery(),
-                srtt: sf.rtt().srtt(),
-                snd_una: sf.snd_una(),
-                snd_nxt: sf.snd_nxt(),
-                snd_max: sf.snd_max(),
-            };
-            self.views.push(v);
+    /// The coupled controller's view of subflow `i`.
+    fn view(&self, i: usize) -> SubflowView {
+        let sf = &self.subs[i];
+        SubflowView {
+            index: sf.index(),
+            established: sf.is_established(),
+            in_scope: self.in_scope(i),
+            cwnd: sf.cwnd(),
+            ssthresh: sf.ssthresh(),
+            in_fast_recovery: sf.in_fast_recovery(),
+            srtt: sf.rtt().srtt(),
+            snd_una: sf.snd_una(),
+            snd_nxt: sf.snd_nxt(),
+            snd_max: sf.snd_max(),
         }
+    }
+
+    /// Marks subflow `i` as changed: its view and the scheduler's memo are redone when next
+    /// needed. Called wherever a subflow may change.
+    #[inline]
+    fn touch(&mut self, i: usize) {
+        self.memo.changed(i);
+    }
+
+    /// Brings the views of the subflows that changed up to date.
+    fn refresh_views(&mut self) {
+        for i in 0..self.subs.len() {
+            if self.memo.take_stale_view(i) {
+                let v = self.view(i);
+                match self.views.get_mut(i) {
+                    Some(slot) => *slot = v,
+                    None => self.views.push(v), // a new subflow: the next index
+                }
+            }
+        }
+        debug_assert!(
+            (0..self.subs.len()).all(|i| self.views[i] == self.view(i)),
+            "a subflow changed without MptcpSender::touch"
+        );
     }
 
     /// Runs `f` on subflow `i` with its environment: MMPTCP's subflow 0 uses the TCP increase
@@ -366,7 +390,9 @@ impl MptcpSender {
             &mut self.app
         };
         let mut env = SubflowEnv { ctx, cc, source };
-        f(&mut self.subs[i], &mut env)
+        let r = f(&mut self.subs[i], &mut env);
+        self.memo.changed(i); // the subflow and, through the adapter, its view
+        r
     }
 
     /// The scheduler, then subflow `named`'s go-back-N resends if no data is left (4.3), then
@@ -384,7 +410,9 @@ impl MptcpSender {
                 cc: &mut self.sf0_cc, // sending never consults the controller
                 source: &mut self.app,
             };
-            let stall = self.scheduler.run(&mut self.subs, eligible, &mut env);
+            let stall = self
+                .scheduler
+                .run(&mut self.subs, &mut self.memo, eligible, &mut env);
             if stall != self.stalled_on {
                 self.stalled_on = stall;
                 if let (Some(t), Some(j)) = (&self.trace, stall) {
@@ -410,6 +438,7 @@ impl MptcpSender {
     fn start_fins(&mut self, ctx: &mut Ctx<'_>) {
         self.fin_started = true;
         self.subs[0].send_fin(ctx);
+        self.touch(0);
         let others: Vec<usize> = (1..self.subs.len())
             .filter(|&j| self.subs[j].is_established())
             .collect();
@@ -468,6 +497,7 @@ impl MptcpSender {
         }
         sf.open(ctx);
         self.subs.push(sf);
+        self.memo.push();
         self.done.push(false);
         self.fin_timers
             .push(Timer::new(j * KEYS_PER_SUBFLOW + KEYS_PER_SUBFLOW - 1));
@@ -533,6 +563,7 @@ impl MptcpSender {
     fn fail(&mut self, ctx: &mut Ctx<'_>) {
         self.phase = Phase::Failed;
         self.subs[0].send_rst(ctx);
+        self.touch(0);
         if let Some((target, token)) = self.spec.notify_on_complete {
             ctx.notify(target, token);
         }
@@ -551,10 +582,15 @@ impl MptcpSender {
                 self.mmptcp = Some(Mmptcp { phase2: true, ..m });
                 let iw = self.config.initial_cwnd_segments as u64 * self.config.mss_bytes();
                 self.subs[j].set_cwnd(iw, ctx.now());
+                // Every subflow's scope changes with the phase (6.4).
+                for i in 0..self.subs.len() {
+                    self.touch(i);
+                }
             }
         }
         if self.fin_started {
             self.subs[j].send_fin(ctx);
+            self.touch(j);
         }
         self.pump(ctx, Some(j));
     }
@@ -564,6 +600,7 @@ impl Endpoint for MptcpSender {
     fn start(&mut self, ctx: &mut Ctx<'_>) {
         self.arrival = ctx.now();
         self.subs[0].open(ctx);
+        self.touch(0);
     }
 
     fn on_packet(&mut self, packet: &Packet, ctx: &mut Ctx<'_>) {
@@ -573,7 +610,9 @@ impl Endpoint for MptcpSender {
         }
         match packet.kind {
             PacketKind::SynAck => {
-                if self.subs[j].on_syn_ack(ctx) {
+                let established = self.subs[j].on_syn_ack(ctx);
+                self.touch(j);
+                if established {
                     self.on_established(j, ctx);
                 }
             }
@@ -587,6 +626,7 @@ impl Endpoint for MptcpSender {
                     if !sf.fin_acked() {
                         sf.on_fin_acked();
                         sf.send_ack(ctx, packet.seq + 1);
+                        self.touch(j);
                     }
                     self.done[j] = true;
                     self.maybe_close(ctx);
@@ -614,6 +654,7 @@ impl Endpoint for MptcpSender {
                 };
                 if t.fire(ctx, fired) {
                     self.subs[j].send_fin(ctx);
+                    self.touch(j);
                 }
             }
             _ if j < self.subs.len() => {
@@ -769,6 +810,7 @@ pub fn open_multipath(
         subflow_target,
         subs: vec![sf0],
         views: Vec::new(),
+        memo: SubflowMemos::new(1),
         done: vec![false],
         cc,
         sf0_cc: NewReno::new(config.ss_increase),

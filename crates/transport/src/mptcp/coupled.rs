@@ -18,6 +18,12 @@ use htsim_core::SimTime;
 /// The smallest RTT (seconds) used in alpha, so a zero estimate cannot divide by zero.
 pub const RTT_FLOOR_S: f64 = 1e-9;
 
+/// `srtt` in seconds, at least [`RTT_FLOOR_S`].
+#[inline]
+fn rtt_secs(srtt: SimTime) -> f64 {
+    srtt.as_secs_f64().max(RTT_FLOOR_S)
+}
+
 /// What a coupled controller sees of one subflow (bytes; docs/model.md 2.3, 4.6).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SubflowView {
@@ -58,7 +64,47 @@ impl SubflowView {
     /// The smoothed RTT in seconds, at least [`RTT_FLOOR_S`].
     #[inline]
     pub fn rtt_s(&self) -> f64 {
-        self.srtt.as_secs_f64().max(RTT_FLOOR_S)
+        rtt_secs(self.srtt)
+    }
+
+    /// This subflow's terms of alpha (4.6): `(cwnd / rtt^2, cwnd / rtt)`, RTT in seconds.
+    #[inline]
+    pub fn alpha_terms(&self) -> AlphaTerms {
+        AlphaTerms::of(self.cwnd, self.srtt)
+    }
+}
+
+/// One subflow's terms of alpha (4.6), a function of its cwnd and smoothed RTT alone: a
+/// controller may keep them until either changes ([`Coupling::window_and_alpha`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AlphaTerms {
+    /// The congestion window the terms were computed from (bytes).
+    pub cwnd: u64,
+    /// The smoothed RTT they were computed from.
+    pub srtt: SimTime,
+    /// `cwnd / rtt^2` (bytes per s^2).
+    pub per_rtt2: f64,
+    /// `cwnd / rtt` (bytes per s).
+    pub per_rtt: f64,
+}
+
+impl AlphaTerms {
+    /// The terms for `cwnd` bytes and smoothed RTT `srtt` (at least [`RTT_FLOOR_S`]).
+    #[inline]
+    pub fn of(cwnd: u64, srtt: SimTime) -> Self {
+        let (c, r) = (cwnd as f64, rtt_secs(srtt));
+        AlphaTerms {
+            cwnd,
+            srtt,
+            per_rtt2: c / (r * r),
+            per_rtt: c / r,
+        }
+    }
+
+    /// Whether these are the terms of `v` (same cwnd and smoothed RTT).
+    #[inline]
+    pub fn matches(&self, v: &SubflowView) -> bool {
+        self.cwnd == v.cwnd && self.srtt == v.srtt
     }
 }
 
@@ -89,18 +135,33 @@ impl Coupling<'_> {
     /// in `f64` over the subflows in scope. 1.0 when nothing is in scope or the result is not
     /// finite (it cannot be with [`RTT_FLOOR_S`], but the guard costs nothing).
     pub fn alpha(&self) -> f64 {
-        let (mut best, mut sum) = (0.0f64, 0.0f64);
-        for v in self.in_scope() {
-            let (c, r) = (v.cwnd as f64, v.rtt_s());
-            best = best.max(c / (r * r));
-            sum += c / r;
+        self.window_and_alpha(|_, v| v.alpha_terms()).1
+    }
+
+    /// `(W, alpha)` in one pass over the subflows in scope, each one's alpha terms from
+    /// `terms(position, view)` (e.g. kept from an earlier call while its cwnd and RTT are
+    /// unchanged); the same values as [`Coupling::total_window`] and [`Coupling::alpha`].
+    #[inline]
+    pub fn window_and_alpha(
+        &self,
+        mut terms: impl FnMut(usize, &SubflowView) -> AlphaTerms,
+    ) -> (u64, f64) {
+        let (mut w, mut best, mut sum) = (0u64, 0.0f64, 0.0f64);
+        for (i, v) in self.subflows.iter().enumerate() {
+            if !v.in_scope {
+                continue;
+            }
+            w = w.saturating_add(v.w());
+            let t = terms(i, v);
+            // max(best, x) for the terms, never NaN nor -0 (cwnd >= 0, rtt > 0).
+            if t.per_rtt2 > best {
+                best = t.per_rtt2;
+            }
+            sum += t.per_rtt;
         }
-        let a = self.total_window() as f64 * best / (sum * sum);
-        if a.is_finite() && sum > 0.0 {
-            a
-        } else {
-            1.0
-        }
+        let a = w as f64 * best / (sum * sum);
+        let alpha = if a.is_finite() && sum > 0.0 { a } else { 1.0 };
+        (w, alpha)
     }
 }
 
