@@ -214,7 +214,7 @@ impl Queue {
     /// Applies the discipline to a packet arriving at a queue in state `occ`; updates the
     /// enqueue, drop and mark counters. The packet in `pool` is touched only to mark it or for a
     /// custom discipline.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn admit(
         &mut self,
         occ: &Occupancy,
@@ -223,14 +223,34 @@ impl Queue {
         now: SimTime,
     ) -> Admission {
         let size = t.size as u64;
-        let verdict = match &mut self.discipline {
-            Discipline::DropTail => {
-                if occ.fits(size) {
-                    Admission::Enqueue
-                } else {
-                    Admission::Drop
-                }
+        // Drop-tail, the common case, is decided here, inlined into the per-hop path; the
+        // other disciplines out of line.
+        let verdict = match self.discipline {
+            Discipline::DropTail => drop_tail(occ, size),
+            _ => self.verdict_other(occ, t, pool, now),
+        };
+        match verdict {
+            Admission::Enqueue => {
+                self.counters.packets_enqueued += 1;
+                self.counters.bytes_enqueued += size;
             }
+            Admission::Drop => self.count_drop(size),
+        }
+        verdict
+    }
+
+    /// The verdict of a discipline other than drop-tail (see [`Queue::admit`]); a mark is
+    /// counted here.
+    #[inline(never)]
+    fn verdict_other(
+        &mut self,
+        occ: &Occupancy,
+        t: &Transit,
+        pool: &mut PacketPool,
+        now: SimTime,
+    ) -> Admission {
+        match &mut self.discipline {
+            Discipline::DropTail => drop_tail(occ, t.size as u64),
             Discipline::Ecn { threshold } => {
                 mark_or_drop(&mut self.counters, occ, t, pool, *threshold, false)
             }
@@ -246,15 +266,7 @@ impl Queue {
                 }
                 v
             }
-        };
-        match verdict {
-            Admission::Enqueue => {
-                self.counters.packets_enqueued += 1;
-                self.counters.bytes_enqueued += size;
-            }
-            Admission::Drop => self.count_drop(size),
         }
-        verdict
     }
 
     /// Counts a packet dropped on arrival.
@@ -269,6 +281,16 @@ impl Queue {
         self.counters.packets_departed += 1;
         self.counters.bytes_departed += size_bytes;
         self.counters.busy_time += tx;
+    }
+}
+
+/// The verdict of drop-tail: queue what fits under the limit, drop the rest.
+#[inline(always)]
+fn drop_tail(occ: &Occupancy, size: u64) -> Admission {
+    if occ.fits(size) {
+        Admission::Enqueue
+    } else {
+        Admission::Drop
     }
 }
 
