@@ -63,6 +63,7 @@ scaled_time() {
 }
 
 if [ "$cost" -gt 0 ]; then
+    [ -x /usr/bin/time ] || { echo "--cost measures with GNU time: install it (/usr/bin/time)" >&2; exit 2; }
     echo "| scenario | runs at full size | sample: points x 1 seed | share of the time | sample CPU time | sample peak memory | full size, estimated CPU time |"
     echo "|---|---|---|---|---|---|---|"
     for f in "${files[@]}"; do
