@@ -13,6 +13,9 @@ use htsim::output::FLOWS_COLUMNS;
 use htsim::scenario::{load_str, LoadOptions, Scenario};
 use htsim::simulate::{run, RunContext};
 
+mod common;
+use common::{scenario, PAYLOAD_LINE_RATE_BPS};
+
 const XMP: &str = r#"
 name = "xmp-tiny"
 [run]
@@ -47,16 +50,6 @@ transport = "x"
 flows = true
 links = true
 "#;
-
-fn scenario(text: &str, overrides: &[&str]) -> Scenario {
-    let options = LoadOptions {
-        overrides: overrides.iter().map(|s| s.to_string()).collect(),
-        seeds: None,
-        ..LoadOptions::default()
-    };
-    let loaded = load_str("xmp.toml", text, Path::new("."), &options).unwrap();
-    loaded.points[0].scenario.clone()
-}
 
 fn text(file: &Option<Vec<u8>>) -> String {
     String::from_utf8(file.clone().expect("file asked for")).unwrap()
@@ -634,9 +627,6 @@ size = "infinite"
 transport = "m"
 "#;
 
-/// 1 Gb/s of 1462-B packets carrying 1400 B each: the most payload a flow can get through.
-const PAYLOAD_LINE_RATE_BPS: f64 = 1e9 * 1400.0 / 1462.0;
-
 #[test]
 fn a_hole_behind_one_subflow_stalls_goodput_but_not_subflow_goodput() {
     let measure = |extra: &str| {
@@ -645,7 +635,6 @@ fn a_hole_behind_one_subflow_stalls_goodput_but_not_subflow_goodput() {
         assert!(out.conservation.holds());
         let f = out.results.flows[0].clone();
         let (g, sf) = (f.goodput_bps.unwrap(), f.subflow_goodput_bps.unwrap());
-        println!("{extra}: goodput {g}, subflow-level {sf}, {f:?}");
         assert!(sf <= PAYLOAD_LINE_RATE_BPS, "{f:?}");
         (g, sf, f)
     };

@@ -5,8 +5,11 @@
 use std::path::Path;
 
 use htsim::output::{FLOWS_COLUMNS, LINKS_COLUMNS};
-use htsim::scenario::{load_str, LoadOptions, Scenario};
+use htsim::scenario::LoadOptions;
 use htsim::simulate::{run, RunContext};
+
+mod common;
+use common::{scenario, PAYLOAD_LINE_RATE_BPS};
 
 const TINY: &str = r#"
 name = "tiny"
@@ -37,16 +40,6 @@ size = "30KB"
 arrivals = { poisson = 300 }
 transport = "t"
 "#;
-
-fn scenario(text: &str, overrides: &[&str]) -> Scenario {
-    let options = LoadOptions {
-        overrides: overrides.iter().map(|s| s.to_string()).collect(),
-        seeds: None,
-        ..LoadOptions::default()
-    };
-    let loaded = load_str("tiny.toml", text, Path::new("."), &options).unwrap();
-    loaded.points[0].scenario.clone()
-}
 
 #[test]
 fn a_tiny_run_completes_its_flows_and_writes_the_specified_files() {
@@ -470,9 +463,6 @@ transport = { kind = "tcp" }
 
 /// [`IDLE_STAR`]'s flow of 3000 B instead.
 const SIZE_3000: &str = "flows.one.size=\"3000B\"";
-
-/// 1 Gb/s of 1462-B packets carrying 1400 B each: the most payload a flow can get through.
-const PAYLOAD_LINE_RATE_BPS: f64 = 1e9 * 1400.0 / 1462.0;
 
 #[test]
 fn goodput_of_a_flow_starting_just_before_the_end_counts_acked_bytes_over_its_alive_time() {
