@@ -1,7 +1,8 @@
 //! Per-run metrics from flow records and link counters: FCT and slowdown, goodput (bytes
-//! acknowledged in order; the MMPTCP paper's bytes-sent variant and htsim's subflow-level variant
-//! under their own names) and Jain's index, retransmission distributions, job completion times, and per-layer utilisation and loss
-//! (standard, and the paper's per-second, per-port definition). The user-facing definitions are
+//! acknowledged in order; the MMPTCP paper's bytes-sent variant and htsim's subflow-level
+//! variant under their own names) and Jain's index, retransmission distributions, job
+//! completion times, and per-layer utilisation and loss (standard, and the paper's per-second,
+//! per-port definition). The user-facing definitions are
 //! in `docs/outputs.md`.
 //!
 //! Warmup: every metric looks only at the measurement window `[warmup, T]`. Finite flows count

@@ -391,7 +391,7 @@ impl MptcpSender {
         };
         let mut env = SubflowEnv { ctx, cc, source };
         let r = f(&mut self.subs[i], &mut env);
-        self.memo.changed(i); // the subflow and, through the adapter, its view
+        self.touch(i); // the subflow and, through the adapter, its view
         r
     }
 
