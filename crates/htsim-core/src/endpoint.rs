@@ -78,7 +78,7 @@ impl<'a> Ctx<'a> {
     /// `packet.route`, `packet.dst` and `packet.size_bytes` must be set; the hop is reset to 0.
     #[inline]
     pub fn send(&mut self, packet: Packet) {
-        self.world.send(packet);
+        self.world.send_from(self.me, packet);
     }
 
     /// The path set from `src` to `dst` (`None` if the topology has no path).

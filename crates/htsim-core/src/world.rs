@@ -128,6 +128,9 @@ impl Conservation {
 
 struct Slot {
     generation: u32,
+    /// The first link of the route the endpoint last sent on (its host's uplink, mostly), as a
+    /// prefetch hint for its next send; `u32::MAX` before its first send.
+    uplink: u32,
     endpoint: Option<Box<dyn Endpoint>>,
     reserved: bool,
 }
@@ -274,6 +277,7 @@ impl World {
             None => {
                 self.slots.push(Slot {
                     generation: 0,
+                    uplink: u32::MAX,
                     endpoint: None,
                     reserved: false,
                 });
@@ -493,21 +497,25 @@ impl World {
     }
 
     /// Starts loading the first cache lines of the endpoint that packet `id` (in the pool,
-    /// asked for one event ago) is delivered to. A hint: nothing changes, and a stale `id`
-    /// does no harm.
+    /// asked for one event ago) is delivered to, and of the link it last sent on: a delivered
+    /// packet mostly makes its endpoint send (an ACK, or data), on its host's uplink. A hint:
+    /// nothing changes, and a stale `id` does no harm.
     #[inline]
     fn prefetch_endpoint(&self, id: PacketId) {
         if id.0 as usize >= self.pool.capacity_slots() {
             return;
         }
         let dst = self.pool.get(id).dst;
-        if let Some(Slot {
-            endpoint: Some(e), ..
-        }) = self.slots.get(dst.index as usize)
-        {
+        let Some(slot) = self.slots.get(dst.index as usize) else {
+            return;
+        };
+        if let Some(e) = &slot.endpoint {
             let start = e.as_ref() as *const dyn Endpoint as *const u8;
             prefetch(start);
             prefetch(start.wrapping_add(64));
+        }
+        if let Some(link) = self.links.get(slot.uplink as usize) {
+            link.prefetch_admission_state();
         }
     }
 
@@ -563,15 +571,33 @@ impl World {
 
     /// Hands `packet` to the first link of its route now.
     #[inline]
-    pub fn send(&mut self, mut packet: Packet) {
+    pub fn send(&mut self, packet: Packet) {
+        self.send_on_route(packet);
+    }
+
+    /// Hands `packet`, sent by endpoint `from`, to the first link of its route now, and
+    /// remembers that link as where `from` sends next (see `prefetch_endpoint`).
+    #[inline]
+    pub(crate) fn send_from(&mut self, from: EndpointId, packet: Packet) {
+        let first = self.send_on_route(packet);
+        if let Some(slot) = self.slots.get_mut(from.index as usize) {
+            slot.uplink = first.map_or(u32::MAX, |link| link.0);
+        }
+    }
+
+    /// [`World::send`]; returns the route's first link (`None` for an empty route).
+    #[inline(always)]
+    fn send_on_route(&mut self, mut packet: Packet) -> Option<LinkId> {
         packet.hop = 0;
         self.stats.packets_sent += 1;
         let id = self.pool.alloc(packet);
         let t = Transit::of(id, &packet, self.routes.first_index(packet.route));
-        match self.routes.link_at(t.at) {
+        let first = self.routes.link_at(t.at);
+        match first {
             Some(link) => self.enqueue(link, t),
             None => self.schedule(self.now, Event::Deliver(id)),
         }
+        first
     }
 
     /// Offers the packet `t` to `link_id` now; schedules the link's next landing if it is the
@@ -668,6 +694,7 @@ impl World {
         let slot = &mut self.slots[ep.index as usize];
         if close {
             slot.generation = slot.generation.wrapping_add(1);
+            slot.uplink = u32::MAX;
             slot.reserved = false;
             self.free_slots.push(ep.index);
         } else {

@@ -65,9 +65,43 @@ impl RxSubflow {
 /// A data-level segment stored by the code's reassembly: its subflow, subflow seq and length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Stored {
-    sub: usize,
-    seq: u64,
+    /// Subflow index (a connection has at most `u16::MAX` subflows).
+    sub: u32,
     len: u32,
+    seq: u64,
+}
+
+/// Stores segment `stored` at data sequence number `d` in `store` (sorted by `d`), unless a
+/// segment is stored there already; returns whether it was stored.
+fn store_new(store: &mut Vec<(u64, Stored)>, d: u64, stored: Stored) -> bool {
+    match search_from_back(store, d) {
+        Ok(_) => false,
+        Err(i) => {
+            store.insert(i, (d, stored));
+            true
+        }
+    }
+}
+
+/// `store.binary_search_by_key(&d, ..)`, searching back from the end in growing steps first:
+/// segments arrive behind a hole that holds the store back (it can reach tens of thousands of
+/// them) and mostly land near its end, so the search stays in the few cache lines there.
+fn search_from_back(store: &[(u64, Stored)], d: u64) -> Result<usize, usize> {
+    // Every segment in `store[hi..]` is after `d`.
+    let mut hi = store.len();
+    let mut step = 1;
+    let lo = loop {
+        let probe = hi.saturating_sub(step);
+        if probe == 0 || store[probe].0 <= d {
+            break probe;
+        }
+        hi = probe;
+        step *= 2;
+    };
+    match store[lo..hi].binary_search_by_key(&d, |&(d, _)| d) {
+        Ok(i) => Ok(lo + i),
+        Err(i) => Err(lo + i),
+    }
 }
 
 /// The receiving endpoint of an MPTCP or MMPTCP connection.
@@ -85,9 +119,12 @@ pub struct MptcpReceiver {
     rcv_next_data: u64,
     /// Per-subflow semantics: the data ranges received above `rcv_next_data`.
     ranges: DataRanges,
-    /// The code's semantics: the stored segments by data sequence number (`drain` needs each
-    /// segment's subflow and subflow seq).
-    store: BTreeMap<u64, Stored>,
+    /// The code's semantics: the stored segments, sorted by data sequence number (`drain`
+    /// needs each segment's subflow and subflow seq). A sorted `Vec` rather than a map:
+    /// segments mostly arrive in data order behind a hole and are appended (the store can
+    /// reach tens of thousands of them), and `drain` walks all of it on every in-order
+    /// arrival, which a contiguous array does faster.
+    store: Vec<(u64, Stored)>,
     stats: ReceiverStats,
     report: Option<ReportSink>,
 }
@@ -124,7 +161,7 @@ impl MptcpReceiver {
             subs: Vec::new(),
             rcv_next_data: FIRST_SEQ,
             ranges: DataRanges::default(),
-            store: BTreeMap::new(),
+            store: Vec::new(),
             stats: ReceiverStats::default(),
             report,
         }
@@ -286,12 +323,12 @@ impl MptcpReceiver {
                 self.deliver(len as u64);
                 self.drain();
             } else if d > self.rcv_next_data {
-                if let std::collections::btree_map::Entry::Vacant(v) = self.store.entry(d) {
-                    v.insert(Stored {
-                        sub: j,
-                        seq: s,
-                        len,
-                    });
+                let stored = Stored {
+                    sub: j as u32,
+                    len,
+                    seq: s,
+                };
+                if store_new(&mut self.store, d, stored) {
                     sub.rcv_nxt += len as u64;
                 } else {
                     self.stats.duplicate_segments += 1;
@@ -303,23 +340,24 @@ impl MptcpReceiver {
             }
         } else if s > sub.rcv_nxt {
             self.stats.out_of_order_segments += 1;
-            self.store.entry(d).or_insert(Stored {
-                sub: j,
-                seq: s,
+            let stored = Stored {
+                sub: j as u32,
                 len,
-            });
+                seq: s,
+            };
+            store_new(&mut self.store, d, stored);
         } else {
             self.stats.duplicate_segments += 1;
         }
     }
 
     /// `drain()` of 4.4: one walk of the store in data-sequence order, removing what it
-    /// delivers as it goes (`retain` visits keys in ascending order and allocates nothing).
+    /// delivers as it goes (`retain` visits the segments in order and allocates nothing).
     fn drain(&mut self) {
         let (subs, rcv_next_data, stats) =
             (&mut self.subs, &mut self.rcv_next_data, &mut self.stats);
-        self.store.retain(|&d, e| {
-            let Some(x) = subs.get_mut(e.sub).and_then(Option::as_mut) else {
+        self.store.retain(|&(d, e)| {
+            let Some(x) = subs.get_mut(e.sub as usize).and_then(Option::as_mut) else {
                 return true;
             };
             if d == *rcv_next_data {
@@ -536,5 +574,40 @@ impl Endpoint for MptcpReceiver {
             }
             RxState::Established | RxState::Finished => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn search_from_back_agrees_with_binary_search() {
+        let stored = Stored {
+            sub: 0,
+            len: 1,
+            seq: 0,
+        };
+        // Stores of 0 to 70 segments at odd numbers 1, 3, 5 ...: every number from 0 to one
+        // past the last, present (odd) or not (even), is found where a plain binary search
+        // finds it.
+        for n in 0..70u64 {
+            let store: Vec<(u64, Stored)> = (0..n).map(|i| (2 * i + 1, stored)).collect();
+            for d in 0..=2 * n + 1 {
+                assert_eq!(
+                    search_from_back(&store, d),
+                    store.binary_search_by_key(&d, |&(d, _)| d),
+                    "n {n} d {d}"
+                );
+            }
+        }
+        // And stored in that place, a new segment keeps the store sorted; a present one is not
+        // stored twice.
+        let mut store = Vec::new();
+        for d in [50, 10, 90, 30, 70, 30, 100, 60] {
+            store_new(&mut store, d, stored);
+        }
+        let keys: Vec<u64> = store.iter().map(|&(d, _)| d).collect();
+        assert_eq!(keys, [10, 30, 50, 60, 70, 90, 100]);
     }
 }
