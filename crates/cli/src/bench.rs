@@ -31,7 +31,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE")]
     scenario: Vec<PathBuf>,
     /// Runs of each scenario, each in its own process; the table shows the run of median wall
-    /// time [default: 1].
+    /// time.
     #[arg(long, default_value_t = 1, value_name = "N")]
     repeat: usize,
     /// Also write the results as JSON to this file.
