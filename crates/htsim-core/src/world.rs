@@ -569,7 +569,9 @@ impl World {
 
     // ----- the packet path ----------------------------------------------------------------
 
-    /// Hands `packet` to the first link of its route now.
+    /// Hands `packet` to the first link of its route now. Endpoints send through
+    /// [`Ctx::send`], which also remembers that link as a prefetch hint for the endpoint's
+    /// next send; this does not, having no sender to remember it for.
     #[inline]
     pub fn send(&mut self, packet: Packet) {
         self.send_on_route(packet);
