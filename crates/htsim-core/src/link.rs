@@ -48,12 +48,17 @@ pub enum LinkChange {
     Up,
 }
 
-/// One accepted packet on a link, with the instants the link computed for it.
+/// One accepted packet on a link, with the instant the link computed for it to land.
+///
+/// When its serialisation starts is not stored (24 bytes a slot, not 32: the wires are the
+/// largest part of a large run's memory). It is needed only while the packet may still be
+/// waiting, that is, for the back of the wire the link counts as waiting
+/// (`Link::waiting_packets`), and those packets were all timed at the link's current rate (a
+/// rate change retimes the waiting ones), so there it is `lands - delay - serialisation time`
+/// ([`Link::start_of_waiting`]).
 #[derive(Clone, Copy, Debug, Default)]
 struct OnWire {
     t: Transit,
-    /// When its serialisation starts.
-    start: SimTime,
     /// When it lands at the far end (end of serialisation + propagation delay).
     lands: SimTime,
 }
@@ -135,9 +140,11 @@ impl Link {
 
     /// The queue as an arriving packet would see it at `now`: the packets (and bytes) whose
     /// service has not started, and the limit. `now` must not be earlier than the last packet
-    /// accepted (it is the world's clock).
+    /// offered (it is the world's clock).
     pub fn occupancy(&self, now: SimTime) -> Occupancy {
-        let waiting = self.wire.iter_rev().take_while(|e| e.start > now);
+        // Only packets counted as waiting can still be: the others started by the last settle.
+        let waiting = self.wire.iter_rev().take(self.waiting_packets);
+        let waiting = waiting.take_while(|e| self.start_of_waiting(e) > now);
         let (packets, bytes) = waiting.fold((0, 0), |(p, b), e| (p + 1, b + e.t.size as u64));
         Occupancy {
             packets,
@@ -148,17 +155,22 @@ impl Link {
 
     /// The queue's counters as of `now`: departures and busy time count only serialisation that
     /// has ended (departures) or started (busy time, the packet in service counted whole).
+    /// `now` must not be earlier than the last packet offered (it is the world's clock).
     pub fn counters(&self, now: SimTime) -> QueueCounters {
         let mut c = self.queue.counters;
-        for e in self.wire.iter_rev() {
+        for (from_back, e) in self.wire.iter_rev().enumerate() {
             let departs = e.lands - self.delay;
             if departs <= now {
                 break;
             }
             c.packets_departed -= 1;
             c.bytes_departed -= e.t.size as u64;
-            if e.start > now {
-                c.busy_time -= departs - e.start;
+            // Only packets counted as waiting can have a start after `now` (see `occupancy`).
+            if from_back < self.waiting_packets {
+                let tx = self.serialisation_time(e.t.size as u64);
+                if departs - tx > now {
+                    c.busy_time -= tx;
+                }
             }
         }
         c
@@ -199,6 +211,13 @@ impl Link {
         serialisation_time(self.ps_per_byte, self.rate, bytes)
     }
 
+    /// When the serialisation of `e` starts, for a packet counted as waiting (one of the
+    /// `waiting_packets` at the back of the wire): they were all timed at the current rate.
+    #[inline(always)]
+    fn start_of_waiting(&self, e: &OnWire) -> SimTime {
+        e.lands - self.delay - self.serialisation_time(e.t.size as u64)
+    }
+
     /// Forgets, in the waiting count, the packets whose service has started by `now`.
     #[inline(always)]
     fn settle(&mut self, now: SimTime) {
@@ -206,7 +225,7 @@ impl Link {
             let Some(e) = self.wire.get(self.wire.len() - self.waiting_packets) else {
                 break;
             };
-            if e.start > now {
+            if self.start_of_waiting(e) > now {
                 break;
             }
             self.waiting_packets -= 1;
@@ -242,7 +261,7 @@ impl Link {
             self.waiting_bytes += size;
         }
         let lands = departs.saturating_add(self.delay);
-        self.wire.push_back(OnWire { t, start, lands });
+        self.wire.push_back(OnWire { t, lands });
         Offer::Accepted((self.wire.len() == 1).then_some(lands))
     }
 
@@ -264,23 +283,24 @@ impl Link {
     /// Changes the rate at `now`: the packet in service keeps its instants; the waiting ones are
     /// served at the new rate, back to back after it.
     pub(crate) fn set_rate(&mut self, rate: Rate, now: SimTime) {
+        // Settle and read the waiting packets' instants at the rate they were timed at.
+        self.settle(now);
+        let (old_ps_per_byte, old_rate) = (self.ps_per_byte, self.rate);
         self.rate = rate;
         self.ps_per_byte = exact_ps_per_byte(rate);
-        self.settle(now);
         let first = self.wire.len() - self.waiting_packets;
         let Some(head) = self.wire.get(first) else {
             return;
         };
-        let mut start = head.start;
-        let (ps_per_byte, delay) = (self.ps_per_byte, self.delay);
+        let delay = self.delay;
+        let old_tx = |e: &OnWire| serialisation_time(old_ps_per_byte, old_rate, e.t.size as u64);
+        let mut start = head.lands - delay - old_tx(head);
         for i in first..self.wire.len() {
             let Some(e) = self.wire.get_mut(i) else {
                 break;
             };
-            let tx = serialisation_time(ps_per_byte, rate, e.t.size as u64);
-            let old_tx = e.lands - delay - e.start;
-            self.queue.counters.busy_time = self.queue.counters.busy_time - old_tx + tx;
-            e.start = start;
+            let tx = serialisation_time(self.ps_per_byte, rate, e.t.size as u64);
+            self.queue.counters.busy_time = self.queue.counters.busy_time - old_tx(e) + tx;
             let departs = start.saturating_add(tx);
             e.lands = departs.saturating_add(delay);
             start = departs;

@@ -232,6 +232,54 @@ fn queue_length_and_counters_read_mid_run_match_packet_by_packet_service() {
 }
 
 #[test]
+fn queue_and_counters_read_after_a_faster_rate_mid_packet_count_the_served_packet_once() {
+    let mut w = World::new(1);
+    let link = w.add_link(Rate::mbps(100), SimTime::from_us(50), droptail(100));
+    let route = w.routes_mut().intern(&[link]);
+    let rx = w.spawn(Box::new(Recorder::default()), SimTime::ZERO);
+    let burst: Vec<Packet> = (0..3).map(|i| data(rx, route, 1250, i)).collect();
+    w.spawn(Box::new(Burst { packets: burst }), SimTime::ZERO);
+    // Packet 0 takes 100 us at 100 Mb/s and keeps its instants; from 10 us the rate is
+    // 400 Mb/s, so packets 1 and 2 take 25 us each: served 100-125 and 125-150 us. At the new
+    // rate packet 0 would have started at 75 us: it must still count as in service, not
+    // waiting, before then.
+    w.schedule_link_change(
+        SimTime::from_us(10),
+        link,
+        LinkChange::Rate(Rate::mbps(400)),
+    );
+    let mut seen = Vec::new();
+    for at in [20, 80, 110, 130, 160] {
+        w.run_until(SimTime::from_us(at));
+        let c = w.link_counters(link);
+        let occ = w.link_occupancy(link);
+        assert_eq!(occ.bytes, occ.packets * 1250);
+        seen.push((
+            at,
+            occ.packets,
+            c.packets_departed,
+            c.busy_time.0 / 1_000_000,
+        ));
+    }
+    // (at us, waiting, departed, busy us): a packet in service counts whole in busy time.
+    assert_eq!(
+        seen,
+        vec![
+            (20, 2, 0, 100),
+            (80, 2, 0, 100),
+            (110, 1, 1, 125),
+            (130, 0, 2, 150),
+            (160, 0, 3, 150),
+        ]
+    );
+    w.run();
+    let times: Vec<SimTime> = recorder(&w, rx).got.iter().map(|(t, _)| *t).collect();
+    let landed = [150, 175, 200].map(SimTime::from_us);
+    assert_eq!(times, landed);
+    assert_conserved(&w);
+}
+
+#[test]
 fn buffer_change_applies_to_new_arrivals() {
     let mut w = World::new(1);
     let fast = w.add_link(Rate::gbps(10), SimTime::ZERO, droptail(1000));
