@@ -423,6 +423,9 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
         world.pool().peak_live() as u64,
         wall.elapsed().as_secs_f64(),
     );
+    // Everything needed from the world is read: free it (its links, packets and endpoints are
+    // most of a large run's memory) before the results and files are built.
+    drop(world);
     let class_names: Vec<String> = classes.iter().map(|c| c.name.clone()).collect();
     let point = if cx.point.is_empty() {
         "base"
