@@ -246,7 +246,8 @@ pub struct Subflow {
     mss: u64,
     sizes: PacketSizes,
     ecn: EcnMode,
-    rwnd_cap: Option<u64>,
+    /// The receive-window cap in bytes (`u64::MAX` when there is none).
+    rwnd_cap: u64,
     fr_inflation: FrInflation,
     careful_recovery: bool,
     full_ack_window: FullAckWindow,
@@ -287,7 +288,7 @@ impl Subflow {
             mss,
             sizes: config.sizes,
             ecn: config.ecn,
-            rwnd_cap: config.rwnd_cap,
+            rwnd_cap: config.rwnd_cap.unwrap_or(u64::MAX),
             fr_inflation: config.fr_inflation,
             careful_recovery: config.careful_recovery,
             full_ack_window: config.full_ack_window,
@@ -490,7 +491,7 @@ impl Subflow {
 
     /// The usable window: min(rwnd, cwnd) - (snd_nxt - snd_una), clamped at 0 (docs/model.md 2.4).
     pub fn usable_window(&self) -> u64 {
-        let wnd = self.rwnd_cap.map_or(self.cwnd, |r| r.min(self.cwnd));
+        let wnd = self.rwnd_cap.min(self.cwnd);
         wnd.saturating_sub(self.snd_nxt - self.snd_una)
     }
 
