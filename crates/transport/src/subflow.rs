@@ -241,7 +241,14 @@ enum Fin {
 /// The sender side of one subflow.
 #[derive(Debug)]
 pub struct Subflow {
-    addr: SubflowAddr,
+    /// The subflow's index in its connection ([`SubflowAddr::index`]).
+    index: u16,
+    /// The peer endpoint ([`SubflowAddr::peer`]).
+    peer: EndpointId,
+    /// The flow number of its packets ([`SubflowAddr::flow`]).
+    flow: u32,
+    /// Path set, ports and data-path policy. (The timer keys live in the timers.)
+    path: PathChoice,
     state: SubflowState,
     mss: u64,
     sizes: PacketSizes,
@@ -283,7 +290,10 @@ impl Subflow {
         Subflow {
             rto_timer: Timer::new(addr.rto_timer_key),
             syn_timer: Timer::new(addr.syn_timer_key),
-            addr,
+            index: addr.index,
+            peer: addr.peer,
+            flow: addr.flow,
+            path: addr.path,
             state: SubflowState::Idle,
             mss,
             sizes: config.sizes,
@@ -362,7 +372,7 @@ impl Subflow {
 
     /// The subflow's index in its connection.
     pub fn index(&self) -> u16 {
-        self.addr.index
+        self.index
     }
     /// Lifecycle state.
     pub fn state(&self) -> SubflowState {
@@ -434,7 +444,7 @@ impl Subflow {
     }
     /// The path of this subflow's packets (to change its policy, e.g. to stop scattering).
     pub fn path_mut(&mut self) -> &mut PathChoice {
-        &mut self.addr.path
+        &mut self.path
     }
     /// The RTT estimator.
     pub fn rtt(&self) -> &RttEstimator {
@@ -466,7 +476,7 @@ impl Subflow {
     }
     /// Whether a timer event with `key` belongs to this subflow.
     pub fn owns_timer(&self, key: u32) -> bool {
-        key == self.addr.rto_timer_key || key == self.addr.syn_timer_key
+        key == self.rto_timer.key() || key == self.syn_timer.key()
     }
 
     /// The window state handed to a congestion controller.
@@ -480,7 +490,7 @@ impl Subflow {
             snd_max: self.snd_max,
             in_recovery: self.in_recovery(),
             srtt: self.rtt.srtt(),
-            subflow: self.addr.index,
+            subflow: self.index,
         }
     }
 
@@ -505,7 +515,7 @@ impl Subflow {
 
     fn send_syn(&mut self, ctx: &mut Ctx<'_>) {
         self.counters.syns_sent += 1;
-        let route = self.addr.path.control_route(ctx);
+        let route = self.path.control_route(ctx);
         ctx.send(self.control(PacketKind::Syn, route, self.sizes.syn, 0, ctx.now()));
         if self.trace.is_some() {
             let sent = u64::from(self.counters.syns_sent);
@@ -548,7 +558,7 @@ impl Subflow {
 
     /// Sends a pure ACK acknowledging `ack` (the handshake ACK, the ACK of a FIN+ACK).
     pub fn send_ack(&mut self, ctx: &mut Ctx<'_>, ack: u64) {
-        let route = self.addr.path.control_route(ctx);
+        let route = self.path.control_route(ctx);
         let mut p = self.control(
             PacketKind::Ack,
             route,
@@ -562,7 +572,7 @@ impl Subflow {
 
     /// Sends a RST (a connection that gives up tells its peer, so the peer closes too).
     pub fn send_rst(&mut self, ctx: &mut Ctx<'_>) {
-        let route = self.addr.path.control_route(ctx);
+        let route = self.path.control_route(ctx);
         ctx.send(self.control(
             PacketKind::Rst,
             route,
@@ -583,11 +593,11 @@ impl Subflow {
         Packet {
             seq,
             sent_at: now,
-            dst: self.addr.peer,
+            dst: self.peer,
             route,
             size_bytes: size,
-            flow: self.addr.flow,
-            subflow: self.addr.index,
+            flow: self.flow,
+            subflow: self.index,
             kind,
             ..Packet::default()
         }
@@ -634,7 +644,7 @@ impl Subflow {
             self.counters.retransmits += 1;
         }
         self.counters.packets_sent += 1;
-        let (route, scattered) = self.addr.path.data_route(ctx);
+        let (route, scattered) = self.path.data_route(ctx);
         let mut f = 0;
         if self.ecn.ect_data && (!retransmit || self.ecn.ect_retransmits) {
             f |= flags::ECT;
@@ -650,13 +660,13 @@ impl Subflow {
             ack: 0,
             data_seq,
             sent_at: now,
-            dst: self.addr.peer,
+            dst: self.peer,
             route,
             size_bytes: self.sizes.data(len),
             payload_bytes: len,
-            flow: self.addr.flow,
+            flow: self.flow,
             hop: 0,
-            subflow: self.addr.index,
+            subflow: self.index,
             kind: PacketKind::Data,
             flags: f,
         });
@@ -777,7 +787,7 @@ impl Subflow {
         };
         self.fin = Fin::Sent { transmissions };
         self.trace(ctx.now(), TraceKind::Fin, transmissions.into());
-        let route = self.addr.path.control_route(ctx);
+        let route = self.path.control_route(ctx);
         let mut p = self.control(
             PacketKind::Fin,
             route,
