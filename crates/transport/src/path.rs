@@ -29,8 +29,10 @@ pub enum PathPolicy {
     Pinned(u32),
     /// A fresh source port drawn uniformly from [`SCATTER_PORTS`] for every data packet, retransmissions
     /// included (packet scatter and MMPTCP phase 1, docs/model.md 5); such packets carry
-    /// [`flags::SCATTERED`](htsim_core::packet::flags::SCATTERED).
-    Scatter(SimRng),
+    /// [`flags::SCATTERED`](htsim_core::packet::flags::SCATTERED). The generator is boxed: its
+    /// 128-bit state would otherwise align every path choice, and every subflow holding one,
+    /// to 16 bytes.
+    Scatter(Box<SimRng>),
     /// Packet scatter in turn: data packet i takes path `start + i` (modulo the number of paths)
     /// of the path set, retransmissions included: htsim's `PACKET_SCATTER` without
     /// `RANDOM_PATH` (docs/model.md 5). Such packets carry

@@ -98,7 +98,7 @@ impl Transport for PsTransport {
         if self.spray {
             let draw: u64 = conn.rng.random();
             conn.path = match self.scatter {
-                ScatterOrder::Random => PathPolicy::Scatter(SimRng::seed_from_u64(draw)),
+                ScatterOrder::Random => PathPolicy::Scatter(Box::new(SimRng::seed_from_u64(draw))),
                 ScatterOrder::RoundRobin => PathPolicy::Cycle(draw as u32),
             };
         }

@@ -18,13 +18,14 @@ pub struct RttEstimator {
     kind: RttEstimatorKind,
     srtt_gain: f64,
     rttvar_gain: f64,
-    /// Smoothed RTT in picoseconds, once a sample exists.
-    srtt_ps: Option<f64>,
+    /// Smoothed RTT in picoseconds once a sample exists (`last_sample` is `Some`), else 0.
+    srtt_ps: f64,
     /// What [`RttEstimator::srtt`] returns: `srtt_ps` rounded, or the initial RTO before a
     /// sample. Kept up to date where `srtt_ps` changes: multipath connections read every
     /// subflow's on every ACK, and rounding an `f64` is a library call on baseline x86-64.
     srtt: SimTime,
     rttvar_ps: f64,
+    /// The most recent measurement; `None` until the first (and after a reset).
     last_sample: Option<SimTime>,
     initial_rto: SimTime,
     min_rto: SimTime,
@@ -39,7 +40,7 @@ impl RttEstimator {
             kind: config.rtt_estimator,
             srtt_gain: config.srtt_gain,
             rttvar_gain: config.rttvar_gain,
-            srtt_ps: None,
+            srtt_ps: 0.0,
             srtt: config.initial_rto,
             rttvar_ps: 0.0,
             last_sample: None,
@@ -53,7 +54,7 @@ impl RttEstimator {
     /// Forgets every sample and the backoff (docs/model.md 2.2: the estimator is reset at
     /// establishment; the handshake RTT is not sampled).
     pub fn reset(&mut self) {
-        self.srtt_ps = None;
+        self.srtt_ps = 0.0;
         self.srtt = self.initial_rto;
         self.rttvar_ps = 0.0;
         self.last_sample = None;
@@ -63,30 +64,25 @@ impl RttEstimator {
     /// Feeds one RTT measurement `m` and resets the backoff multiplier to 1 (Karn).
     pub fn sample(&mut self, m: SimTime) {
         let m_ps = m.as_ps() as f64;
+        if self.has_sample() {
+            let err = m_ps - self.srtt_ps;
+            self.rttvar_ps += self.rttvar_gain * (err.abs() - self.rttvar_ps);
+            self.srtt_ps += self.srtt_gain * err;
+        } else {
+            self.srtt_ps = m_ps;
+            self.rttvar_ps = match self.kind {
+                RttEstimatorKind::Rfc6298 => m_ps / 2.0,
+                RttEstimatorKind::Ns3MeanDeviation => m_ps,
+            };
+        }
         self.last_sample = Some(m);
         self.backoff = 1;
-        match self.srtt_ps {
-            None => {
-                self.srtt_ps = Some(m_ps);
-                self.rttvar_ps = match self.kind {
-                    RttEstimatorKind::Rfc6298 => m_ps / 2.0,
-                    RttEstimatorKind::Ns3MeanDeviation => m_ps,
-                };
-            }
-            Some(srtt) => {
-                let err = m_ps - srtt;
-                self.rttvar_ps += self.rttvar_gain * (err.abs() - self.rttvar_ps);
-                self.srtt_ps = Some(srtt + self.srtt_gain * err);
-            }
-        }
-        if let Some(s) = self.srtt_ps {
-            self.srtt = SimTime::from_ps(s.round() as u64);
-        }
+        self.srtt = SimTime::from_ps(self.srtt_ps.round() as u64);
     }
 
     /// Whether at least one sample has been taken.
     pub fn has_sample(&self) -> bool {
-        self.srtt_ps.is_some()
+        self.last_sample.is_some()
     }
 
     /// The smoothed RTT, or the initial RTO before the first sample (what ns-3 reports, and what
@@ -112,16 +108,18 @@ impl RttEstimator {
 
     /// The retransmission timeout, backoff included (docs/model.md 2.9).
     pub fn rto(&self) -> SimTime {
-        let base_ps = match self.srtt_ps {
-            None => self.initial_rto.as_ps(),
-            Some(srtt) => match self.kind {
+        let srtt = self.srtt_ps;
+        let base_ps = if !self.has_sample() {
+            self.initial_rto.as_ps()
+        } else {
+            match self.kind {
                 RttEstimatorKind::Rfc6298 => (srtt + 4.0 * self.rttvar_ps).round() as u64,
                 RttEstimatorKind::Ns3MeanDeviation => {
                     let ms = PS_PER_MS as f64;
                     let t = |x: f64| (x / ms).floor() as u64 * PS_PER_MS;
                     t(srtt) + 4 * t(self.rttvar_ps)
                 }
-            },
+            }
         };
         let base = base_ps.max(self.min_rto.as_ps());
         SimTime::from_ps(base.saturating_mul(self.backoff as u64))

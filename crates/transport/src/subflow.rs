@@ -48,18 +48,68 @@ pub struct SubflowEnv<'e, 'c> {
 }
 
 /// A sent, unacknowledged segment of the retransmission queue (docs/model.md 2.3 `rtxq`).
+///
+/// Its length is not stored: the queue is contiguous in subflow sequence space (new data is
+/// appended only at `snd_max`, acknowledged segments leave only from the front, resends keep
+/// their segment), so a segment ends where the next one starts and the last one ends at
+/// `snd_max`. The retransmitted flag is the top bit of the stored sequence number (byte
+/// sequence numbers never reach 2^63). 24 bytes instead of 32: the queues of a large
+/// multipath run hold millions of segments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Segment {
-    /// Subflow sequence number of the first byte.
-    pub seq: u64,
+    /// Subflow sequence number of the first byte, with [`Segment::RETRANSMITTED`] or-ed in.
+    seq_and_flag: u64,
     /// Data sequence number of the first byte (its DSN mapping, kept on retransmission).
-    pub data_seq: u64,
-    /// Payload bytes.
-    pub len: u32,
+    data_seq: u64,
     /// When it was last transmitted.
-    pub sent_at: SimTime,
+    sent_at: SimTime,
+}
+
+impl Segment {
+    /// The bit of `seq_and_flag` that marks a retransmitted segment.
+    const RETRANSMITTED: u64 = 1 << 63;
+
+    /// A never-retransmitted segment starting at subflow sequence number `seq` (< 2^63) and
+    /// data sequence number `data_seq`, sent at `sent_at`.
+    pub fn new(seq: u64, data_seq: u64, sent_at: SimTime) -> Self {
+        assert!(
+            seq < Self::RETRANSMITTED,
+            "subflow sequence number {seq} >= 2^63"
+        );
+        Segment {
+            seq_and_flag: seq,
+            data_seq,
+            sent_at,
+        }
+    }
+    /// Subflow sequence number of the first byte.
+    #[inline]
+    pub fn seq(&self) -> u64 {
+        self.seq_and_flag & !Self::RETRANSMITTED
+    }
+    /// Data sequence number of the first byte.
+    #[inline]
+    pub fn data_seq(&self) -> u64 {
+        self.data_seq
+    }
+    /// When it was last transmitted.
+    #[inline]
+    pub fn sent_at(&self) -> SimTime {
+        self.sent_at
+    }
     /// Whether it was ever retransmitted (Karn: no RTT sample from it).
-    pub retransmitted: bool,
+    #[inline]
+    pub fn retransmitted(&self) -> bool {
+        self.seq_and_flag & Self::RETRANSMITTED != 0
+    }
+    /// Records a transmission at `now`; `retransmit` marks it retransmitted for good.
+    #[inline]
+    fn sent(&mut self, now: SimTime, retransmit: bool) {
+        if retransmit {
+            self.seq_and_flag |= Self::RETRANSMITTED;
+        }
+        self.sent_at = now;
+    }
 }
 
 /// Where the subflow is in its life.
@@ -191,12 +241,20 @@ enum Fin {
 /// The sender side of one subflow.
 #[derive(Debug)]
 pub struct Subflow {
-    addr: SubflowAddr,
+    /// The subflow's index in its connection ([`SubflowAddr::index`]).
+    index: u16,
+    /// The peer endpoint ([`SubflowAddr::peer`]).
+    peer: EndpointId,
+    /// The flow number of its packets ([`SubflowAddr::flow`]).
+    flow: u32,
+    /// Path set, ports and data-path policy. (The timer keys live in the timers.)
+    path: PathChoice,
     state: SubflowState,
     mss: u64,
     sizes: PacketSizes,
     ecn: EcnMode,
-    rwnd_cap: Option<u64>,
+    /// The receive-window cap in bytes (`u64::MAX` when there is none).
+    rwnd_cap: u64,
     fr_inflation: FrInflation,
     careful_recovery: bool,
     full_ack_window: FullAckWindow,
@@ -232,12 +290,15 @@ impl Subflow {
         Subflow {
             rto_timer: Timer::new(addr.rto_timer_key),
             syn_timer: Timer::new(addr.syn_timer_key),
-            addr,
+            index: addr.index,
+            peer: addr.peer,
+            flow: addr.flow,
+            path: addr.path,
             state: SubflowState::Idle,
             mss,
             sizes: config.sizes,
             ecn: config.ecn,
-            rwnd_cap: config.rwnd_cap,
+            rwnd_cap: config.rwnd_cap.unwrap_or(u64::MAX),
             fr_inflation: config.fr_inflation,
             careful_recovery: config.careful_recovery,
             full_ack_window: config.full_ack_window,
@@ -311,7 +372,7 @@ impl Subflow {
 
     /// The subflow's index in its connection.
     pub fn index(&self) -> u16 {
-        self.addr.index
+        self.index
     }
     /// Lifecycle state.
     pub fn state(&self) -> SubflowState {
@@ -346,7 +407,7 @@ impl Subflow {
     /// (its DSN mapping), `None` when nothing is outstanding.
     pub fn first_unacked_data_seq(&self) -> Option<u64> {
         let front = self.rtxq.front()?;
-        Some(front.data_seq + self.snd_una.saturating_sub(front.seq))
+        Some(front.data_seq + self.snd_una.saturating_sub(front.seq()))
     }
     /// Next byte to send.
     pub fn snd_nxt(&self) -> u64 {
@@ -383,7 +444,7 @@ impl Subflow {
     }
     /// The path of this subflow's packets (to change its policy, e.g. to stop scattering).
     pub fn path_mut(&mut self) -> &mut PathChoice {
-        &mut self.addr.path
+        &mut self.path
     }
     /// The RTT estimator.
     pub fn rtt(&self) -> &RttEstimator {
@@ -415,7 +476,7 @@ impl Subflow {
     }
     /// Whether a timer event with `key` belongs to this subflow.
     pub fn owns_timer(&self, key: u32) -> bool {
-        key == self.addr.rto_timer_key || key == self.addr.syn_timer_key
+        key == self.rto_timer.key() || key == self.syn_timer.key()
     }
 
     /// The window state handed to a congestion controller.
@@ -429,7 +490,7 @@ impl Subflow {
             snd_max: self.snd_max,
             in_recovery: self.in_recovery(),
             srtt: self.rtt.srtt(),
-            subflow: self.addr.index,
+            subflow: self.index,
         }
     }
 
@@ -440,7 +501,7 @@ impl Subflow {
 
     /// The usable window: min(rwnd, cwnd) - (snd_nxt - snd_una), clamped at 0 (docs/model.md 2.4).
     pub fn usable_window(&self) -> u64 {
-        let wnd = self.rwnd_cap.map_or(self.cwnd, |r| r.min(self.cwnd));
+        let wnd = self.rwnd_cap.min(self.cwnd);
         wnd.saturating_sub(self.snd_nxt - self.snd_una)
     }
 
@@ -454,7 +515,7 @@ impl Subflow {
 
     fn send_syn(&mut self, ctx: &mut Ctx<'_>) {
         self.counters.syns_sent += 1;
-        let route = self.addr.path.control_route(ctx);
+        let route = self.path.control_route(ctx);
         ctx.send(self.control(PacketKind::Syn, route, self.sizes.syn, 0, ctx.now()));
         if self.trace.is_some() {
             let sent = u64::from(self.counters.syns_sent);
@@ -497,7 +558,7 @@ impl Subflow {
 
     /// Sends a pure ACK acknowledging `ack` (the handshake ACK, the ACK of a FIN+ACK).
     pub fn send_ack(&mut self, ctx: &mut Ctx<'_>, ack: u64) {
-        let route = self.addr.path.control_route(ctx);
+        let route = self.path.control_route(ctx);
         let mut p = self.control(
             PacketKind::Ack,
             route,
@@ -511,7 +572,7 @@ impl Subflow {
 
     /// Sends a RST (a connection that gives up tells its peer, so the peer closes too).
     pub fn send_rst(&mut self, ctx: &mut Ctx<'_>) {
-        let route = self.addr.path.control_route(ctx);
+        let route = self.path.control_route(ctx);
         ctx.send(self.control(
             PacketKind::Rst,
             route,
@@ -532,11 +593,11 @@ impl Subflow {
         Packet {
             seq,
             sent_at: now,
-            dst: self.addr.peer,
+            dst: self.peer,
             route,
             size_bytes: size,
-            flow: self.addr.flow,
-            subflow: self.addr.index,
+            flow: self.flow,
+            subflow: self.index,
             kind,
             ..Packet::default()
         }
@@ -545,7 +606,19 @@ impl Subflow {
     // ----- sending ------------------------------------------------------------------------
 
     fn segment_index(&self, seq: u64) -> Option<usize> {
-        self.rtxq.binary_search_by_key(&seq, |s| s.seq).ok()
+        self.rtxq.binary_search_by_key(&seq, Segment::seq).ok()
+    }
+
+    /// One past the last byte of `rtxq[i]`: where the next segment starts, or `snd_max`.
+    #[inline]
+    fn segment_end(&self, i: usize) -> u64 {
+        self.rtxq.get(i + 1).map_or(self.snd_max, Segment::seq)
+    }
+
+    /// Payload bytes of `rtxq[i]` (at most one MSS).
+    #[inline]
+    fn segment_len(&self, i: usize) -> u32 {
+        (self.segment_end(i) - self.rtxq[i].seq()) as u32
     }
 
     fn arm_rto_if_idle(&mut self, ctx: &mut Ctx<'_>) {
@@ -563,15 +636,15 @@ impl Subflow {
     /// Transmits `rtxq[i]`; a retransmission is marked (Karn) and counted.
     fn transmit(&mut self, i: usize, ctx: &mut Ctx<'_>, retransmit: bool) {
         let now = ctx.now();
+        let len = self.segment_len(i);
         let seg = &mut self.rtxq[i];
+        seg.sent(now, retransmit);
+        let (seq, data_seq) = (seg.seq(), seg.data_seq);
         if retransmit {
-            seg.retransmitted = true;
             self.counters.retransmits += 1;
         }
-        seg.sent_at = now;
-        let seg = *seg;
         self.counters.packets_sent += 1;
-        let (route, scattered) = self.addr.path.data_route(ctx);
+        let (route, scattered) = self.path.data_route(ctx);
         let mut f = 0;
         if self.ecn.ect_data && (!retransmit || self.ecn.ect_retransmits) {
             f |= flags::ECT;
@@ -583,17 +656,17 @@ impl Subflow {
             f |= flags::SCATTERED;
         }
         ctx.send(Packet {
-            seq: seg.seq,
+            seq,
             ack: 0,
-            data_seq: seg.data_seq,
+            data_seq,
             sent_at: now,
-            dst: self.addr.peer,
+            dst: self.peer,
             route,
-            size_bytes: self.sizes.data(seg.len),
-            payload_bytes: seg.len,
-            flow: self.addr.flow,
+            size_bytes: self.sizes.data(len),
+            payload_bytes: len,
+            flow: self.flow,
             hop: 0,
-            subflow: self.addr.index,
+            subflow: self.index,
             kind: PacketKind::Data,
             flags: f,
         });
@@ -601,18 +674,15 @@ impl Subflow {
 
     /// Packetises and sends `len` new bytes.
     fn send_new(&mut self, len: u32, env: &mut SubflowEnv<'_, '_>) {
+        // The queue stays contiguous: new data starts at snd_max and ends the queue.
+        debug_assert_eq!(self.snd_nxt, self.snd_max);
         let data_seq = env.source.take(len);
-        self.rtxq.push_back(Segment {
-            seq: self.snd_nxt,
-            data_seq,
-            len,
-            sent_at: env.ctx.now(),
-            retransmitted: false,
-        });
+        self.rtxq
+            .push_back(Segment::new(self.snd_max, data_seq, env.ctx.now()));
+        self.snd_max += len as u64;
+        self.snd_nxt = self.snd_max;
         let i = self.rtxq.len() - 1;
         self.transmit(i, env.ctx, false);
-        self.snd_nxt += len as u64;
-        self.snd_max = self.snd_max.max(self.snd_nxt);
         self.arm_rto_if_idle(env.ctx);
     }
 
@@ -621,7 +691,7 @@ impl Subflow {
         let Some(i) = self.segment_index(self.snd_nxt) else {
             return false;
         };
-        let len = self.rtxq[i].len as u64;
+        let len = self.segment_len(i) as u64;
         self.transmit(i, ctx, true);
         self.snd_nxt += len;
         self.arm_rto_if_idle(ctx);
@@ -668,7 +738,7 @@ impl Subflow {
             // A stored segment keeps its length: send it only when it fits (**[PROPOSED]**).
             let fits = self
                 .segment_index(self.snd_nxt)
-                .is_some_and(|i| self.rtxq[i].len as u64 <= usable);
+                .is_some_and(|i| self.segment_len(i) as u64 <= usable);
             return if fits {
                 SendRoom::Open { resend: true }
             } else {
@@ -717,7 +787,7 @@ impl Subflow {
         };
         self.fin = Fin::Sent { transmissions };
         self.trace(ctx.now(), TraceKind::Fin, transmissions.into());
-        let route = self.addr.path.control_route(ctx);
+        let route = self.path.control_route(ctx);
         let mut p = self.control(
             PacketKind::Fin,
             route,
@@ -750,14 +820,14 @@ impl Subflow {
         let a = packet.ack.min(self.snd_max);
         // Karn's sample: the oldest segment, fully covered and never retransmitted (2.9).
         if let Some(front) = self.rtxq.front() {
-            if a >= front.seq + front.len as u64 && !front.retransmitted {
+            if a >= self.segment_end(0) && !front.retransmitted() {
                 self.rtt.sample(now.saturating_sub(front.sent_at));
             }
         }
         let kind = if a > self.snd_una {
             AckKind::New
         } else if a == self.snd_una
-            && self.rtxq.front().is_some_and(|s| s.seq == a)
+            && self.rtxq.front().is_some_and(|s| s.seq() == a)
             && a < self.snd_nxt
         {
             AckKind::Duplicate
@@ -795,7 +865,7 @@ impl Subflow {
     }
 
     fn drop_acked(&mut self, a: u64) {
-        while self.rtxq.front().is_some_and(|s| s.seq + s.len as u64 <= a) {
+        while !self.rtxq.is_empty() && self.segment_end(0) <= a {
             self.rtxq.pop_front();
         }
     }
@@ -816,7 +886,7 @@ impl Subflow {
                 self.snd_nxt = a;
             }
             if let Some(i) = self.segment_index(a) {
-                let len = self.rtxq[i].len as u64;
+                let len = self.segment_len(i) as u64;
                 self.transmit(i, env.ctx, true);
                 if self.snd_nxt == a {
                     self.snd_nxt += len;
@@ -965,5 +1035,41 @@ impl Subflow {
         self.counters.timeouts += 1;
         self.trace_window(env.ctx.now());
         TimerOutcome::Rto
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_segment_round_trips_its_fields_and_flag() {
+        let big = (1 << 63) - 1;
+        for (seq, data_seq) in [(FIRST_SEQ, 0), (big, u64::MAX), (1 << 40, 7)] {
+            let t0 = SimTime::from_us(3);
+            let mut s = Segment::new(seq, data_seq, t0);
+            assert_eq!((s.seq(), s.data_seq(), s.sent_at()), (seq, data_seq, t0));
+            assert!(!s.retransmitted());
+            s.sent(SimTime::from_us(5), false);
+            assert!(!s.retransmitted(), "an original transmission is not marked");
+            s.sent(SimTime::from_us(9), true);
+            assert!(s.retransmitted());
+            assert_eq!((s.seq(), s.sent_at()), (seq, SimTime::from_us(9)));
+            s.sent(SimTime::from_us(11), false);
+            assert!(s.retransmitted(), "the mark stays");
+            assert_eq!((s.seq(), s.data_seq()), (seq, data_seq));
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = ">= 2^63")]
+    fn a_segment_rejects_a_sequence_number_that_would_hide_the_flag() {
+        Segment::new(1 << 63, 0, SimTime::ZERO);
+    }
+
+    #[test]
+    fn a_segment_takes_three_words() {
+        // The point of the encoding (a k=32 MPTCP run queues millions of segments).
+        assert_eq!(std::mem::size_of::<Segment>(), 24);
     }
 }

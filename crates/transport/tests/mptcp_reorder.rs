@@ -59,7 +59,7 @@ fn spray(
             let mut t = PsTransport::new(profile);
             t.auto_dupthresh = false;
             t.config.reorder_hold = hold;
-            spec.path = PathPolicy::Scatter(w.streams().substream("scatter", 0));
+            spec.path = PathPolicy::Scatter(Box::new(w.streams().substream("scatter", 0)));
             t.open(&mut w, spec).expect("open");
         }
         Kind::MmptcpPhase1 | Kind::MmptcpSwitchAtHalf => {

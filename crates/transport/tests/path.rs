@@ -62,7 +62,7 @@ fn ecmp_pins_a_flow_pinned_forces_a_path_scatter_sprays() {
     );
 
     let rng = World::new(1).streams().substream("scatter", 0);
-    let (spray, _) = packets_per_path(PathPolicy::Scatter(rng), 1);
+    let (spray, _) = packets_per_path(PathPolicy::Scatter(Box::new(rng)), 1);
     let total: u64 = spray.iter().sum();
     // 143 data segments plus a few control packets: each path gets roughly a quarter.
     for c in spray {

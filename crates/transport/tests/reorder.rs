@@ -38,7 +38,7 @@ fn spray(hold: Option<ReorderHold>, drop: Vec<u64>, bytes: u64) -> (FlowRecord, 
         SimTime::ZERO,
         w.streams().substream("conn", 0),
     );
-    spec.path = PathPolicy::Scatter(w.streams().substream("scatter", 0));
+    spec.path = PathPolicy::Scatter(Box::new(w.streams().substream("scatter", 0)));
     spec.report = Some(report.clone());
     t.open(&mut w, spec).expect("open");
     w.run();

@@ -620,6 +620,56 @@ fn duplicate_acks_of_go_back_n_resends_do_not_start_fast_retransmit() {
     assert!(r.fast_retransmits >= 2, "faithful: {r:?}");
 }
 
+/// Every resend (fast, partial-ACK, go-back-N after an RTO) carries the bytes of the segment's
+/// first transmission, the runt tail segment included: the retransmission queue derives a
+/// segment's length from where the next one starts (or `snd_max`), so this checks that
+/// derivation against the lengths the first transmissions had.
+#[test]
+fn resends_carry_the_lengths_of_the_first_transmissions() {
+    // 500 300 B: full segments and a runt tail, with the losses of the test above (a lost
+    // retransmission: an RTO and go-back-N resends).
+    let size = 500_300;
+    let (r, _, log) = lossy_flow_with(TcpConfig::rfc(), size, vec![30, 34, 38, 42, 46, 50], 1);
+    let mut first = std::collections::BTreeMap::<u64, u32>::new();
+    for s in log.data.iter().filter(|s| !s.retransmit) {
+        assert!(
+            first.insert(s.seq, s.payload).is_none(),
+            "new data at {} sent once",
+            s.seq
+        );
+    }
+    // The first transmissions tile the flow: each starts where the previous ended.
+    let mut next = 1;
+    for (&seq, &len) in &first {
+        assert_eq!(seq, next, "contiguous");
+        assert!(len > 0);
+        next += u64::from(len);
+    }
+    assert_eq!(next, size + 1, "the whole flow");
+    let mss = first[&1];
+    let tail = *first.values().last().unwrap();
+    assert_eq!(u64::from(tail), size % u64::from(mss), "a runt tail");
+    let resent: Vec<_> = log.data.iter().filter(|s| s.retransmit).collect();
+    assert!(r.timeouts >= 1 && resent.len() >= 6, "{r:?}");
+    for s in resent {
+        assert_eq!(s.payload, first[&s.seq], "resend of {}", s.seq);
+    }
+}
+
+/// A lost runt tail is resent with its own length after the RTO.
+#[test]
+fn a_lost_runt_tail_is_resent_whole() {
+    // 70 500 B = 50 full segments and a 500 B tail (the 51st data arrival), dropped.
+    let (r, _, log) = lossy_flow(TcpConfig::rfc(), 70_500, vec![51]);
+    let lost = log.data[50];
+    assert!(lost.dropped && !lost.retransmit);
+    assert_eq!((lost.seq, lost.payload), (70_001, 500), "{lost:?}");
+    let rtx: Vec<_> = log.data.iter().filter(|s| s.retransmit).collect();
+    assert_eq!(r.timeouts, 1);
+    assert_eq!(rtx.len(), 1);
+    assert_eq!((rtx[0].seq, rtx[0].payload), (70_001, 500));
+}
+
 /// The longest run of data arrivals at the bottleneck spaced by at most 1.5 us, i.e. sent back
 /// to back on the 10 Gb/s access link (a 1462 B packet takes 1.17 us there, 11.7 us on the
 /// 1 Gb/s bottleneck that clocks the ACKs).

@@ -761,7 +761,7 @@ pub fn open_multipath(
     let receiver = spawner.reserve();
     let flow = conn.flow_id as u32;
     let sf0_policy = match &mmptcp {
-        Some(_) => PathPolicy::Scatter(SimRng::seed_from_u64(rng.random())),
+        Some(_) => PathPolicy::Scatter(Box::new(SimRng::seed_from_u64(rng.random()))),
         None => pins.policy(0),
     };
     let mut sf0 = Subflow::new(

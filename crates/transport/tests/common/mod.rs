@@ -21,6 +21,8 @@ pub struct Seen {
     pub at: SimTime,
     pub flow: u32,
     pub seq: u64,
+    /// Payload bytes.
+    pub payload: u32,
     pub retransmit: bool,
     pub dropped: bool,
 }
@@ -95,6 +97,7 @@ impl QueueDiscipline for TestQueue {
             at: now,
             flow: packet.flow,
             seq: packet.seq,
+            payload: packet.payload_bytes,
             retransmit,
             dropped: drop,
         });
