@@ -5,7 +5,7 @@
 //! one packet leaving one link. Run with `cargo bench --bench engine`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use htsim_core::ids::HostId;
+use htsim_core::ids::{HostId, LinkId};
 use htsim_core::queue::{Discipline, Queue};
 use htsim_core::source::{Sink, SourceSpec, WindowSource};
 use htsim_core::units::BufferSize;
@@ -48,9 +48,8 @@ fn build(hops: usize, flows: usize) -> World {
 }
 
 fn packet_hops(w: &World) -> u64 {
-    w.links()
-        .iter()
-        .map(|l| l.counters(w.now()).packets_departed)
+    (0..w.links().len() as u32)
+        .map(|i| w.link_counters(LinkId(i)).packets_departed)
         .sum()
 }
 

@@ -28,7 +28,6 @@ pub mod packet;
 pub mod params;
 mod prefetch;
 pub mod queue;
-mod ring;
 pub mod rng;
 pub mod routing;
 pub mod source;
@@ -36,6 +35,7 @@ pub mod suggest;
 pub mod time;
 pub mod timer;
 pub mod units;
+mod wires;
 pub mod world;
 
 pub use time::{Rate, SimTime};

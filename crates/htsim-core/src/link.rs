@@ -13,10 +13,11 @@
 //!
 //! What a packet-by-packet model would observe is recovered exactly from the stored instants:
 //! - the queue seen by an arriving packet is the packets whose service has not started yet
-//!   (`start > now`), the packet in service not counted ([`Link::occupancy`]); a packet whose
+//!   (`start > now`), the packet in service not counted
+//!   ([`World::link_occupancy`](crate::world::World::link_occupancy)); a packet whose
 //!   service starts at the very instant another arrives is in service, not waiting;
 //! - departures and busy time are counted on admission and the part still in the future is
-//!   subtracted when read ([`Link::counters`]).
+//!   subtracted when read ([`World::link_counters`](crate::world::World::link_counters)).
 //!
 //! Link changes at a given time ([`LinkChange`]):
 //! - `Rate`: the packet in service keeps the completion time it was given; the new rate applies
@@ -31,9 +32,9 @@
 use crate::packet::{PacketId, PacketPool};
 use crate::prefetch::prefetch;
 use crate::queue::{Admission, Occupancy, Queue, QueueCounters, Transit};
-use crate::ring::Ring;
 use crate::time::{Rate, SimTime};
 use crate::units::BufferSize;
+use crate::wires::{Fifo, Loc, Wires};
 
 /// A change applied to a link at a scheduled time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,11 +58,14 @@ pub enum LinkChange {
 /// rate change retimes the waiting ones), so there it is `lands - delay - serialisation time`
 /// ([`Link::start_of_waiting`]).
 #[derive(Clone, Copy, Debug, Default)]
-struct OnWire {
+pub(crate) struct OnWire {
     t: Transit,
     /// When it lands at the far end (end of serialisation + propagation delay).
     lands: SimTime,
 }
+
+/// Where the packets on every link are stored (see [`crate::wires`]).
+pub(crate) type WireStore = Wires<OnWire>;
 
 /// What became of a packet offered to a link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,6 +78,9 @@ pub(crate) enum Offer {
 
 /// A directed link: queue policy, rate, propagation delay and the packets on it.
 ///
+/// The packets on it are stored in the world's pool of wire pages (one FIFO per link), which the
+/// methods that read or change them take.
+///
 /// Laid out by hand (`repr(C)`, cache-line aligned) for the per-hop path: the first 64-byte
 /// line holds everything a landing reads and an admission reads first (the wire, the waiting
 /// counts, `busy_until`, `epoch`, `up`); the second the service parameters and the queue's
@@ -82,7 +89,9 @@ pub(crate) enum Offer {
 #[repr(C, align(64))]
 pub struct Link {
     /// Every packet accepted and not landed, in order (start, and landing, times increase).
-    wire: Ring<OnWire>,
+    wire: Fifo,
+    /// Where the first of the waiting packets is, when there are any.
+    first_waiting: Loc,
     /// How many packets at the back of `wire` had not started service at the last settle.
     waiting_packets: usize,
     /// Their bytes.
@@ -105,7 +114,8 @@ impl Link {
     /// A link of `rate` and one-way propagation `delay` fed by `queue`.
     pub fn new(rate: Rate, delay: SimTime, queue: Queue) -> Self {
         Link {
-            wire: Ring::new(),
+            wire: Fifo::EMPTY,
+            first_waiting: 0,
             waiting_packets: 0,
             waiting_bytes: 0,
             busy_until: SimTime::ZERO,
@@ -141,11 +151,15 @@ impl Link {
     /// The queue as an arriving packet would see it at `now`: the packets (and bytes) whose
     /// service has not started, and the limit. `now` must not be earlier than the last packet
     /// offered (it is the world's clock).
-    pub fn occupancy(&self, now: SimTime) -> Occupancy {
+    pub(crate) fn occupancy(&self, wires: &WireStore, now: SimTime) -> Occupancy {
         // Only packets counted as waiting can still be: the others started by the last settle.
-        let waiting = self.wire.iter_rev().take(self.waiting_packets);
-        let waiting = waiting.take_while(|e| self.start_of_waiting(e) > now);
-        let (packets, bytes) = waiting.fold((0, 0), |(p, b), e| (p + 1, b + e.t.size as u64));
+        let (mut packets, mut bytes) = (0, 0);
+        self.for_each_waiting(wires, |e| {
+            if self.start_of_waiting(e) > now {
+                packets += 1;
+                bytes += e.t.size as u64;
+            }
+        });
         Occupancy {
             packets,
             bytes,
@@ -156,17 +170,18 @@ impl Link {
     /// The queue's counters as of `now`: departures and busy time count only serialisation that
     /// has ended (departures) or started (busy time, the packet in service counted whole).
     /// `now` must not be earlier than the last packet offered (it is the world's clock).
-    pub fn counters(&self, now: SimTime) -> QueueCounters {
+    pub(crate) fn counters(&self, wires: &WireStore, now: SimTime) -> QueueCounters {
         let mut c = self.queue.counters;
-        for (from_back, e) in self.wire.iter_rev().enumerate() {
+        let first_waiting = self.wire.len() - self.waiting_packets;
+        for (i, e) in wires.iter(&self.wire).enumerate() {
             let departs = e.lands - self.delay;
             if departs <= now {
-                break;
+                continue;
             }
             c.packets_departed -= 1;
             c.bytes_departed -= e.t.size as u64;
             // Only packets counted as waiting can have a start after `now` (see `occupancy`).
-            if from_back < self.waiting_packets {
+            if i >= first_waiting {
                 let tx = self.serialisation_time(e.t.size as u64);
                 if departs - tx > now {
                     c.busy_time -= tx;
@@ -195,14 +210,26 @@ impl Link {
 
     /// Asks the CPU to start loading the head of the wire, the packet that lands next. A hint.
     #[inline]
-    pub(crate) fn prefetch_head(&self) {
-        prefetch(self.wire.front_address() as *const u8);
+    pub(crate) fn prefetch_head(&self, wires: &WireStore) {
+        prefetch(wires.front_address(&self.wire) as *const u8);
     }
 
-    /// Asks the CPU to start loading the slot of the wire the next admission writes. A hint.
+    /// Asks the CPU to start loading the slot of the wire the next admission writes (when it
+    /// is in the wire's last page). A hint.
     #[inline]
-    pub(crate) fn prefetch_tail(&self) {
-        prefetch(self.wire.next_slot_address() as *const u8);
+    pub(crate) fn prefetch_tail(&self, wires: &WireStore) {
+        prefetch(wires.next_slot_address(&self.wire) as *const u8);
+    }
+
+    /// Calls `f` on each packet counted as waiting, front to back.
+    fn for_each_waiting(&self, wires: &WireStore, mut f: impl FnMut(&OnWire)) {
+        let mut loc = self.first_waiting;
+        for i in 0..self.waiting_packets {
+            if i > 0 {
+                loc = wires.after(loc);
+            }
+            f(wires.get(loc));
+        }
     }
 
     /// The time to serialise `bytes` at the current rate (rounded up to the picosecond).
@@ -220,28 +247,35 @@ impl Link {
 
     /// Forgets, in the waiting count, the packets whose service has started by `now`.
     #[inline(always)]
-    fn settle(&mut self, now: SimTime) {
+    fn settle(&mut self, wires: &WireStore, now: SimTime) {
         while self.waiting_packets > 0 {
-            let Some(e) = self.wire.get(self.wire.len() - self.waiting_packets) else {
-                break;
-            };
+            let e = wires.get(self.first_waiting);
             if self.start_of_waiting(e) > now {
                 break;
             }
             self.waiting_packets -= 1;
             self.waiting_bytes -= e.t.size as u64;
+            if self.waiting_packets > 0 {
+                self.first_waiting = wires.after(self.first_waiting);
+            }
         }
     }
 
     /// Offers a packet arriving at `now`: the discipline admits, marks or drops it, and an
     /// accepted packet is given its service and landing instants.
     #[inline(always)]
-    pub(crate) fn offer(&mut self, t: Transit, pool: &mut PacketPool, now: SimTime) -> Offer {
+    pub(crate) fn offer(
+        &mut self,
+        t: Transit,
+        wires: &mut WireStore,
+        pool: &mut PacketPool,
+        now: SimTime,
+    ) -> Offer {
         if !self.up {
             self.queue.count_drop(t.size as u64);
             return Offer::Dropped;
         }
-        self.settle(now);
+        self.settle(wires, now);
         let occupancy = Occupancy {
             packets: self.waiting_packets as u64,
             bytes: self.waiting_bytes,
@@ -256,49 +290,58 @@ impl Link {
         let departs = start.saturating_add(tx);
         self.busy_until = departs;
         self.queue.count_service(size, tx);
+        let lands = departs.saturating_add(self.delay);
+        let loc = wires.push_back(&mut self.wire, OnWire { t, lands });
         if start > now {
+            if self.waiting_packets == 0 {
+                self.first_waiting = loc;
+            }
             self.waiting_packets += 1;
             self.waiting_bytes += size;
         }
-        let lands = departs.saturating_add(self.delay);
-        self.wire.push_back(OnWire { t, lands });
         Offer::Accepted((self.wire.len() == 1).then_some(lands))
     }
 
     /// Takes the head packet, which lands at `now`; returns it and the next one with its
     /// landing time, if any.
     #[inline(always)]
-    pub(crate) fn land(&mut self) -> Option<(Transit, Option<(SimTime, Transit)>)> {
-        let e = self.wire.pop_front()?;
+    pub(crate) fn land(
+        &mut self,
+        wires: &mut WireStore,
+    ) -> Option<(Transit, Option<(SimTime, Transit)>)> {
+        let e = wires.pop_front(&mut self.wire)?;
         if self.waiting_packets > self.wire.len() {
             // The head was still counted as waiting (no arrival settled the count since its
             // service started, long before it landed): forget it, so the waiting packets stay
-            // the back of the wire.
+            // the back of the wire, from its new head.
             self.waiting_packets -= 1;
             self.waiting_bytes -= e.t.size as u64;
+            self.first_waiting = self.wire.head();
         }
-        Some((e.t, self.wire.front().map(|e| (e.lands, e.t))))
+        Some((e.t, wires.front(&self.wire).map(|e| (e.lands, e.t))))
     }
 
     /// Changes the rate at `now`: the packet in service keeps its instants; the waiting ones are
     /// served at the new rate, back to back after it.
-    pub(crate) fn set_rate(&mut self, rate: Rate, now: SimTime) {
+    pub(crate) fn set_rate(&mut self, rate: Rate, wires: &mut WireStore, now: SimTime) {
         // Settle and read the waiting packets' instants at the rate they were timed at.
-        self.settle(now);
+        self.settle(wires, now);
         let (old_ps_per_byte, old_rate) = (self.ps_per_byte, self.rate);
         self.rate = rate;
         self.ps_per_byte = exact_ps_per_byte(rate);
-        let first = self.wire.len() - self.waiting_packets;
-        let Some(head) = self.wire.get(first) else {
+        if self.waiting_packets == 0 {
             return;
-        };
+        }
         let delay = self.delay;
         let old_tx = |e: &OnWire| serialisation_time(old_ps_per_byte, old_rate, e.t.size as u64);
+        let head = wires.get(self.first_waiting);
         let mut start = head.lands - delay - old_tx(head);
-        for i in first..self.wire.len() {
-            let Some(e) = self.wire.get_mut(i) else {
-                break;
-            };
+        let mut loc = self.first_waiting;
+        for i in 0..self.waiting_packets {
+            if i > 0 {
+                loc = wires.after(loc);
+            }
+            let e = wires.get_mut(loc);
             let tx = serialisation_time(self.ps_per_byte, rate, e.t.size as u64);
             self.queue.counters.busy_time = self.queue.counters.busy_time - old_tx(e) + tx;
             let departs = start.saturating_add(tx);
@@ -310,15 +353,16 @@ impl Link {
 
     /// Takes the link down at `now`; returns every packet on it (waiting, in service,
     /// propagating). Serialisation that had not ended never happened, in the counters.
-    pub(crate) fn go_down(&mut self, now: SimTime) -> Vec<PacketId> {
+    pub(crate) fn go_down(&mut self, wires: &mut WireStore, now: SimTime) -> Vec<PacketId> {
         self.up = false;
         self.epoch = self.epoch.wrapping_add(1);
-        self.queue.counters = self.counters(now);
+        self.queue.counters = self.counters(wires, now);
         self.queue.counters.packets_lost_link_down += self.wire.len() as u64;
         self.waiting_packets = 0;
         self.waiting_bytes = 0;
         self.busy_until = now;
-        self.wire.take_all().into_iter().map(|e| e.t.id).collect()
+        let lost = wires.take_all(&mut self.wire);
+        lost.into_iter().map(|e| e.t.id).collect()
     }
 
     pub(crate) fn go_up(&mut self) {
@@ -352,7 +396,8 @@ mod tests {
         assert_eq!(align_of::<Link>(), 64);
         // A landing reads only the first line.
         for end in [
-            offset_of!(Link, wire) + std::mem::size_of::<Ring<OnWire>>(),
+            offset_of!(Link, wire) + std::mem::size_of::<Fifo>(),
+            offset_of!(Link, first_waiting) + 4,
             offset_of!(Link, waiting_packets) + 8,
             offset_of!(Link, waiting_bytes) + 8,
             offset_of!(Link, busy_until) + 8,

@@ -18,7 +18,7 @@ use crate::endpoint::{Ctx, Endpoint};
 use crate::event_queue::{EventQueue, PendingEvents};
 use crate::flow::FlowRecord;
 use crate::ids::{EndpointId, LinkId};
-use crate::link::{Link, LinkChange, Offer};
+use crate::link::{Link, LinkChange, Offer, WireStore};
 use crate::packet::{Packet, PacketId, PacketKind, PacketPool};
 use crate::prefetch::prefetch;
 use crate::queue::{Occupancy, Queue, QueueCounters, Transit};
@@ -141,6 +141,8 @@ pub struct World {
     events: EventQueue<Event>,
     pool: PacketPool,
     links: Vec<Link>,
+    /// The packets on the links ([`crate::wires`]).
+    wires: WireStore,
     routes: RouteTable,
     routing_mode: RoutingMode,
     salt: u64,
@@ -176,6 +178,7 @@ impl World {
             events: EventQueue::new(),
             pool: PacketPool::new(),
             links: Vec::new(),
+            wires: WireStore::new(),
             routes: RouteTable::new(),
             routing_mode: RoutingMode::Ecmp,
             salt,
@@ -205,14 +208,17 @@ impl World {
         &self.links[id.0 as usize]
     }
 
-    /// The counters of link `id`'s queue as of now (see [`Link::counters`]).
+    /// The counters of link `id`'s queue as of now: departures and busy time count only
+    /// serialisation that has ended (departures) or started (busy time, the packet in service
+    /// counted whole).
     pub fn link_counters(&self, id: LinkId) -> QueueCounters {
-        self.link(id).counters(self.now)
+        self.link(id).counters(&self.wires, self.now)
     }
 
-    /// The queue of link `id` as an arriving packet would see it now (see [`Link::occupancy`]).
+    /// The queue of link `id` as an arriving packet would see it now: the packets (and bytes)
+    /// whose service has not started, and the limit.
     pub fn link_occupancy(&self, id: LinkId) -> Occupancy {
-        self.link(id).occupancy(self.now)
+        self.link(id).occupancy(&self.wires, self.now)
     }
 
     /// Caps the number of links this world may hold (a memory budget): topology builders check
@@ -488,9 +494,9 @@ impl World {
             }
         }
         if let Some((link, next, packet)) = self.upcoming_landing(0) {
-            link.prefetch_head();
+            link.prefetch_head(&self.wires);
             match next {
-                Some(next) => next.prefetch_tail(),
+                Some(next) => next.prefetch_tail(&self.wires),
                 None => self.prefetch_endpoint(packet),
             }
         }
@@ -607,7 +613,7 @@ impl World {
     #[inline(always)]
     fn enqueue(&mut self, link_id: LinkId, t: Transit) {
         let link = &mut self.links[link_id.0 as usize];
-        match link.offer(t, &mut self.pool, self.now) {
+        match link.offer(t, &mut self.wires, &mut self.pool, self.now) {
             Offer::Dropped => {
                 self.stats.packets_dropped += 1;
                 self.pool.release(t.id);
@@ -634,7 +640,7 @@ impl World {
         if link.epoch != epoch {
             return;
         }
-        let Some((mut t, next)) = link.land() else {
+        let Some((mut t, next)) = link.land(&mut self.wires) else {
             return;
         };
         if let Some((lands, head)) = next {
@@ -710,14 +716,14 @@ impl World {
         let now = self.now;
         let link = &mut self.links[link_id.0 as usize];
         match change {
-            LinkChange::Rate(rate) => link.set_rate(rate, now),
+            LinkChange::Rate(rate) => link.set_rate(rate, &mut self.wires, now),
             LinkChange::Limit(limit) => link.queue.set_limit(limit),
             LinkChange::Up => link.go_up(),
             LinkChange::Down => {
                 if !link.is_up() {
                     return;
                 }
-                let lost = link.go_down(now);
+                let lost = link.go_down(&mut self.wires, now);
                 self.stats.packets_lost_link_down += lost.len() as u64;
                 for id in lost {
                     self.pool.release(id);

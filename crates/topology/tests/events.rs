@@ -236,8 +236,10 @@ fn down_loses_what_is_on_the_link_and_up_restores_it() {
 }
 
 fn lost(w: &World) -> u64 {
-    w.links()
-        .iter()
-        .map(|l| l.counters(w.now()).packets_lost_link_down)
+    (0..w.links().len() as u32)
+        .map(|i| {
+            w.link_counters(htsim_core::ids::LinkId(i))
+                .packets_lost_link_down
+        })
         .sum()
 }
