@@ -677,10 +677,9 @@ impl Subflow {
         // The queue stays contiguous: new data starts at snd_max and ends the queue.
         debug_assert_eq!(self.snd_nxt, self.snd_max);
         let data_seq = env.source.take(len);
-        push_segment(
-            &mut self.rtxq,
-            Segment::new(self.snd_max, data_seq, env.ctx.now()),
-        );
+        crate::grow::reserve_one(&mut self.rtxq);
+        self.rtxq
+            .push_back(Segment::new(self.snd_max, data_seq, env.ctx.now()));
         self.snd_max += len as u64;
         self.snd_nxt = self.snd_max;
         let i = self.rtxq.len() - 1;
@@ -1040,35 +1039,9 @@ impl Subflow {
     }
 }
 
-/// Appends `seg` to a retransmission queue. A full queue grows by about an eighth, not by
-/// doubling: thousands of subflows each keep a window's worth of segments, and doubled capacity
-/// would leave up to half of it unused.
-fn push_segment(rtxq: &mut VecDeque<Segment>, seg: Segment) {
-    if rtxq.len() == rtxq.capacity() {
-        rtxq.reserve_exact((rtxq.len() / 8).max(4));
-    }
-    rtxq.push_back(seg);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_retransmission_queue_grows_by_an_eighth() {
-        let mut q = VecDeque::new();
-        for i in 0..2000u64 {
-            push_segment(&mut q, Segment::new(FIRST_SEQ + i, i, SimTime::ZERO));
-            assert!(
-                q.capacity() <= q.len() + q.len() / 8 + 4,
-                "{} segments in a capacity of {}",
-                q.len(),
-                q.capacity()
-            );
-        }
-        let seqs: Vec<u64> = q.iter().map(Segment::seq).collect();
-        assert_eq!(seqs, (0..2000).map(|i| FIRST_SEQ + i).collect::<Vec<_>>());
-    }
 
     #[test]
     fn a_segment_round_trips_its_fields_and_flag() {
