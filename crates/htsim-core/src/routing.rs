@@ -73,11 +73,23 @@ pub fn reduce(hash: u64, n: u32) -> u32 {
 
 const UNRESOLVED: RouteId = RouteId(u32::MAX);
 
+/// A path set's routes are kept in blocks of this many paths, each allocated when one of its
+/// paths is first used: a k=32 FatTree pair has 256 paths, of which an MPTCP connection with 8
+/// subflows uses about 8, so a dense array per set would be mostly empty.
+const BLOCK: u32 = 8;
+
+/// A path set's block that holds no route yet.
+const NO_BLOCK: u32 = u32::MAX;
+
 #[derive(Debug)]
 struct PathSet {
     src: HostId,
     dst: HostId,
-    routes: Vec<RouteId>,
+    /// Number of paths.
+    count: u32,
+    /// Index in [`RouteTable::blocks`] of the pool slot of this set's first block; its
+    /// `count.div_ceil(BLOCK)` blocks follow.
+    first_block: u32,
 }
 
 /// Marks the end of a route in [`RouteTable`]'s flat array of links.
@@ -91,6 +103,10 @@ pub struct RouteTable {
     spans: Vec<(u32, u32)>,
     by_links: HashMap<Box<[LinkId]>, RouteId>,
     sets: Vec<PathSet>,
+    /// Per path set, the pool slot of each of its blocks ([`NO_BLOCK`] until first used).
+    blocks: Vec<u32>,
+    /// Blocks of routes of path sets, [`UNRESOLVED`] where a path was not used yet.
+    pool: Vec<[RouteId; BLOCK as usize]>,
     set_by_pair: HashMap<(HostId, HostId), PathSetId>,
     source: Option<Box<dyn PathSource>>,
     scratch: Vec<LinkId>,
@@ -119,6 +135,8 @@ impl RouteTable {
             spans: Vec::new(),
             by_links: HashMap::new(),
             sets: Vec::new(),
+            blocks: Vec::new(),
+            pool: Vec::new(),
             set_by_pair: HashMap::new(),
             source: None,
             scratch: Vec::new(),
@@ -197,10 +215,14 @@ impl RouteTable {
             return None;
         }
         let id = PathSetId(self.sets.len() as u32);
+        let first_block = self.blocks.len() as u32;
+        self.blocks
+            .resize(self.blocks.len() + n.div_ceil(BLOCK) as usize, NO_BLOCK);
         self.sets.push(PathSet {
             src,
             dst,
-            routes: vec![UNRESOLVED; n as usize],
+            count: n,
+            first_block,
         });
         self.set_by_pair.insert((src, dst), id);
         Some(id)
@@ -209,7 +231,7 @@ impl RouteTable {
     /// Number of paths in a path set.
     #[inline]
     pub fn path_count(&self, set: PathSetId) -> u32 {
-        self.sets[set.0 as usize].routes.len() as u32
+        self.sets[set.0 as usize].count
     }
 
     /// The (source, destination) hosts of a path set.
@@ -222,12 +244,15 @@ impl RouteTable {
     #[inline]
     pub fn route(&mut self, set: PathSetId, index: u32) -> RouteId {
         let s = &self.sets[set.0 as usize];
-        let n = s.routes.len() as u32;
+        let n = s.count;
         // Callers mostly pass an index already in range (ECMP's reduce): skip the division.
         let index = if index < n { index } else { index % n };
-        let r = s.routes[index as usize];
-        if r != UNRESOLVED {
-            return r;
+        let block = self.blocks[(s.first_block + index / BLOCK) as usize];
+        if block != NO_BLOCK {
+            let r = self.pool[block as usize][(index % BLOCK) as usize];
+            if r != UNRESOLVED {
+                return r;
+            }
         }
         self.resolve(set, index)
     }
@@ -242,7 +267,12 @@ impl RouteTable {
         }
         let id = self.intern(&scratch);
         self.scratch = scratch;
-        self.sets[set.0 as usize].routes[index as usize] = id;
+        let slot = (self.sets[set.0 as usize].first_block + index / BLOCK) as usize;
+        if self.blocks[slot] == NO_BLOCK {
+            self.blocks[slot] = self.pool.len() as u32;
+            self.pool.push([UNRESOLVED; BLOCK as usize]);
+        }
+        self.pool[self.blocks[slot] as usize][(index % BLOCK) as usize] = id;
         id
     }
 }
@@ -280,6 +310,69 @@ mod tests {
         assert_eq!(t.intern(&[LinkId(0), LinkId(2), LinkId(9)]), r1);
         assert_eq!(t.hop(r1, 2), Some(LinkId(9)));
         assert_eq!(t.hop(r1, 3), None);
+    }
+
+    /// `n` paths per pair; path `i` is links (0, 100 + i, 9).
+    struct ManyPaths(u32);
+    impl PathSource for ManyPaths {
+        fn path_count(&self, _src: HostId, _dst: HostId) -> u32 {
+            self.0
+        }
+        fn path(&self, _src: HostId, _dst: HostId, index: u32, out: &mut Vec<LinkId>) {
+            out.extend([LinkId(0), LinkId(100 + index), LinkId(9)]);
+        }
+    }
+
+    #[test]
+    fn routes_resolved_in_any_order_are_the_source_paths() {
+        // 43 paths: five full blocks and a partial one.
+        let n = 5 * BLOCK + 3;
+        let mut t = RouteTable::new();
+        t.set_source(Box::new(ManyPaths(n)));
+        let ps = t.path_set(HostId(0), HostId(1)).unwrap();
+        assert_eq!(t.path_count(ps), n);
+        // Visit every index once, in a scrambled order (17 is coprime with 43).
+        let order: Vec<u32> = (0..n).map(|i| (i * 17 + 5) % n).collect();
+        let mut ids = vec![UNRESOLVED; n as usize];
+        for (k, &i) in order.iter().enumerate() {
+            let r = t.route(ps, i);
+            assert_eq!(
+                r,
+                RouteId(k as u32),
+                "routes are numbered in order of first use"
+            );
+            assert_eq!(t.links(r), &[LinkId(0), LinkId(100 + i), LinkId(9)]);
+            ids[i as usize] = r;
+        }
+        for i in 0..n {
+            assert_eq!(t.route(ps, i), ids[i as usize]);
+            assert_eq!(t.route(ps, i + n), ids[i as usize]);
+        }
+        assert_eq!(t.route_count(), n as usize);
+        assert_eq!(t.pool.len(), 6, "one block per {BLOCK} paths");
+    }
+
+    #[test]
+    fn path_set_blocks_are_allocated_only_on_use() {
+        let mut t = RouteTable::new();
+        t.set_source(Box::new(ManyPaths(256)));
+        let a = t.path_set(HostId(0), HostId(1)).unwrap();
+        let b = t.path_set(HostId(1), HostId(0)).unwrap();
+        assert_eq!(t.blocks.len(), 2 * 256 / BLOCK as usize);
+        assert!(t.pool.is_empty(), "no block before a route is used");
+        let r = t.route(a, 3);
+        t.route(a, BLOCK - 1);
+        assert_eq!(t.pool.len(), 1, "paths 3 and BLOCK-1 share the first block");
+        t.route(a, 255);
+        t.route(b, 3);
+        assert_eq!(t.pool.len(), 3);
+        assert_eq!(t.route(a, 3), r);
+        assert_eq!(
+            t.route_count(),
+            3,
+            "the two sets' paths 3 are the same links"
+        );
+        assert_eq!(t.route(b, 3), r);
     }
 
     #[test]

@@ -72,6 +72,7 @@ pub mod cc;
 pub mod config;
 pub mod dctcp;
 pub mod error;
+mod grow;
 pub mod mmptcp;
 pub mod mptcp;
 pub mod newreno;

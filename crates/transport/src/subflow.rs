@@ -677,6 +677,7 @@ impl Subflow {
         // The queue stays contiguous: new data starts at snd_max and ends the queue.
         debug_assert_eq!(self.snd_nxt, self.snd_max);
         let data_seq = env.source.take(len);
+        crate::grow::reserve_one(&mut self.rtxq);
         self.rtxq
             .push_back(Segment::new(self.snd_max, data_seq, env.ctx.now()));
         self.snd_max += len as u64;

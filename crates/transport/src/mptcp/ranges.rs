@@ -41,6 +41,7 @@ impl DataRanges {
                 true
             }
             _ => {
+                crate::grow::reserve_one(&mut self.ranges);
                 self.ranges.insert(i, (start, end));
                 true
             }
@@ -81,6 +82,17 @@ mod tests {
         assert_eq!(r.take_from(0), None);
         assert_eq!(r.take_from(100), Some(300));
         assert_eq!(r.len(), 0);
+    }
+
+    #[test]
+    fn many_holes_grow_the_ring_by_an_eighth() {
+        let mut r = DataRanges::default();
+        for i in (0..600u64).rev() {
+            assert!(r.insert(200 * i, 100));
+        }
+        assert_eq!(r.len(), 600);
+        // Doubling would give 1024.
+        assert!(r.ranges.capacity() <= 600 + 600 / 8 + 4);
     }
 
     #[test]
