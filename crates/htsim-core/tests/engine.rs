@@ -191,40 +191,45 @@ fn rate_change_applies_from_the_next_packet_served() {
     assert_conserved(&w);
 }
 
-#[test]
-fn queue_length_and_counters_read_mid_run_match_packet_by_packet_service() {
-    let mut w = World::new(1);
+/// A 100 Mb/s link with 50 us of propagation and a burst of three 1250-byte packets sent on it
+/// at 0 (100 us each at that rate); returns the link and the receiver.
+fn three_packet_burst(w: &mut World) -> (LinkId, EndpointId) {
     let link = w.add_link(Rate::mbps(100), SimTime::from_us(50), droptail(100));
     let route = w.routes_mut().intern(&[link]);
     let rx = w.spawn(Box::new(Recorder::default()), SimTime::ZERO);
     let burst: Vec<Packet> = (0..3).map(|i| data(rx, route, 1250, i)).collect();
     w.spawn(Box::new(Burst { packets: burst }), SimTime::ZERO);
-    // 1250 B at 100 Mb/s = 100 us: packet i is served from 100i to 100(i+1) us.
-    let expect = |at_us: u64, waiting: u64, departed: u64, busy_us: u64| {
-        (at_us, waiting, departed, SimTime::from_us(busy_us))
-    };
+    (link, rx)
+}
+
+/// Runs until each instant of `at_us` and reads `link` there: (instant, packets waiting,
+/// packets departed, busy time in us).
+fn read_queue_at(w: &mut World, link: LinkId, at_us: &[u64]) -> Vec<(u64, u64, u64, u64)> {
     let mut seen = Vec::new();
-    for (at, ..) in [
-        expect(50, 2, 0, 100),
-        expect(100, 1, 1, 200), // packet 1 starts as packet 0 leaves: in service, not waiting
-        expect(150, 1, 1, 200),
-        expect(250, 0, 2, 300),
-        expect(400, 0, 3, 300),
-    ] {
+    for &at in at_us {
         w.run_until(SimTime::from_us(at));
         let c = w.link_counters(link);
         let occ = w.link_occupancy(link);
         assert_eq!(occ.bytes, occ.packets * 1250);
-        seen.push((at, occ.packets, c.packets_departed, c.busy_time));
+        let busy_us = c.busy_time.0 / SimTime::from_us(1).0;
+        seen.push((at, occ.packets, c.packets_departed, busy_us));
     }
+    seen
+}
+
+#[test]
+fn queue_length_and_counters_read_mid_run_match_packet_by_packet_service() {
+    let mut w = World::new(1);
+    let (link, _) = three_packet_burst(&mut w);
+    // Packet i is served from 100i to 100(i+1) us. (at us, waiting, departed, busy us):
     assert_eq!(
-        seen,
+        read_queue_at(&mut w, link, &[50, 100, 150, 250, 400]),
         vec![
-            expect(50, 2, 0, 100),
-            expect(100, 1, 1, 200),
-            expect(150, 1, 1, 200),
-            expect(250, 0, 2, 300),
-            expect(400, 0, 3, 300),
+            (50, 2, 0, 100),
+            (100, 1, 1, 200), // packet 1 starts as packet 0 leaves: in service, not waiting
+            (150, 1, 1, 200),
+            (250, 0, 2, 300),
+            (400, 0, 3, 300),
         ]
     );
     assert_eq!(w.link_counters(link).bytes_departed, 3 * 1250);
@@ -234,36 +239,16 @@ fn queue_length_and_counters_read_mid_run_match_packet_by_packet_service() {
 #[test]
 fn queue_and_counters_read_after_a_faster_rate_mid_packet_count_the_served_packet_once() {
     let mut w = World::new(1);
-    let link = w.add_link(Rate::mbps(100), SimTime::from_us(50), droptail(100));
-    let route = w.routes_mut().intern(&[link]);
-    let rx = w.spawn(Box::new(Recorder::default()), SimTime::ZERO);
-    let burst: Vec<Packet> = (0..3).map(|i| data(rx, route, 1250, i)).collect();
-    w.spawn(Box::new(Burst { packets: burst }), SimTime::ZERO);
+    let (link, rx) = three_packet_burst(&mut w);
     // Packet 0 takes 100 us at 100 Mb/s and keeps its instants; from 10 us the rate is
     // 400 Mb/s, so packets 1 and 2 take 25 us each: served 100-125 and 125-150 us. At the new
     // rate packet 0 would have started at 75 us: it must still count as in service, not
     // waiting, before then.
-    w.schedule_link_change(
-        SimTime::from_us(10),
-        link,
-        LinkChange::Rate(Rate::mbps(400)),
-    );
-    let mut seen = Vec::new();
-    for at in [20, 80, 110, 130, 160] {
-        w.run_until(SimTime::from_us(at));
-        let c = w.link_counters(link);
-        let occ = w.link_occupancy(link);
-        assert_eq!(occ.bytes, occ.packets * 1250);
-        seen.push((
-            at,
-            occ.packets,
-            c.packets_departed,
-            c.busy_time.0 / 1_000_000,
-        ));
-    }
+    let faster = LinkChange::Rate(Rate::mbps(400));
+    w.schedule_link_change(SimTime::from_us(10), link, faster);
     // (at us, waiting, departed, busy us): a packet in service counts whole in busy time.
     assert_eq!(
-        seen,
+        read_queue_at(&mut w, link, &[20, 80, 110, 130, 160]),
         vec![
             (20, 2, 0, 100),
             (80, 2, 0, 100),
