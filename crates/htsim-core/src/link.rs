@@ -35,6 +35,7 @@ use crate::queue::{Admission, Occupancy, Queue, QueueCounters, Transit};
 use crate::time::{Rate, SimTime};
 use crate::units::BufferSize;
 use crate::wires::{Fifo, Loc, Wires};
+use std::num::NonZeroU64;
 
 /// A change applied to a link at a scheduled time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,6 +93,9 @@ pub struct Link {
     wire: Fifo,
     /// Where the first of the waiting packets is, when there are any.
     first_waiting: Loc,
+    /// When the first of the waiting packets starts service, when there are any (the waiting
+    /// packets are served back to back from then, at the current rate).
+    first_waiting_start: SimTime,
     /// How many packets at the back of `wire` had not started service at the last settle.
     waiting_packets: usize,
     /// Their bytes.
@@ -103,7 +107,7 @@ pub struct Link {
     up: bool,
     /// Serialisation time of one byte when it is a whole number of picoseconds (every rate that
     /// divides 8 Tb/s exactly: 100 Mb/s, 1, 10, 40, 100 Gb/s ...), to avoid a 128-bit division.
-    ps_per_byte: Option<u64>,
+    ps_per_byte: Option<NonZeroU64>,
     delay: SimTime,
     /// The egress queue's limit, discipline and admission counters.
     pub queue: Queue,
@@ -116,6 +120,7 @@ impl Link {
         Link {
             wire: Fifo::EMPTY,
             first_waiting: 0,
+            first_waiting_start: SimTime::ZERO,
             waiting_packets: 0,
             waiting_bytes: 0,
             busy_until: SimTime::ZERO,
@@ -248,14 +253,13 @@ impl Link {
     /// Forgets, in the waiting count, the packets whose service has started by `now`.
     #[inline(always)]
     fn settle(&mut self, wires: &WireStore, now: SimTime) {
-        while self.waiting_packets > 0 {
-            let e = wires.get(self.first_waiting);
-            if self.start_of_waiting(e) > now {
-                break;
-            }
+        while self.waiting_packets > 0 && self.first_waiting_start <= now {
+            let size = wires.get(self.first_waiting).t.size as u64;
             self.waiting_packets -= 1;
-            self.waiting_bytes -= e.t.size as u64;
+            self.waiting_bytes -= size;
             if self.waiting_packets > 0 {
+                // The next one starts as this one departs.
+                self.first_waiting_start += self.serialisation_time(size);
                 self.first_waiting = wires.after(self.first_waiting);
             }
         }
@@ -295,6 +299,7 @@ impl Link {
         if start > now {
             if self.waiting_packets == 0 {
                 self.first_waiting = loc;
+                self.first_waiting_start = start;
             }
             self.waiting_packets += 1;
             self.waiting_bytes += size;
@@ -317,6 +322,7 @@ impl Link {
             self.waiting_packets -= 1;
             self.waiting_bytes -= e.t.size as u64;
             self.first_waiting = self.wire.head();
+            self.first_waiting_start += self.serialisation_time(e.t.size as u64);
         }
         Some((e.t, wires.front(&self.wire).map(|e| (e.lands, e.t))))
     }
@@ -334,8 +340,8 @@ impl Link {
         }
         let delay = self.delay;
         let old_tx = |e: &OnWire| serialisation_time(old_ps_per_byte, old_rate, e.t.size as u64);
-        let head = wires.get(self.first_waiting);
-        let mut start = head.lands - delay - old_tx(head);
+        // The first waiting packet still starts when the one in service departs.
+        let mut start = self.first_waiting_start;
         let mut loc = self.first_waiting;
         for i in 0..self.waiting_packets {
             if i > 0 {
@@ -373,17 +379,20 @@ impl Link {
 /// The time to serialise `bytes` at `rate`, whose time per byte is `ps_per_byte` when that is
 /// whole (see [`exact_ps_per_byte`]).
 #[inline]
-fn serialisation_time(ps_per_byte: Option<u64>, rate: Rate, bytes: u64) -> SimTime {
+fn serialisation_time(ps_per_byte: Option<NonZeroU64>, rate: Rate, bytes: u64) -> SimTime {
     match ps_per_byte {
-        Some(ps) => SimTime(bytes * ps),
+        Some(ps) => SimTime(bytes * ps.get()),
         None => rate.serialisation_time(bytes),
     }
 }
 
 /// The serialisation time of one byte at `rate` in picoseconds, when it is a whole number.
-fn exact_ps_per_byte(rate: Rate) -> Option<u64> {
+fn exact_ps_per_byte(rate: Rate) -> Option<NonZeroU64> {
     let ps_per_s_bits = 8 * SimTime::from_secs(1).0;
-    (rate.0 > 0 && ps_per_s_bits % rate.0 == 0).then(|| ps_per_s_bits / rate.0)
+    let whole = rate.0 > 0 && ps_per_s_bits % rate.0 == 0;
+    whole
+        .then(|| ps_per_s_bits / rate.0)
+        .and_then(NonZeroU64::new)
 }
 
 #[cfg(test)]
@@ -398,6 +407,7 @@ mod tests {
         for end in [
             offset_of!(Link, wire) + std::mem::size_of::<Fifo>(),
             offset_of!(Link, first_waiting) + 4,
+            offset_of!(Link, first_waiting_start) + 8,
             offset_of!(Link, waiting_packets) + 8,
             offset_of!(Link, waiting_bytes) + 8,
             offset_of!(Link, busy_until) + 8,
@@ -413,13 +423,16 @@ mod tests {
 
     #[test]
     fn exact_ps_per_byte_only_when_whole() {
-        assert_eq!(exact_ps_per_byte(Rate::gbps(10)), Some(800));
-        assert_eq!(exact_ps_per_byte(Rate::mbps(100)), Some(80_000));
-        assert_eq!(exact_ps_per_byte(Rate::bps(3)), None);
-        assert_eq!(exact_ps_per_byte(Rate::bps(0)), None);
+        let ps = |rate| exact_ps_per_byte(rate).map(NonZeroU64::get);
+        assert_eq!(ps(Rate::gbps(10)), Some(800));
+        assert_eq!(ps(Rate::mbps(100)), Some(80_000));
+        assert_eq!(ps(Rate::bps(8_000_000_000_000)), Some(1));
+        assert_eq!(ps(Rate::bps(3)), None);
+        assert_eq!(ps(Rate::bps(0)), None);
+        assert_eq!(ps(Rate::bps(16_000_000_000_000)), None);
         // Both paths agree where the fast one applies.
         for rate in [Rate::gbps(1), Rate::gbps(40), Rate::mbps(300)] {
-            if let Some(ps) = exact_ps_per_byte(rate) {
+            if let Some(ps) = ps(rate) {
                 assert_eq!(SimTime(1462 * ps), rate.serialisation_time(1462));
             }
         }
