@@ -181,7 +181,8 @@ pub struct Queue {
     limit: BufferSize,
     discipline: Discipline,
     /// Counters, departures and busy time counted when a packet is accepted (the link subtracts
-    /// what has not happened yet when they are read: [`Link::counters`](crate::link::Link)).
+    /// what has not happened yet when they are read:
+    /// [`World::link_counters`](crate::world::World::link_counters)).
     pub(crate) counters: QueueCounters,
 }
 
