@@ -158,13 +158,10 @@ impl Link {
     /// offered (it is the world's clock).
     pub(crate) fn occupancy(&self, wires: &WireStore, now: SimTime) -> Occupancy {
         // Only packets counted as waiting can still be: the others started by the last settle.
-        let (mut packets, mut bytes) = (0, 0);
-        self.for_each_waiting(wires, |e| {
-            if self.start_of_waiting(e) > now {
-                packets += 1;
-                bytes += e.t.size as u64;
-            }
-        });
+        let waiting = wires.iter_from(self.first_waiting, self.waiting_packets);
+        let (packets, bytes) = waiting
+            .filter(|e| self.start_of_waiting(e) > now)
+            .fold((0, 0), |(p, b), e| (p + 1, b + e.t.size as u64));
         Occupancy {
             packets,
             bytes,
@@ -224,17 +221,6 @@ impl Link {
     #[inline]
     pub(crate) fn prefetch_tail(&self, wires: &WireStore) {
         prefetch(wires.next_slot_address(&self.wire) as *const u8);
-    }
-
-    /// Calls `f` on each packet counted as waiting, front to back.
-    fn for_each_waiting(&self, wires: &WireStore, mut f: impl FnMut(&OnWire)) {
-        let mut loc = self.first_waiting;
-        for i in 0..self.waiting_packets {
-            if i > 0 {
-                loc = wires.after(loc);
-            }
-            f(wires.get(loc));
-        }
     }
 
     /// The time to serialise `bytes` at the current rate (rounded up to the picosecond).

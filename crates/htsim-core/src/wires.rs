@@ -144,8 +144,12 @@ impl<T: Copy + Default> Wires<T> {
 
     /// The values of `fifo`, front to back.
     pub(crate) fn iter<'a>(&'a self, fifo: &Fifo) -> impl Iterator<Item = &'a T> + 'a {
-        let mut loc = fifo.head;
-        (0..fifo.len).map(move |i| {
+        self.iter_from(fifo.head, fifo.len())
+    }
+
+    /// The `n` values of a FIFO from the one at `loc` on (they must exist), front to back.
+    pub(crate) fn iter_from(&self, mut loc: Loc, n: usize) -> impl Iterator<Item = &T> + '_ {
+        (0..n).map(move |i| {
             if i > 0 {
                 loc = self.after(loc);
             }
