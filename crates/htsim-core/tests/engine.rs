@@ -191,6 +191,36 @@ fn rate_change_applies_from_the_next_packet_served() {
     assert_conserved(&w);
 }
 
+#[test]
+fn rate_change_retimes_a_queue_longer_than_a_wire_page() {
+    // 20 packets queue on the link (the wire's pages hold 8 each): a rate change must retime
+    // all the waiting ones, across pages.
+    let mut w = World::new(1);
+    let link = w.add_link(Rate::mbps(100), SimTime::ZERO, droptail(100));
+    let route = w.routes_mut().intern(&[link]);
+    let rx = w.spawn(Box::new(Recorder::default()), SimTime::ZERO);
+    let burst: Vec<Packet> = (0..20).map(|i| data(rx, route, 1250, i)).collect();
+    w.spawn(Box::new(Burst { packets: burst }), SimTime::ZERO);
+    // Packet 0 is served 0-100 us at 100 Mb/s; from 50 us the rate is 200 Mb/s: 50 us each.
+    let faster = LinkChange::Rate(Rate::mbps(200));
+    w.schedule_link_change(SimTime::from_us(50), link, faster);
+    w.run_until(SimTime::from_us(60));
+    assert_eq!(w.link_occupancy(link).packets, 19);
+    w.run_until(SimTime::from_us(560));
+    // Packets 0-9 departed by 550 us; 10 is in service (550-600 us).
+    assert_eq!(w.link_occupancy(link).packets, 9);
+    assert_eq!(w.link_counters(link).packets_departed, 10);
+    w.run();
+    let times: Vec<SimTime> = recorder(&w, rx).got.iter().map(|(t, _)| *t).collect();
+    let expected: Vec<SimTime> = (0..20).map(|i| SimTime::from_us(100 + 50 * i)).collect();
+    assert_eq!(times, expected);
+    assert_eq!(
+        w.link_counters(link).busy_time,
+        SimTime::from_us(100 + 19 * 50)
+    );
+    assert_conserved(&w);
+}
+
 /// A 100 Mb/s link with 50 us of propagation and a burst of three 1250-byte packets sent on it
 /// at 0 (100 us each at that rate); returns the link and the receiver.
 fn three_packet_burst(w: &mut World) -> (LinkId, EndpointId) {
