@@ -76,6 +76,7 @@ mod grow;
 pub mod mmptcp;
 pub mod mptcp;
 pub mod newreno;
+mod ooo;
 pub mod path;
 pub mod ps;
 pub mod reach;

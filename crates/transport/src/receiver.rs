@@ -8,6 +8,7 @@
 //! [`TcpReceiver`] is the endpoint of a single-subflow connection.
 
 use crate::config::{CeEcho, DelayedAck, PacketSizes, TcpConfig};
+use crate::ooo::OooSegments;
 use crate::path::PathChoice;
 use crate::reorder::{HoldDecision, HoldState, ReorderHold};
 use crate::subflow::FIRST_SEQ;
@@ -17,7 +18,6 @@ use htsim_core::ids::EndpointId;
 use htsim_core::packet::{flags, Packet, PacketKind};
 use htsim_core::timer::{Timer, TimerFired};
 use htsim_core::SimTime;
-use std::collections::BTreeMap;
 
 /// Counters of a receiver (all subflows of one connection).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -52,8 +52,8 @@ pub struct ReceiverSubflow {
     path: PathChoice,
     sizes: PacketSizes,
     rcv_nxt: u64,
-    /// Out-of-order segments: subflow seq -> (len, data_seq).
-    store: BTreeMap<u64, (u32, u64)>,
+    /// Out-of-order segments.
+    store: OooSegments,
     delayed: Option<DelayedAck>,
     pending: u32,
     /// The ACK timer: the delayed-ACK deadline and, with the reorder option, the hold deadline.
@@ -87,7 +87,7 @@ impl ReceiverSubflow {
             path,
             sizes: config.sizes,
             rcv_nxt: FIRST_SEQ,
-            store: BTreeMap::new(),
+            store: OooSegments::default(),
             delayed: config.delayed_ack,
             pending: 0,
             dack_timer: Timer::new(dack_timer_key),
@@ -216,11 +216,7 @@ impl ReceiverSubflow {
                 self.hold_state.on_progress();
             }
             let mut filled = false;
-            while let Some(entry) = self.store.first_entry() {
-                if *entry.key() != self.rcv_nxt {
-                    break;
-                }
-                let (l, d) = entry.remove();
+            while let Some((l, d)) = self.store.take_at(self.rcv_nxt) {
                 deliver(d, l);
                 self.rcv_nxt += l as u64;
                 filled = true;
@@ -241,7 +237,7 @@ impl ReceiverSubflow {
             }
         } else if s > self.rcv_nxt {
             stats.out_of_order_segments += 1;
-            self.store.entry(s).or_insert((len, packet.data_seq));
+            self.store.insert(s, len, packet.data_seq);
             if let Some(hold) = self.hold {
                 match self
                     .hold_state

@@ -13,6 +13,7 @@
 use super::ranges::DataRanges;
 use super::RxSubflowAck;
 use crate::config::{PacketSizes, TcpConfig};
+use crate::ooo::OooSegments;
 use crate::path::PathChoice;
 use crate::receiver::ReceiverStats;
 use crate::reorder::{HoldDecision, HoldState, ReorderHold};
@@ -24,7 +25,6 @@ use htsim_core::ids::{EndpointId, PathSetId};
 use htsim_core::packet::{flags, Packet, PacketKind};
 use htsim_core::timer::{Timer, TimerFired};
 use htsim_core::SimTime;
-use std::collections::VecDeque;
 
 /// Handshake and close state of one passive subflow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,38 +51,6 @@ struct RxSubflow {
     hold_timer: Timer,
     /// A held out-of-order segment was CE-marked: the next ACK sent carries ECE.
     held_ce: bool,
-}
-
-/// A subflow's out-of-order segments, (subflow seq, len, data seq) in subflow sequence order.
-/// A sorted ring rather than a map (an emptied map keeps a whole node, about 280 bytes, in each
-/// of tens of thousands of subflows); a ring grown past [`OooSegments::KEEP`] by a loss episode
-/// is freed once drained.
-#[derive(Debug, Default)]
-struct OooSegments(VecDeque<(u64, u32, u64)>);
-
-impl OooSegments {
-    /// Capacity kept after the ring drains: a few segments held is the common case.
-    const KEEP: usize = 8;
-
-    /// Stores a segment unless one with subflow sequence number `seq` is held.
-    fn insert(&mut self, seq: u64, len: u32, data_seq: u64) {
-        if let Err(i) = self.0.binary_search_by_key(&seq, |&(s, _, _)| s) {
-            self.0.insert(i, (seq, len, data_seq));
-        }
-    }
-
-    /// Removes and returns (len, data seq) of the first segment if it starts at `seq`.
-    fn take_at(&mut self, seq: u64) -> Option<(u32, u64)> {
-        let &(s, len, data_seq) = self.0.front()?;
-        if s != seq {
-            return None;
-        }
-        self.0.pop_front();
-        if self.0.is_empty() && self.0.capacity() > Self::KEEP {
-            self.0 = VecDeque::new();
-        }
-        Some((len, data_seq))
-    }
 }
 
 /// Timer keys of the hold timers start here (subflow timers use the subflow index).
@@ -608,29 +576,6 @@ impl Endpoint for MptcpReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn out_of_order_segments_come_out_in_sequence_once() {
-        let mut o = OooSegments::default();
-        // Segments of 10 bytes at 10, 20 ... 400, arriving scrambled and some twice.
-        let n = 40u64;
-        for i in (0..2 * n).map(|i| (i * 17) % n) {
-            let seq = 10 + 10 * i;
-            o.insert(seq, 10, 1000 + seq);
-        }
-        assert!(o.0.capacity() > OooSegments::KEEP);
-        assert_eq!(o.take_at(0), None, "a hole at 0: nothing to take");
-        let mut next = 10;
-        while let Some((len, data_seq)) = o.take_at(next) {
-            assert_eq!((len, data_seq), (10, 1000 + next));
-            next += len as u64;
-        }
-        assert_eq!(next, 10 + 10 * n, "every segment once, in order");
-        assert_eq!(o.0.capacity(), 0, "a ring grown by a loss episode is freed");
-        o.insert(500, 10, 0);
-        assert_eq!(o.take_at(500), Some((10, 0)));
-        assert!(o.0.capacity() > 0, "a small ring is kept");
-    }
 
     #[test]
     fn search_from_back_agrees_with_binary_search() {
