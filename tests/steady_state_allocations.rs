@@ -1,9 +1,9 @@
 //! No transport allocates per packet once its connections are running: over a run of long
 //! flows, three times the simulated time costs at most one heap allocation per 200 more data
-//! packets delivered (about one per 500 to 5000 is what they do). What may allocate is per connection or per loss episode (a queue growing
-//! to a larger window, a receiver's out-of-order ring after a loss), never per packet or per
-//! ACK. Allocations are counted by a counting allocator, so this file holds one test: tests of
-//! one binary share the allocator.
+//! packets delivered (they do about one per 500 to 2000). What may allocate is per connection
+//! or per loss episode (a queue growing to a larger window, a receiver's out-of-order ring
+//! after a loss), never per packet or per ACK. Allocations are counted by a counting
+//! allocator, so this file holds one test: tests of one binary share the allocator.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
