@@ -19,6 +19,7 @@
 //!
 //! See docs/model.md 15 for the design and `README.md` for figures.
 
+mod blocks;
 pub mod endpoint;
 pub mod event_queue;
 pub mod flow;

@@ -4,17 +4,16 @@
 //! A FIFO per link with its own buffer (a ring) keeps, for ever, room for the most packets that
 //! link has held: at k=32 with 100-packet queues that was 2.45 M slots for about 0.9 M packets
 //! in flight, and the wires were the largest part of the run's memory. Here a FIFO is a list of
-//! pages linked front to back; a page goes back to the pool as soon as its last packet has
+//! pages ([`crate::blocks`]) linked front to back; a page goes back to the pool as soon as its last packet has
 //! landed, so the pool holds about as many slots as there are packets on links at the busiest
 //! moment, plus at most two part-used pages per link. Steady state allocates nothing: the pool
 //! grows only when more packets than ever before are on the wires, and appending and removing
 //! touch consecutive slots within a page.
 
+use crate::blocks::Blocks;
+
 /// Slots per page (a power of two, so a slot's place in its page is a mask).
 pub(crate) const PAGE: u32 = 8;
-
-/// The page number meaning "none".
-const NONE: u32 = u32::MAX;
 
 /// Where one value is stored in a [`Wires`] pool: `page * PAGE + slot in page`.
 pub(crate) type Loc = u32;
@@ -53,23 +52,16 @@ impl Fifo {
 }
 
 /// A pool of pages holding the values of any number of [`Fifo`]s.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct Wires<T> {
-    /// Page `p` holds slots `p * PAGE .. (p + 1) * PAGE`; slots outside a FIFO hold stale values.
-    slots: Vec<T>,
-    /// Per page, the page after it in its FIFO (meaningless for a FIFO's last page).
-    next: Vec<u32>,
-    /// Pages in no FIFO.
-    free: Vec<u32>,
+    pages: Blocks<T, { PAGE as usize }>,
 }
 
 impl<T: Copy + Default> Wires<T> {
     /// An empty pool.
     pub(crate) fn new() -> Self {
         Wires {
-            slots: Vec::new(),
-            next: Vec::new(),
-            free: Vec::new(),
+            pages: Blocks::new(),
         }
     }
 
@@ -77,19 +69,19 @@ impl<T: Copy + Default> Wires<T> {
     #[inline(always)]
     pub(crate) fn push_back(&mut self, fifo: &mut Fifo, value: T) -> Loc {
         let loc = if fifo.len == 0 {
-            let loc = self.allocate() * PAGE;
+            let loc = self.pages.take(T::default) * PAGE;
             fifo.head = loc;
             loc
         } else if (fifo.tail + 1) % PAGE == 0 {
-            let page = self.allocate();
-            self.next[(fifo.tail / PAGE) as usize] = page;
+            let page = self.pages.take(T::default);
+            self.pages.link(fifo.tail / PAGE, page);
             page * PAGE
         } else {
             fifo.tail + 1
         };
         fifo.tail = loc;
         fifo.len += 1;
-        self.slots[loc as usize] = value;
+        *self.pages.slot_mut(loc as usize) = value;
         loc
     }
 
@@ -100,14 +92,14 @@ impl<T: Copy + Default> Wires<T> {
             return None;
         }
         let loc = fifo.head;
-        let value = self.slots[loc as usize];
+        let value = *self.pages.slot(loc as usize);
         fifo.len -= 1;
         if fifo.len == 0 {
-            self.free.push(loc / PAGE);
+            self.pages.give_back(loc / PAGE);
         } else if (loc + 1) % PAGE == 0 {
             let page = loc / PAGE;
-            fifo.head = self.next[page as usize] * PAGE;
-            self.free.push(page);
+            fifo.head = self.pages.next(page) * PAGE;
+            self.pages.give_back(page);
         } else {
             fifo.head = loc + 1;
         }
@@ -117,26 +109,26 @@ impl<T: Copy + Default> Wires<T> {
     /// The front value of `fifo`.
     #[inline]
     pub(crate) fn front(&self, fifo: &Fifo) -> Option<&T> {
-        (fifo.len > 0).then(|| &self.slots[fifo.head as usize])
+        (fifo.len > 0).then(|| self.pages.slot(fifo.head as usize))
     }
 
     /// The value at `loc`.
     #[inline]
     pub(crate) fn get(&self, loc: Loc) -> &T {
-        &self.slots[loc as usize]
+        self.pages.slot(loc as usize)
     }
 
     /// The value at `loc`, mutably.
     #[inline]
     pub(crate) fn get_mut(&mut self, loc: Loc) -> &mut T {
-        &mut self.slots[loc as usize]
+        self.pages.slot_mut(loc as usize)
     }
 
     /// Where the value after the one at `loc` in its FIFO is; that value must exist.
     #[inline]
     pub(crate) fn after(&self, loc: Loc) -> Loc {
         if (loc + 1) % PAGE == 0 {
-            self.next[(loc / PAGE) as usize] * PAGE
+            self.pages.next(loc / PAGE) * PAGE
         } else {
             loc + 1
         }
@@ -153,7 +145,7 @@ impl<T: Copy + Default> Wires<T> {
             if i > 0 {
                 loc = self.after(loc);
             }
-            &self.slots[loc as usize]
+            self.pages.slot(loc as usize)
         })
     }
 
@@ -170,43 +162,20 @@ impl<T: Copy + Default> Wires<T> {
     /// read through.
     #[inline]
     pub(crate) fn front_address(&self, fifo: &Fifo) -> *const T {
-        self.slots.as_ptr().wrapping_add(fifo.head as usize)
+        self.pages.slot_address(fifo.head as usize)
     }
 
     /// Where the next value appended to `fifo` goes when that is in its last page: an address
     /// for a prefetch hint, never read through.
     #[inline]
     pub(crate) fn next_slot_address(&self, fifo: &Fifo) -> *const T {
-        self.slots.as_ptr().wrapping_add(fifo.tail as usize + 1)
+        self.pages.slot_address(fifo.tail as usize + 1)
     }
 
     /// Pages the pool holds, in any FIFO or free (its memory footprint is `PAGE` slots each).
     #[cfg(test)]
     fn pages(&self) -> usize {
-        self.next.len()
-    }
-
-    /// A page from the free list, or a new one.
-    #[inline]
-    fn allocate(&mut self) -> u32 {
-        match self.free.pop() {
-            Some(page) => page,
-            None => self.grow(),
-        }
-    }
-
-    /// Adds a page to the pool.
-    #[cold]
-    #[inline(never)]
-    fn grow(&mut self) -> u32 {
-        let page = u32::try_from(self.next.len())
-            .ok()
-            .filter(|&p| p < NONE / PAGE)
-            .expect("fewer than 2^29 pages of wire");
-        self.next.push(NONE);
-        self.slots
-            .resize(self.slots.len() + PAGE as usize, T::default());
-        page
+        self.pages.block_count()
     }
 }
 

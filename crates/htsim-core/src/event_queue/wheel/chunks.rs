@@ -4,23 +4,21 @@
 //! then nothing. Giving each slot its own `Vec` would keep every slot's largest size allocated
 //! forever (several times the live events: 108 MB for 1e5 pending 32-byte events in the hold
 //! benchmark, against 6 MB for the heap). Here all slots share one pool of chunks of
-//! [`CHUNK`] items: a slot is a singly linked list of chunks, and a drained chunk goes back to
-//! the pool. The pool only grows while the number of pending events reaches a new peak, so
-//! memory stays proportional to that peak and steady state allocates nothing. Appending and
-//! draining touch consecutive items within a chunk.
+//! [`CHUNK`] items ([`crate::blocks`]): a slot is a singly linked list of chunks, and a
+//! drained chunk goes back to the pool. The pool only grows while the number of pending events
+//! reaches a new peak, so memory stays proportional to that peak and steady state allocates
+//! nothing. Appending and draining touch consecutive items within a chunk.
 
+use crate::blocks::{Blocks, NO_BLOCK};
 use std::ops::Range;
 
 /// Items per chunk.
 pub(super) const CHUNK: usize = 32;
 
-/// The chunk number meaning "none".
-const NONE: u32 = u32::MAX;
-
 /// One list of items, in the order they were pushed, stored in a [`Chunks`] pool.
 ///
 /// Invariant: `len` items are stored in `ceil(len / CHUNK)` chunks, from `first` through
-/// `last` along [`Chunks::next`]; every chunk but the last is full; the last holds
+/// `last` along the pool's links; every chunk but the last is full; the last holds
 /// `len - (chunks - 1) * CHUNK` items.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct ChunkList {
@@ -32,8 +30,8 @@ pub(super) struct ChunkList {
 impl ChunkList {
     /// The empty list.
     pub(super) const EMPTY: ChunkList = ChunkList {
-        first: NONE,
-        last: NONE,
+        first: NO_BLOCK,
+        last: NO_BLOCK,
         len: 0,
     };
 
@@ -47,13 +45,7 @@ impl ChunkList {
 /// A pool of chunks holding the items of any number of [`ChunkList`]s.
 #[derive(Clone, Debug)]
 pub(super) struct Chunks<T> {
-    /// Chunk `c` holds items `c * CHUNK .. (c + 1) * CHUNK`; slots past a list's length hold
-    /// stale copies.
-    items: Vec<T>,
-    /// Per chunk, the next chunk of its list (meaningless for a list's last chunk).
-    next: Vec<u32>,
-    /// Chunks in no list.
-    free: Vec<u32>,
+    chunks: Blocks<T, CHUNK>,
 }
 
 /// A list being drained: see [`Chunks::next_items`].
@@ -71,9 +63,7 @@ impl<T: Copy> Chunks<T> {
     /// An empty pool.
     pub(super) fn new() -> Self {
         Chunks {
-            items: Vec::new(),
-            next: Vec::new(),
-            free: Vec::new(),
+            chunks: Blocks::new(),
         }
     }
 
@@ -82,38 +72,16 @@ impl<T: Copy> Chunks<T> {
     pub(super) fn push(&mut self, list: &mut ChunkList, item: T) {
         let fill = list.len % CHUNK;
         if fill == 0 {
-            let chunk = self.allocate(item);
+            let chunk = self.chunks.take(|| item);
             if list.len == 0 {
                 list.first = chunk;
             } else {
-                self.next[list.last as usize] = chunk;
+                self.chunks.link(list.last, chunk);
             }
             list.last = chunk;
         }
-        self.items[list.last as usize * CHUNK + fill] = item;
+        *self.chunks.slot_mut(list.last as usize * CHUNK + fill) = item;
         list.len += 1;
-    }
-
-    /// A chunk from the free list, or a new one (its slots filled with copies of `filler`).
-    #[inline(always)]
-    fn allocate(&mut self, filler: T) -> u32 {
-        match self.free.pop() {
-            Some(chunk) => chunk,
-            None => self.grow(filler),
-        }
-    }
-
-    /// Adds a chunk to the pool.
-    #[cold]
-    #[inline(never)]
-    fn grow(&mut self, filler: T) -> u32 {
-        let chunk = u32::try_from(self.next.len())
-            .ok()
-            .filter(|&c| c != NONE)
-            .expect("fewer than 2^32 chunks");
-        self.next.push(NONE);
-        self.items.resize(self.items.len() + CHUNK, filler);
-        chunk
     }
 
     /// Empties `list` and returns a cursor over its items; pass the cursor to
@@ -136,7 +104,7 @@ impl<T: Copy> Chunks<T> {
     #[inline(always)]
     pub(super) fn next_items(&mut self, drain: &mut Drain) -> Option<Range<usize>> {
         if let Some(chunk) = drain.reading.take() {
-            self.free.push(chunk);
+            self.chunks.give_back(chunk);
         }
         if drain.left == 0 {
             return None;
@@ -144,7 +112,7 @@ impl<T: Copy> Chunks<T> {
         let chunk = drain.chunk;
         let n = drain.left.min(CHUNK);
         drain.left -= n;
-        drain.chunk = self.next[chunk as usize];
+        drain.chunk = self.chunks.next(chunk);
         drain.reading = Some(chunk);
         let start = chunk as usize * CHUNK;
         Some(start..start + n)
@@ -153,19 +121,19 @@ impl<T: Copy> Chunks<T> {
     /// The item at index `i` (from [`next_items`](Self::next_items)).
     #[inline(always)]
     pub(super) fn get(&self, i: usize) -> T {
-        self.items[i]
+        *self.chunks.slot(i)
     }
 
     /// The number of chunks in the pool, in lists or free.
     #[cfg(test)]
     pub(super) fn chunk_count(&self) -> usize {
-        self.next.len()
+        self.chunks.block_count()
     }
 
     /// The number of free chunks.
     #[cfg(test)]
     pub(super) fn free_count(&self) -> usize {
-        self.free.len()
+        self.chunks.free_count()
     }
 }
 
