@@ -92,6 +92,18 @@ struct PathSet {
     first_block: u32,
 }
 
+impl PathSet {
+    /// Where path `index` (< `count`) is kept: the index in [`RouteTable::blocks`] of its
+    /// block's pool slot, and its place in that block.
+    #[inline]
+    fn place(&self, index: u32) -> (usize, usize) {
+        (
+            (self.first_block + index / BLOCK) as usize,
+            (index % BLOCK) as usize,
+        )
+    }
+}
+
 /// Marks the end of a route in [`RouteTable`]'s flat array of links.
 const END_OF_ROUTE: LinkId = LinkId(u32::MAX);
 
@@ -247,9 +259,10 @@ impl RouteTable {
         let n = s.count;
         // Callers mostly pass an index already in range (ECMP's reduce): skip the division.
         let index = if index < n { index } else { index % n };
-        let block = self.blocks[(s.first_block + index / BLOCK) as usize];
+        let (slot, offset) = s.place(index);
+        let block = self.blocks[slot];
         if block != NO_BLOCK {
-            let r = self.pool[block as usize][(index % BLOCK) as usize];
+            let r = self.pool[block as usize][offset];
             if r != UNRESOLVED {
                 return r;
             }
@@ -267,12 +280,12 @@ impl RouteTable {
         }
         let id = self.intern(&scratch);
         self.scratch = scratch;
-        let slot = (self.sets[set.0 as usize].first_block + index / BLOCK) as usize;
+        let (slot, offset) = self.sets[set.0 as usize].place(index);
         if self.blocks[slot] == NO_BLOCK {
             self.blocks[slot] = self.pool.len() as u32;
             self.pool.push([UNRESOLVED; BLOCK as usize]);
         }
-        self.pool[self.blocks[slot] as usize][(index % BLOCK) as usize] = id;
+        self.pool[self.blocks[slot] as usize][offset] = id;
         id
     }
 }
