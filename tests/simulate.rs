@@ -944,6 +944,19 @@ fn the_ideal_fct_is_a_lower_bound_so_slowdown_needs_no_clamp() {
     }
 }
 
+#[test]
+fn the_ideal_fct_of_the_largest_size_saturates_instead_of_overflowing() {
+    // "18446744073709551615B" (u64::MAX) is a valid size, and so is what a CDF file's 1e30
+    // becomes: its bytes on the wire (size + a header per segment) overflowed u64 (a panic in
+    // debug builds, a wrapped ideal FCT in release ones).
+    let set = "flows.one.size=\"18446744073709551615B\"";
+    let out = run(&scenario(IDLE_STAR, &[set]), 1, &RunContext::default()).unwrap();
+    let f = &flow_rows(&out)[0];
+    assert_eq!(f["size_bytes"], u64::MAX.to_string());
+    assert_eq!(f["completed"], "false");
+    assert_eq!(f["ideal_fct_ns"], (u64::MAX / 1000).to_string(), "{f:?}");
+}
+
 /// The rows of a CSV file by column name, read with the csv crate.
 fn csv_rows(bytes: &[u8]) -> Vec<std::collections::HashMap<String, String>> {
     let mut reader = csv::Reader::from_reader(bytes);

@@ -110,7 +110,7 @@ impl<'a> PairPaths<'a> {
         if bottleneck.as_bps() == 0 {
             return None;
         }
-        let wire = size + segments * u64::from(tcp.sizes.data_overhead);
+        let wire = size.saturating_add(segments.saturating_mul(u64::from(tcp.sizes.data_overhead)));
         Some(ideal_fct(rtt, wire - u64::from(data).min(wire), bottleneck))
     }
 }
