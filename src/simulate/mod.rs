@@ -217,7 +217,7 @@ pub fn setup(
     let topology = network::build(&mut world, scenario).map_err(|e| vec![e])?;
     let mut problems = network::schedule_events(&mut world, scenario, &topology);
     problems.extend(reference_layers(scenario, &topology));
-    let plans = workload::plan(scenario, &topology, world.streams()).unwrap_or_else(|e| {
+    let plans = workload::plan(scenario, &topology, world.streams(), budget).unwrap_or_else(|e| {
         problems.extend(e);
         Vec::new()
     });

@@ -8,6 +8,8 @@
 //! ([`BYTES_PER_TIMESERIES_ROW`] per row of timeseries.csv, which is held in memory until the run
 //! ends), its flows ([`BYTES_PER_FLOW`] per flow it opens: every flow's record is kept until
 //! the run ends, see [`flows_estimate`]) and its trace ([`BYTES_PER_TRACE_EVENT`] per event kept).
+//! Its traffic matrices ([`BYTES_PER_CONNECTION`] per connection) are checked before each is
+//! drawn, by the workload's planning.
 //! A run over its budget is refused with the estimate and the key at fault, before it starts.
 
 use htsim_core::units::parse_size;
@@ -39,6 +41,10 @@ pub const BYTES_PER_FLOW: u64 = 1024;
 /// Bytes per trace event kept (`[output.trace] max_events`): the event and its
 /// trace.csv row (64 B + about 60 B), held until the run ends.
 pub const BYTES_PER_TRACE_EVENT: u64 = 128;
+
+/// Bytes per connection of a traffic matrix ([`htsim_workload::Connection`]): a run's matrices
+/// are drawn before its flows are counted, so their size is checked first, by this.
+pub const BYTES_PER_CONNECTION: u64 = std::mem::size_of::<htsim_workload::Connection>() as u64;
 
 /// The environment variable that sets the memory available to htsim (a size such as
 /// `"512MiB"` or `"8GB"`), instead of what the machine reports.
@@ -100,6 +106,21 @@ impl Budget {
     /// The most directed links one run's network may have.
     pub fn max_links(&self) -> u64 {
         self.per_run() / BYTES_PER_LINK
+    }
+
+    /// The most traffic-matrix connections one run may hold ([`BYTES_PER_CONNECTION`] each).
+    pub fn max_connections(&self) -> u64 {
+        self.per_run() / BYTES_PER_CONNECTION
+    }
+
+    /// Checks that a run's traffic matrices, `connections` connections in all, fit the budget.
+    pub fn check_connections(&self, connections: u64) -> Result<(), SetupError> {
+        self.check(
+            &format!(
+                "{connections} connections in its traffic matrices, {BYTES_PER_CONNECTION} B each"
+            ),
+            connections.saturating_mul(BYTES_PER_CONNECTION),
+        )
     }
 
     /// Checks a run's estimate; the error gives the estimate and the budget.

@@ -34,6 +34,7 @@ use htsim_workload::{
     PartitionAggregate, RandomLimits, SizeDist, TrafficMatrix,
 };
 
+use super::resources::{Budget, MEMORY_LIMIT_ENV};
 use super::setup_error::SetupError;
 use super::transports::{check_pairs, configure, ClassPairs, Configured};
 use crate::scenario::input::read_text;
@@ -159,12 +160,14 @@ impl JobPlan {
     }
 }
 
-/// Resolves every flow class of `scenario` on `topology`, drawing from `streams`; the problem
-/// of every class that cannot be resolved.
+/// Resolves every flow class of `scenario` on `topology`, drawing from `streams`, with the
+/// classes' traffic matrices within `budget` (checked before each is drawn); the problem of
+/// every class that cannot be resolved.
 pub fn plan(
     scenario: &Scenario,
     topology: &Topology,
     streams: htsim_core::rng::RngStreams,
+    budget: Option<&Budget>,
 ) -> Result<Vec<ClassPlan>, Vec<SetupError>> {
     let hosts = topology.hosts();
     let layout = HostLayout::from_vectors(
@@ -176,6 +179,7 @@ pub fn plan(
     let mut senders_rng = streams.stream("workload.senders");
     // (recipe and hosts, full length, pool left) per distinct matrix, in order of first use.
     let mut matrices: Vec<(MatrixKey, usize, Vec<Connection>)> = Vec::new();
+    let mut pool_memory = PoolMemory { budget, held: 0 };
     let mut out = Vec::with_capacity(scenario.flows.len());
     let mut problems = Vec::new();
     for class in &scenario.flows {
@@ -246,8 +250,14 @@ pub fn plan(
                     rack_local: true,
                 })?;
                 let rounds = RoundsPlan {
-                    matrix: MatrixSource::new(&matrix_key, topology, &layout, &scenario.base_dir)
-                        .map_err(fail)?,
+                    matrix: MatrixSource::new(
+                        &matrix_key,
+                        topology,
+                        &layout,
+                        &scenario.base_dir,
+                        &mut pool_memory,
+                    )
+                    .map_err(fail)?,
                     draws: matrix_key.draws,
                     senders,
                 };
@@ -259,11 +269,16 @@ pub fn plan(
                 let idx = match matrices.iter().position(|(k, _, _)| *k == matrix_key) {
                     Some(i) => i,
                     None => {
-                        let conns =
-                            MatrixSource::new(&matrix_key, topology, &layout, &scenario.base_dir)
-                                .map_err(fail)?
-                                .draw_times(&mut matrix_rng, matrix_key.draws)
-                                .map_err(|e| fail(SetupError::new("matrix", e)))?;
+                        let conns = MatrixSource::new(
+                            &matrix_key,
+                            topology,
+                            &layout,
+                            &scenario.base_dir,
+                            &mut pool_memory,
+                        )
+                        .map_err(fail)?
+                        .draw_times(&mut matrix_rng, matrix_key.draws)
+                        .map_err(|e| fail(SetupError::new("matrix", e)))?;
                         matrices.push((matrix_key, conns.len(), conns));
                         matrices.len() - 1
                     }
@@ -376,6 +391,59 @@ fn new_destinations(key: &MatrixKey, layout: &HostLayout) -> NewDestinations {
     NewDestinations::new(hosts, layout.clone(), limits)
 }
 
+/// The memory a run's traffic matrices take ([`BYTES_PER_CONNECTION`] per connection), kept
+/// within the run's budget: n hosts have up to n(n - 1) `neighbours` pairs, and `draws`
+/// multiplies a matrix, so a matrix is refused before it is drawn rather than when memory runs
+/// out.
+struct PoolMemory<'a> {
+    budget: Option<&'a Budget>,
+    /// Connections of the matrices resolved so far.
+    held: u64,
+}
+
+impl PoolMemory<'_> {
+    /// How many more connections fit in each of `draws` draws.
+    fn room(&self, draws: usize) -> usize {
+        self.budget.map_or(usize::MAX, |b| {
+            let left = b.max_connections().saturating_sub(self.held) / (draws.max(1) as u64);
+            usize::try_from(left).unwrap_or(usize::MAX)
+        })
+    }
+
+    /// Takes `per_draw` x `draws` connections, or the error that they do not fit.
+    fn take(&mut self, per_draw: u64, draws: usize) -> Result<(), SetupError> {
+        self.check(per_draw, draws)?;
+        self.held = self
+            .held
+            .saturating_add(per_draw.saturating_mul(draws as u64));
+        Ok(())
+    }
+
+    /// Whether `per_draw` x `draws` more connections fit; the error (at `draws` when there
+    /// are several draws, else at `matrix`) when they do not.
+    fn check(&self, per_draw: u64, draws: usize) -> Result<(), SetupError> {
+        let Some(budget) = self.budget else {
+            return Ok(());
+        };
+        let held = self
+            .held
+            .saturating_add(per_draw.saturating_mul(draws as u64));
+        let key = if draws > 1 { "draws" } else { "matrix" };
+        budget.check_connections(held).map_err(|e| {
+            let draws = if draws > 1 {
+                format!(" x {draws} draws")
+            } else {
+                String::new()
+            };
+            e.within(key).with_hint(format!(
+                "the class's matrix needs room for {per_draw} connections{draws}: fewer hosts \
+                 (`hosts`), fewer draws, a smaller topology, fewer runs at once (--jobs), or \
+                 set {MEMORY_LIMIT_ENV} if more memory is free"
+            ))
+        })
+    }
+}
+
 /// A matrix key resolved against the topology: what draws the matrix.
 #[derive(Clone, Debug)]
 enum MatrixSource {
@@ -391,12 +459,40 @@ enum MatrixSource {
 
 impl MatrixSource {
     /// Resolves `key` on `topology` (whose hosts `layout` describes), reading a pairs file from
-    /// `base_dir`; errors name the key within the class.
+    /// `base_dir`, and takes its connections out of `memory`; errors name the key within the
+    /// class.
     fn new(
         key: &MatrixKey,
         topology: &Topology,
         layout: &HostLayout,
         base_dir: &Path,
+        memory: &mut PoolMemory<'_>,
+    ) -> Result<MatrixSource, SetupError> {
+        let source = MatrixSource::resolve(key, topology, layout, base_dir, memory)?;
+        memory.take(source.connections(), key.draws)?;
+        Ok(source)
+    }
+
+    /// The most connections one draw yields.
+    fn connections(&self) -> u64 {
+        let n = match self {
+            MatrixSource::Fixed(pairs) => pairs.len(),
+            MatrixSource::Drawn { recipe, hosts, .. } => match recipe {
+                Recipe::Incast(fan_in) => usize::try_from(*fan_in).unwrap_or(usize::MAX),
+                _ => hosts.len(),
+            },
+        };
+        n as u64
+    }
+
+    /// [`MatrixSource::new`] without taking the connections; a `neighbours` matrix, whose
+    /// pairs are listed here, stops listing them when they no longer fit in `memory`.
+    fn resolve(
+        key: &MatrixKey,
+        topology: &Topology,
+        layout: &HostLayout,
+        base_dir: &Path,
+        memory: &PoolMemory<'_>,
     ) -> Result<MatrixSource, SetupError> {
         let n = layout.num_hosts();
         let hosts: Vec<usize> = match &key.hosts {
@@ -420,7 +516,12 @@ impl MatrixSource {
             Recipe::Neighbours(d) => {
                 let distance = u32::try_from(*d).unwrap_or(u32::MAX);
                 let rows = switch_hops(topology, &hosts);
-                let pairs = matrix::at_distance(rows, distance).map_err(|e| {
+                let room = memory.room(key.draws);
+                let pairs = matrix::at_distance(rows, distance, room).map_err(|e| {
+                    if let matrix::MatrixError::TooManyPairs { limit } = e {
+                        let over = memory.check(limit as u64 + 1, key.draws);
+                        return over.expect_err("`room` is the most that fits");
+                    }
                     SetupError::new("distance", e.to_string()).with_hint(
                         "`distance` counts the switches between two hosts: on a BCube(n, k) \
                              1 to k + 1, on a FatTree 1 (one rack), 3 (one pod) or 5",

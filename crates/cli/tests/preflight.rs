@@ -368,6 +368,44 @@ fn a_billion_flows_per_second_are_refused_with_the_estimate() {
 }
 
 #[test]
+fn traffic_matrices_larger_than_memory_are_refused_before_they_are_drawn() {
+    // 2000 hosts of a star are all one switch apart: a `neighbours` matrix lists 2000 x 1999
+    // pairs (64 MB), which took memory until it ran out before the flows were counted.
+    let star = |hosts: &str, class: &str| {
+        scenario("")
+            .replace("hosts = 4", &format!("hosts = {hosts}"))
+            .replace("name = \"long\"\nsize = \"infinite\"", class)
+    };
+    over_memory(
+        &star(
+            "2000",
+            "name = \"n\"\nmatrix = \"neighbours\"\nsize = \"1KB\"",
+        ),
+        "32MiB",
+        "1",
+        &[
+            "s.toml:8:10: `flows.n.matrix`",
+            "(2097153 connections in its traffic matrices, 16 B each)",
+        ],
+    );
+    // 1000 draws of a permutation of 1000 hosts: a pool of 1 M connections (16 MB) for a
+    // Poisson class that opens 10 flows, so no flow count stopped it.
+    over_memory(
+        &star(
+            "1000",
+            "name = \"p\"\ndraws = 1000\nsize = \"1KB\"\narrivals = { poisson = 1000 }",
+        ),
+        "12MiB",
+        "1",
+        &[
+            "s.toml:8:9: `flows.p.draws`",
+            "(1000000 connections in its traffic matrices, 16 B each)",
+            "1000 connections x 1000 draws",
+        ],
+    );
+}
+
+#[test]
 fn a_trace_larger_than_memory_is_refused() {
     // 10 M events of 128 B: 1.2 GiB.
     over_memory(

@@ -115,6 +115,12 @@ pub enum MatrixError {
         /// The largest distance between two of the hosts.
         farthest: u32,
     },
+    /// More pairs than the caller can hold.
+    #[error("more than {limit} pairs")]
+    TooManyPairs {
+        /// The most pairs asked for.
+        limit: usize,
+    },
 }
 
 /// A traffic-matrix recipe, as a scenario's `matrix` key names it; [`TrafficMatrix::build`]
@@ -503,10 +509,12 @@ pub fn random_each<R: Rng + ?Sized>(
 /// then destination: row `a` of `hops` holds the distance from host `a` to every host (`None`:
 /// no path), one row at a time. Each host thus talks to all of its neighbours at that distance
 /// (on a BCube at distance 1, its one-hop neighbours at every level: the "BCube read" of
-/// many-to-one reads).
+/// many-to-one reads). At most `limit` pairs are listed: past them, the error
+/// [`MatrixError::TooManyPairs`] (n hosts have up to n(n - 1) pairs).
 pub fn at_distance(
     hops: impl IntoIterator<Item = Vec<Option<u32>>>,
     distance: u32,
+    limit: usize,
 ) -> Result<Vec<Connection>, MatrixError> {
     let mut out = Vec::new();
     let mut farthest = 0;
@@ -516,6 +524,9 @@ pub fn at_distance(
             if src != dst {
                 farthest = farthest.max(h);
                 if h == distance {
+                    if out.len() == limit {
+                        return Err(MatrixError::TooManyPairs { limit });
+                    }
                     out.push(Connection { src, dst });
                 }
             }
@@ -1281,7 +1292,7 @@ mod tests {
             vec![None, Some(2), Some(1), Some(0)],
         ];
         let pairs = |d| {
-            at_distance(hops.clone(), d)
+            at_distance(hops.clone(), d, usize::MAX)
                 .unwrap()
                 .iter()
                 .map(|c| (c.src, c.dst))
@@ -1290,11 +1301,16 @@ mod tests {
         assert_eq!(pairs(1), [(0, 1), (1, 0), (1, 2), (2, 1), (2, 3), (3, 2)]);
         assert_eq!(pairs(2), [(0, 2), (1, 3), (2, 0), (3, 1)]);
         assert_eq!(
-            at_distance(hops.clone(), 3),
+            at_distance(hops.clone(), 3, usize::MAX),
             Err(MatrixError::NoPairAtDistance {
                 distance: 3,
                 farthest: 2
             })
+        );
+        assert_eq!(at_distance(hops.clone(), 2, 4).unwrap().len(), 4);
+        assert_eq!(
+            at_distance(hops.clone(), 2, 3),
+            Err(MatrixError::TooManyPairs { limit: 3 })
         );
     }
 
