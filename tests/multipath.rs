@@ -727,7 +727,7 @@ transport = "m"
 "#;
     let e = preflight_problems(jobs, &[]).unwrap();
     assert!(
-        e.contains("pinned.toml:10:9: `transports.m.paths`: class `incast` may draw a flow during the run from host0 to host1"),
+        e.contains("pinned.toml:10:9: `transports.m.paths`: class `incast` may draw a flow during the run from host1 to host0"),
         "{e}"
     );
     // Without rack-local servers every pair has at least 2 paths.

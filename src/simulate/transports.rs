@@ -5,6 +5,7 @@
 //! [`check_pairs`] checks before a run that the transport can connect the pairs known then.
 
 use std::cell::Cell;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use htsim_core::ids::HostId;
@@ -81,7 +82,9 @@ pub enum ClassPairs<'a> {
 /// Checks that `configured` can connect every pair of `pairs` on `topology` (pinned subflow
 /// paths must exist, docs/model.md 4.1); the error of the first pair it cannot, at the
 /// transport's key (`paths`), naming class `class` and the hosts. Pairs are only enumerated
-/// when the transport asks for them ([`Transport::check_reaches`]).
+/// when the transport asks for them ([`Transport::check_reaches`]), and then one per two
+/// [`Topology::path_classes`], destination by destination: a FatTree's racks^2 pairs, a star's
+/// one (checking all n^2 pairs of a star of 3000 hosts, each a breadth-first search, hung).
 pub fn check_pairs(
     configured: &Configured,
     pairs: ClassPairs<'_>,
@@ -89,30 +92,7 @@ pub fn check_pairs(
     class: &str,
 ) -> Result<(), SetupError> {
     let last = Cell::new((0u32, 0u32));
-    let all: Vec<u64>;
-    let (list, hosts, rack_local): (&[Connection], &[u64], bool) = match pairs {
-        ClassPairs::Known(list) => (list, &[], true),
-        ClassPairs::Drawn {
-            hosts: Some(h),
-            rack_local,
-        } => (&[], h, rack_local),
-        ClassPairs::Drawn {
-            hosts: None,
-            rack_local,
-        } => {
-            all = (0..topology.host_count() as u64).collect();
-            (&[], &all, rack_local)
-        }
-    };
-    let known = list.iter().map(|c| (c.src as u32, c.dst as u32));
-    let drawn = hosts
-        .iter()
-        .flat_map(|&s| hosts.iter().map(move |&d| (s as u32, d as u32)))
-        .filter(|&(s, d)| {
-            s != d
-                && (rack_local || topology.locality(HostId(s), HostId(d)) != TopoLocality::SameTor)
-        });
-    let mut reaches = known.chain(drawn).map(|(s, d)| {
+    let mut reaches = representatives(pairs, topology).map(|(s, d)| {
         last.set((s, d));
         reach(topology, s, d)
     });
@@ -136,4 +116,73 @@ pub fn check_pairs(
                  others (k/2)^2 (docs/model.md 4.1)",
             )
         })
+}
+
+/// The first host of a path class and, if it has one, a second.
+type ClassHosts = (u32, Option<u32>);
+
+/// One (source, destination) pair of `pairs` per pair of path classes, grouped by
+/// destination; computed when first asked for.
+fn representatives<'a>(
+    pairs: ClassPairs<'a>,
+    topology: &'a Topology,
+) -> impl Iterator<Item = (u32, u32)> + 'a {
+    std::iter::once(()).flat_map(move |()| {
+        let classes = topology.path_classes();
+        let n = classes.len() as u64;
+        let mut seen = HashSet::new();
+        let (known, drawn): (Vec<(u32, u32)>, Vec<ClassHosts>) = match pairs {
+            ClassPairs::Known(list) => {
+                let mut known: Vec<(u32, u32)> = list
+                    .iter()
+                    .map(|c| (c.src as u32, c.dst as u32))
+                    .filter(|&(s, d)| seen.insert((classes[s as usize], classes[d as usize])))
+                    .collect();
+                known.sort_by_key(|&(_, d)| d);
+                (known, Vec::new())
+            }
+            ClassPairs::Drawn { hosts, .. } => {
+                // Up to two hosts of each class; hosts beyond the topology are reported by
+                // the class's matrix.
+                let all: Box<dyn Iterator<Item = u64>> = match hosts {
+                    Some(h) => Box::new(h.iter().copied().filter(|&h| h < n)),
+                    None => Box::new(0..n),
+                };
+                let mut at: HashMap<u32, usize> = HashMap::new();
+                let mut drawn: Vec<ClassHosts> = Vec::new();
+                for h in all {
+                    let h = h as u32;
+                    match at.get(&classes[h as usize]) {
+                        Some(&i) => {
+                            drawn[i].1.get_or_insert(h);
+                        }
+                        None => {
+                            at.insert(classes[h as usize], drawn.len());
+                            drawn.push((h, None));
+                        }
+                    }
+                }
+                (Vec::new(), drawn)
+            }
+        };
+        let rack_local = match pairs {
+            ClassPairs::Known(_) => true,
+            ClassPairs::Drawn { rack_local, .. } => rack_local,
+        };
+        let m = drawn.len();
+        let by_destination = (0..m * m).filter_map(move |x| {
+            let (j, i) = (x / m, x % m);
+            let (d, _) = drawn[j];
+            match drawn[i] {
+                (_, second) if i == j => second.map(|s| (s, d)),
+                (s, _) => Some((s, d)),
+            }
+        });
+        known
+            .into_iter()
+            .chain(by_destination)
+            .filter(move |&(s, d)| {
+                rack_local || topology.locality(HostId(s), HostId(d)) != TopoLocality::SameTor
+            })
+    })
 }

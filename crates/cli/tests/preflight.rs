@@ -406,6 +406,45 @@ fn traffic_matrices_larger_than_memory_are_refused_before_they_are_drawn() {
 }
 
 #[test]
+fn pinned_paths_of_a_class_drawing_among_many_hosts_are_checked_at_once() {
+    // A job class draws any pair of 20 000 hosts: its pinned path 0 was checked pair by pair,
+    // 4e8 breadth-first searches (validate hung). The hosts of a star are one path class, so
+    // one pair stands for all; the second class's pinned path 1 (of 1) is still refused.
+    let text = scenario("").replace("hosts = 4", "hosts = 20000").replace(
+        "name = \"long\"\nsize = \"infinite\"\ntransport = { kind = \"tcp\" }",
+        "name = \"j\"\njobs = { servers = 2 }\n\
+             transport = { kind = \"mptcp\", paths = { pinned = [0] } }\n\
+             [[flows]]\nname = \"p\"\nsize = \"1KB\"\n\
+             transport = { kind = \"mptcp\", paths = { pinned = [1] } }",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.toml"), text).unwrap();
+    let mut child = common::command(dir.path())
+        .args(["validate", "s.toml"])
+        .env("HTSIM_MEMORY_LIMIT", "1GiB")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("validate still checks pairs after 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("`flows.p.transport.paths`: class `p` has a flow from host")
+            && err.contains("pinned path 1 does not exist")
+            && !err.contains("flows.j"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_trace_larger_than_memory_is_refused() {
     // 10 M events of 128 B: 1.2 GiB.
     over_memory(

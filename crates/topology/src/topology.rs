@@ -232,6 +232,39 @@ impl Topology {
         world.set_path_source(self.path_source());
     }
 
+    /// A class per host, by [`HostId`]: two hosts of one class are in one rack and pod and
+    /// have the same number of paths to and from every other host, so one pair per two classes
+    /// (and one pair inside each class of two hosts or more) has every pair's path count and
+    /// locality. A host that does not forward is classed by its rack, pod and neighbours (the
+    /// nodes its links go to and come from, with repeats): its paths start and end on those
+    /// links. A host that forwards (BCube's) has a class of its own, except on a BCube that
+    /// offers every pair its `k + 1` parallel paths, where rack and pod decide.
+    pub fn path_classes(&self) -> Vec<u32> {
+        let uniform = matches!(&self.paths, Paths::BCube(p) if !p.shortest_only);
+        let mut ins: Vec<Vec<u32>> = vec![Vec::new(); self.nodes.len()];
+        for l in &self.links {
+            ins[l.to.0 as usize].push(l.from.0);
+        }
+        let mut ids: HashMap<(u32, u32, Vec<u32>, Vec<u32>), u32> = HashMap::new();
+        let mut classes = Vec::with_capacity(self.hosts.len());
+        for (i, h) in self.hosts.iter().enumerate() {
+            let (out, into) = if uniform {
+                (Vec::new(), Vec::new())
+            } else if self.node(h.node).forwards {
+                (vec![u32::MAX], vec![i as u32])
+            } else {
+                let mut out: Vec<u32> = self.links_of_node(h.node).map(|l| l.to.0).collect();
+                let mut into = std::mem::take(&mut ins[h.node.0 as usize]);
+                out.sort_unstable();
+                into.sort_unstable();
+                (out, into)
+            };
+            let next = ids.len() as u32;
+            classes.push(*ids.entry((h.rack, h.pod, out, into)).or_insert(next));
+        }
+        classes
+    }
+
     /// Number of equal-cost paths from `src` to `dst` (0 when `src == dst`).
     pub fn path_count(&self, src: HostId, dst: HostId) -> u32 {
         self.paths.path_count(src, dst)

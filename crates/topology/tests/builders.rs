@@ -541,3 +541,75 @@ fn fattree_arithmetic_paths_equal_the_bfs_shortest_paths() {
         }
     }
 }
+
+#[test]
+fn hosts_of_one_path_class_have_the_same_path_counts_and_localities() {
+    // Every pair of hosts against the pair of their classes' first hosts, on every builder.
+    let build = |i: usize, w: &mut World| -> Topology {
+        let c = cabling();
+        match i {
+            0 => FatTree {
+                k: 4,
+                oversubscription: 2,
+            }
+            .build(w, &c, &mut droptail),
+            1 => Dhft { k: 6 }.build(w, &c, &mut droptail),
+            2 => Vl2 {
+                da: 4,
+                di: 4,
+                hosts_per_tor: 2,
+            }
+            .build(w, &Cabling10G::new().0, &mut droptail),
+            3 | 4 => BCube { n: 3, k: 1 }.build(w, &c, &mut droptail),
+            5 => Star { hosts: 5 }.build(w, &c, &mut droptail),
+            6 => Dumbbell { pairs: 3 }.build(w, &c, &mut droptail),
+            7 => XmpTwoPath {
+                multipath_pairs: 2,
+                single_path_pairs: [1, 1],
+            }
+            .build(w, &c, &mut droptail),
+            _ => XmpTorus { bottlenecks: 5 }.build(w, &c, &mut droptail),
+        }
+        .unwrap()
+    };
+    for i in 0..9 {
+        let mut w = World::new(1);
+        let mut t = build(i, &mut w);
+        if i == 4 {
+            t.keep_shortest_paths(&mut w);
+        }
+        let classes = t.path_classes();
+        let n = t.host_count();
+        let first = |c: u32| classes.iter().position(|&x| x == c).unwrap() as u32;
+        let second = |c: u32, not: u32| {
+            (0..n)
+                .find(|&h| classes[h as usize] == c && h != not)
+                .unwrap()
+        };
+        for s in 0..n {
+            for d in (0..n).filter(|&d| d != s) {
+                let (cs, cd) = (classes[s as usize], classes[d as usize]);
+                let (rs, rd) = if cs == cd {
+                    (first(cs), second(cs, first(cs)))
+                } else {
+                    (first(cs), first(cd))
+                };
+                let (a, b) = (HostId(s), HostId(d));
+                let (ra, rb) = (HostId(rs), HostId(rd));
+                assert_eq!(
+                    (t.path_count(a, b), t.locality(a, b)),
+                    (t.path_count(ra, rb), t.locality(ra, rb)),
+                    "builder {i}: {s}->{d} against {rs}->{rd}"
+                );
+            }
+        }
+        let distinct: HashSet<u32> = classes.iter().copied().collect();
+        match i {
+            0 => assert_eq!(distinct.len(), 8, "one class per ToR"),
+            5 => assert_eq!(distinct.len(), 1, "a star is one class"),
+            3 => assert_eq!(distinct.len() as u32, t.rack_count()),
+            4 => assert_eq!(distinct.len() as u32, n),
+            _ => {}
+        }
+    }
+}
