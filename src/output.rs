@@ -58,6 +58,7 @@ pub const FLOWS_COLUMNS: &[&str] = &[
     "src",
     "dst",
     "size_bytes",
+    "arrival_ns",
     "start_ns",
     "end_ns",
     "fct_ns",

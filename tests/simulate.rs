@@ -55,8 +55,8 @@ fn a_tiny_run_completes_its_flows_and_writes_the_specified_files() {
     let mut lines = flows.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "point,seed,class,flow_id,transport,src,dst,size_bytes,start_ns,end_ns,fct_ns,ideal_fct_ns,\
-         slowdown,completed,bytes_acked,goodput_bps,goodput_sent_bps,subflow_goodput_bps,packets_sent,retransmits,fast_retransmits,timeouts,subflows"
+        "point,seed,class,flow_id,transport,src,dst,size_bytes,arrival_ns,start_ns,end_ns,fct_ns,\
+         ideal_fct_ns,slowdown,completed,bytes_acked,goodput_bps,goodput_sent_bps,subflow_goodput_bps,packets_sent,retransmits,fast_retransmits,timeouts,subflows"
     );
     assert_eq!(flows.lines().count(), 1 + out.started.len());
     for line in lines {
@@ -65,18 +65,21 @@ fn a_tiny_run_completes_its_flows_and_writes_the_specified_files() {
         let (run, f) = fields.split_at(2);
         assert_eq!(run, ["base", "7"], "{line}");
         assert_eq!(f.len(), FLOWS_COLUMNS.len(), "{line}");
+        // The flow arrives (its first SYN), then starts (its SYN-ACK).
+        let (arrival, start): (u64, u64) = (f[6].parse().unwrap(), f[7].parse().unwrap());
+        assert!(arrival < start, "{line}");
         if f[0] == "short" {
             assert_eq!(f[5], "30000");
-            assert_eq!(f[11], "true", "{line}");
-            let slowdown: f64 = f[10].parse().unwrap();
+            assert_eq!(f[12], "true", "{line}");
+            let slowdown: f64 = f[11].parse().unwrap();
             assert!(slowdown >= 1.0, "{line}");
-            let (fct, ideal): (u64, u64) = (f[8].parse().unwrap(), f[9].parse().unwrap());
+            let (fct, ideal): (u64, u64) = (f[9].parse().unwrap(), f[10].parse().unwrap());
             assert!(fct > 0 && ideal > 0, "{line}");
         } else {
             assert_eq!(f[5], "", "infinite flows have no size: {line}");
             // Never completed (as in the summary): they run to the end.
-            assert_eq!((f[7], f[11]), ("", "false"), "{line}");
-            assert!(f[13].parse::<f64>().unwrap() > 1e8, "{line}");
+            assert_eq!((f[8], f[12]), ("", "false"), "{line}");
+            assert!(f[14].parse::<f64>().unwrap() > 1e8, "{line}");
         }
     }
 
@@ -226,16 +229,12 @@ fn jobs_of(
     out: &htsim::simulate::RunOutput,
     class: u32,
 ) -> std::collections::BTreeMap<u64, Vec<JobFlowRow>> {
-    let csv = String::from_utf8(out.files.flows_csv.clone().unwrap()).unwrap();
-    let times: std::collections::HashMap<u64, (Option<u64>, Option<u64>)> = csv
-        .lines()
-        .skip(1)
-        .map(|line| {
-            // After the run's columns `point,seed`.
-            let f: Vec<&str> = line.split(',').skip(2).collect();
+    let times: std::collections::HashMap<u64, (Option<u64>, Option<u64>)> = flow_rows(out)
+        .iter()
+        .map(|f| {
             (
-                f[1].parse().unwrap(),
-                (f[6].parse().ok(), f[7].parse().ok()),
+                f["flow_id"].parse().unwrap(),
+                (f["start_ns"].parse().ok(), f["end_ns"].parse().ok()),
             )
         })
         .collect();
@@ -1005,6 +1004,7 @@ fn the_typed_results_are_the_rows_of_flows_csv_and_links_csv() {
         assert_eq!(row["src"], format!("host{}", f.src.0));
         assert_eq!(row["dst"], format!("host{}", f.dst.0));
         assert_eq!(field(row, "size_bytes"), f.size_bytes);
+        assert_eq!(field(row, "arrival_ns"), Some(f.arrival.as_ns()));
         assert_eq!(field(row, "start_ns"), ns(f.start));
         assert_eq!(field(row, "end_ns"), ns(f.end));
         assert_eq!(field(row, "fct_ns"), ns(f.fct));
@@ -1075,4 +1075,33 @@ fn the_typed_results_are_the_rows_of_flows_csv_and_links_csv() {
         .fold(0.0, f64::max);
     assert!((50.0..=100.2).contains(&busiest), "{busiest}");
     assert_eq!(results.links_of("core").count(), 16);
+}
+
+#[test]
+fn the_fct_cdf_counts_the_flows_the_summary_counts_when_there_is_a_warmup() {
+    use htsim::core::SimTime;
+    // Short flows arrive from t = 0; a 100 ms warmup leaves the first ones out of the summary.
+    // The FCT CDF, drawn from flows.csv read back, must leave out the same ones (it used to
+    // draw every completed flow: more flows than the summary's `completed`).
+    let s = scenario(TINY, &["run.warmup = \"100ms\""]);
+    let out = run(&s, 5, &RunContext::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let run_dir = htsim::output::run_dir(dir.path(), "base", 5);
+    htsim::output::write_run(&run_dir, b"{}", &out.files).unwrap();
+    let samples =
+        htsim::report::flow_samples::read_flow_samples(&[dir.path().to_path_buf()]).unwrap();
+    let cdf = &samples.iter().find(|s| s.class == "short").unwrap().fct_ms;
+    let warmup = SimTime::from_ms(100);
+    let in_warmup = (out.results.flows_of("short"))
+        .filter(|f| f.completed && f.arrival < warmup)
+        .count();
+    assert!(
+        in_warmup > 0,
+        "not vacuous: some flows completed in the warmup"
+    );
+    let summary = &out.summary.classes[1];
+    assert_eq!(cdf.len() as u64, summary.completed);
+    // The same flows: the same mean FCT (flows.csv has whole ns, the summary ps).
+    let mean = cdf.iter().sum::<f64>() / cdf.len() as f64;
+    assert!((mean - summary.fct_ms.unwrap().mean).abs() < 1e-6, "{mean}");
 }

@@ -16,7 +16,9 @@ pub struct FlowSamples {
     pub point: String,
     /// The flow class's name.
     pub class: String,
-    /// FCTs of completed finite flows (non-empty `fct_ns`), ms.
+    /// FCTs of completed finite flows (non-empty `fct_ns`) that arrived inside the measurement
+    /// window (`arrival_ns` at or after the run's `window_start_ns`, as the summaries count
+    /// them; every completed flow of a flows.csv written before `arrival_ns` existed), ms.
     pub fct_ms: Vec<f64>,
     /// Goodput of long flows (empty `size_bytes`, non-empty `goodput_bps`), Mb/s.
     pub goodput_mbps: Vec<f64>,
@@ -49,7 +51,7 @@ pub fn read_flow_samples_of(dirs: &[PathBuf], runs: &[RunSummary]) -> Result<Vec
                 message: "missing: the per-flow plots need every run's flows.csv".into(),
             });
         };
-        read_one(&path, &run.point, &mut out)?;
+        read_one(&path, &run.point, run.window_start_ns, &mut out)?;
     }
     Ok(out)
 }
@@ -73,8 +75,14 @@ fn flows_path(dir: &Path, run: &RunSummary) -> PathBuf {
     run_dir(dir, &run.point, run.seed).join(FLOWS_FILE)
 }
 
-/// Adds one flows.csv's values to `out`.
-fn read_one(path: &Path, point: &str, out: &mut Vec<FlowSamples>) -> Result<()> {
+/// Adds one flows.csv's values to `out`: the FCTs of the finite flows that arrived at or after
+/// `window_start_ns` (the warmup's end), the goodputs of the long flows.
+fn read_one(
+    path: &Path,
+    point: &str,
+    window_start_ns: u64,
+    out: &mut Vec<FlowSamples>,
+) -> Result<()> {
     let csv_error = |source| ReportError::Csv {
         path: path.to_path_buf(),
         source,
@@ -94,6 +102,8 @@ fn read_one(path: &Path, point: &str, out: &mut Vec<FlowSamples>) -> Result<()> 
                 .into(),
         });
     };
+    // Absent from files written before it existed: then every completed flow counts.
+    let arrival = column("arrival_ns");
     for record in reader.records() {
         let record = record.map_err(csv_error)?;
         let field = |i: usize| record.get(i).unwrap_or("").trim();
@@ -115,7 +125,13 @@ fn read_one(path: &Path, point: &str, out: &mut Vec<FlowSamples>) -> Result<()> 
         if field(size).is_empty() {
             out[i].goodput_mbps.extend(number(goodput).map(|b| b / 1e6));
         } else {
-            out[i].fct_ms.extend(number(fct).map(|ns| ns / 1e6));
+            // A finite flow that arrived in the warmup is not measured (docs/outputs.md).
+            let in_warmup = arrival
+                .and_then(|a| field(a).parse::<u64>().ok())
+                .is_some_and(|a| a < window_start_ns);
+            if !in_warmup {
+                out[i].fct_ms.extend(number(fct).map(|ns| ns / 1e6));
+            }
         }
     }
     Ok(())

@@ -134,6 +134,7 @@ pub fn flows_csv(run: &RunColumns, results: &RunResults) -> Vec<u8> {
             format!("host{}", f.src.0),
             format!("host{}", f.dst.0),
             opt(f.size_bytes),
+            f.arrival.as_ns().to_string(),
             ns(f.start),
             ns(f.end),
             ns(f.fct),

@@ -41,6 +41,10 @@ pub struct FlowResult {
     pub dst: HostId,
     /// Application bytes to send; `None` for a long (infinite) flow (`size_bytes`).
     pub size_bytes: Option<u64>,
+    /// When the flow arrived: the application asked for it and its first SYN was sent
+    /// (`arrival_ns`). Finite flows that arrived before the warmup are left out of the
+    /// summaries.
+    pub arrival: SimTime,
     /// The flow's start: its first subflow's SYN-ACK; `None` if it never connected
     /// (`start_ns`).
     pub start: Option<SimTime>,
@@ -96,6 +100,7 @@ impl FlowResult {
             src: r.src,
             dst: r.dst,
             size_bytes: r.size_bytes,
+            arrival: r.arrival,
             start: r.start,
             end: r.end.filter(|_| finite),
             fct: o.fct.filter(|_| finite),

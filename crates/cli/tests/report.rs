@@ -488,10 +488,11 @@ fn job_completion_time_and_pooled_goodput_survive_a_report_rebuild() {
         ))
         .unwrap();
         let prefix = format!("base,{seed},long,");
+        let header: Vec<&str> = flows.lines().next().unwrap().split(',').collect();
+        let goodput = header.iter().position(|c| *c == "goodput_bps").unwrap();
         for line in flows.lines().skip(1).filter(|l| l.starts_with(&prefix)) {
-            // After the run's columns `point,seed`.
-            let f: Vec<&str> = line.split(',').skip(2).collect();
-            goodputs.push(f[13].parse::<f64>().unwrap() / 1e6);
+            let f: Vec<&str> = line.split(',').collect();
+            goodputs.push(f[goodput].parse::<f64>().unwrap() / 1e6);
         }
     }
     let pooled = row("long", "goodput_pooled");
