@@ -65,7 +65,8 @@ pub struct ClassSummary {
     /// (summary.csv `finite_goodput_pooled`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub finite_goodput_values_mbps: Vec<f64>,
-    /// Long (infinite) flows that started before the window's end.
+    /// Long (infinite) flows alive inside the measurement window (started before its end):
+    /// the flows `goodput_mbps` is over.
     pub long_flows: u64,
     /// Long-flow goodput: 8 x application bytes acknowledged in order / time alive, both inside
     /// the window ([`crate::report::metrics::goodput_bps`]), Mb/s (10^6 b/s).
@@ -117,8 +118,8 @@ pub struct LayerSummary {
     pub layer: String,
     /// Links in the layer.
     pub links: u64,
-    /// Standard utilisation: per link 100 x 8 x bytes transmitted / (rate x window), averaged
-    /// over the layer's links, %.
+    /// Standard utilisation: per link 100 x time spent serialising packets in the window / the
+    /// window's length (links.csv `utilisation_pct`), averaged over the layer's links, %.
     pub utilisation_pct: Option<f64>,
     /// Standard loss rate: per link 100 x packets dropped / packets arrived (0 when none
     /// arrived), averaged over the layer's links, %.
