@@ -1105,3 +1105,65 @@ fn the_fct_cdf_counts_the_flows_the_summary_counts_when_there_is_a_warmup() {
     let mean = cdf.iter().sum::<f64>() / cdf.len() as f64;
     assert!((mean - summary.fct_ms.unwrap().mean).abs() < 1e-6, "{mean}");
 }
+
+#[test]
+fn drops_on_a_link_that_is_down_count_in_links_csv_and_the_loss_rates() {
+    // The idle star, host0's link down from t = 0; the flow arrives at 100 us. Its SYN (50 B on
+    // the wire) is dropped on arrival at host0->switch, and the next SYN would wait 1 s, past the
+    // end: one packet arrived at that link, none accepted, so its loss rate is 100% and it was
+    // never busy. The flow never connected: no start, no goodput, not completed, no data sent.
+    let set = [
+        "flows.one.start=\"100us\"",
+        "events=[{ at = \"0s\", where = { link = [\"host0->switch\"] }, set = { down = true } }]",
+    ];
+    let out = run(&scenario(IDLE_STAR, &set), 1, &RunContext::default()).unwrap();
+    let l = link_row(&out, "host0->switch");
+    let got = [
+        "packets_enqueued",
+        "bytes_enqueued",
+        "packets_dropped",
+        "bytes_dropped",
+        "utilisation_pct",
+        "loss_rate_pct",
+    ]
+    .map(|c| l[c].as_str());
+    assert_eq!(got, ["0", "0", "1", "50", "0.0000", "100.0000"], "{l:?}");
+    let other = link_row(&out, "host1->switch");
+    assert_eq!(
+        (
+            other["packets_dropped"].as_str(),
+            other["loss_rate_pct"].as_str()
+        ),
+        ("0", "0.0000")
+    );
+    let f = &flow_rows(&out)[0];
+    let got = [
+        "arrival_ns",
+        "start_ns",
+        "end_ns",
+        "completed",
+        "goodput_bps",
+        "packets_sent",
+    ]
+    .map(|c| f[c].as_str());
+    assert_eq!(got, ["100000", "", "", "false", "", "0"], "{f:?}");
+    let c = &out.summary.classes[0];
+    assert_eq!((c.finite_flows, c.completed, c.unfinished), (1, 0, 1));
+    // The host layer: host0's link at 100%, host1's at 0%. The paper's figure has one
+    // interval (the 1 ms window): L = 100 x 50 B dropped / 50 B arrived, and 0, mean 50%.
+    let host = out
+        .summary
+        .layers
+        .iter()
+        .find(|l| l.layer == "host")
+        .unwrap();
+    assert_eq!(host.links, 2);
+    assert_eq!(
+        (host.loss_pct, host.paper_loss_pct),
+        (Some(50.0), Some(50.0))
+    );
+    assert_eq!(
+        (host.utilisation_pct, host.paper_utilisation_pct),
+        (Some(0.0), Some(0.0))
+    );
+}
