@@ -243,6 +243,21 @@ pub fn remove_top_temp_files(out: &Path) -> io::Result<usize> {
     Ok(remove_temp_files(out)? + remove_temp_files(&out.join(PLOTS_DIR))?)
 }
 
+/// Removes what is written over all the runs of `out` (summary.csv, summary.json,
+/// reference.csv and the plots): when they no longer describe its run list.
+pub fn remove_report(out: &Path) -> io::Result<()> {
+    for name in [SUMMARY_CSV_FILE, SUMMARY_JSON_FILE, REFERENCE_CSV_FILE] {
+        match fs::remove_file(out.join(name)) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
+    match fs::remove_dir_all(out.join(PLOTS_DIR)) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed to disk,
 /// then renamed over `path`. Readers see the old file or the new one, never a part.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {

@@ -309,7 +309,8 @@ fn existing_runs(
 /// A run with the same settings is skipped; when any differs, returns [`RunError::Stale`]
 /// naming them and what changed, having written nothing, unless
 /// [`RunOptions::replace_stale`]. Then writes `DIR/scenario.toml`, so that it always
-/// describes the complete runs of its run list, and removes temporary files of a killed
+/// describes the complete runs of its run list (when it changes, the summaries and plots over
+/// the old run list are deleted first: [`output::remove_report`]), and removes temporary files of a killed
 /// writer (in the runs it is about to do; at the top and in the plots when it is the only
 /// writer).
 pub fn run_all(
@@ -362,39 +363,25 @@ pub fn run_all(
         let path = path.to_path_buf();
         move |source| RunError::Io { path, source }
     };
-    // Stale runs go before scenario.toml changes, so that no complete run ever contradicts it
-    // (even if this process is killed next); this shard's are then run, other shards' by them.
-    // The summaries and plots over them go too: the new ones are written only once the new
-    // run list is complete.
-    if !stale.is_empty() {
-        for name in [
-            output::SUMMARY_CSV_FILE,
-            output::SUMMARY_JSON_FILE,
-            output::REFERENCE_CSV_FILE,
-        ] {
-            let path = out.join(name);
-            match std::fs::remove_file(&path) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    return Err(io_error(&path)(e))
-                }
-                _ => {}
-            }
-        }
-        let plots = out.join(output::PLOTS_DIR);
-        if plots.exists() {
-            std::fs::remove_dir_all(&plots).map_err(io_error(&plots))?;
-        }
+    let scenario_path = out.join(output::SCENARIO_FILE);
+    let resolved = loaded.to_toml_string().map_err(|e| {
+        RunError::Failed(format!("cannot write the resolved scenario as TOML: {e}"))
+    })?;
+    // The summaries, reference.csv and plots describe the run list of scenario.toml: when it
+    // changes (other seeds, sweep values or settings) or runs are replaced, they go first, and
+    // the new ones are written only once the new run list is complete. Stale runs go before
+    // scenario.toml changes, so that no complete run ever contradicts it (even if this
+    // process is killed next); this shard's are then run, other shards' by them.
+    let recorded = std::fs::read(&scenario_path).ok();
+    if !stale.is_empty() || recorded.as_deref() != Some(resolved.as_bytes()) {
+        output::remove_report(out).map_err(io_error(out))?;
     }
     for dir in &stale_dirs {
         std::fs::remove_dir_all(dir).map_err(io_error(dir))?;
     }
-    let scenario_path = out.join(output::SCENARIO_FILE);
     if lock.alone() {
         output::remove_top_temp_files(out).map_err(io_error(out))?;
     }
-    let resolved = loaded.to_toml_string().map_err(|e| {
-        RunError::Failed(format!("cannot write the resolved scenario as TOML: {e}"))
-    })?;
     output::write_atomic(&scenario_path, resolved.as_bytes()).map_err(io_error(&scenario_path))?;
     let runs: Vec<(&RunSpec, &Existing)> = all
         .iter()

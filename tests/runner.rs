@@ -409,3 +409,47 @@ fn merging_ignores_incomplete_copies_of_a_run() {
     run(&changed, a.path(), 2, None);
     assert!(check_runs(&dirs, Some((&l, b.path()))).is_err());
 }
+
+#[test]
+fn a_changed_run_list_removes_the_summary_of_the_old_one() {
+    // Seeds 1..=3, summarised; then seeds 1..=4, interrupted before seed 4 is done (here: it
+    // fails). scenario.toml now names four seeds: a summary over three must not stand for it.
+    let three = loaded_with(&["run.seeds=3"]);
+    let dir = tempfile::tempdir().unwrap();
+    run(&three, dir.path(), 2, None);
+    let old_summaries = || {
+        for name in ["summary.csv", "summary.json", "plots/fct.svg"] {
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "old").unwrap();
+        }
+    };
+    old_summaries();
+    let four = loaded_with(&["run.seeds=4"]);
+    let fail_seed_4 = |s: &Scenario, seed: u64| {
+        if seed == 4 {
+            Err(RunError::Failed("interrupted".into()))
+        } else {
+            fake(s, seed)
+        }
+    };
+    let options = RunOptions {
+        out: dir.path().to_path_buf(),
+        jobs: 2,
+        ..RunOptions::default()
+    };
+    let report = run_all(&four, &options, &fail_seed_4, &|_| {}).unwrap();
+    assert_eq!((report.skipped.len(), report.failed.len()), (18, 6));
+    for old in ["summary.csv", "summary.json", "plots"] {
+        assert!(
+            !dir.path().join(old).exists(),
+            "{old} of the old run list left"
+        );
+    }
+    // The same command again keeps what describes its run list.
+    let report = run_all(&four, &options, &fake, &|_| {}).unwrap();
+    assert_eq!(report.finished.len(), 6);
+    old_summaries();
+    run(&four, dir.path(), 2, None);
+    assert!(dir.path().join("summary.csv").is_file());
+}
