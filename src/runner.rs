@@ -98,6 +98,9 @@ pub enum RunError {
     /// Complete runs in the output directory were simulated with other settings.
     #[error(transparent)]
     Stale(#[from] StaleRuns),
+    /// The summaries could not be written ([`RunOptions::write_report`]).
+    #[error("writing the summary: {0}")]
+    Report(#[from] ReportError),
 }
 
 impl RunError {
@@ -224,6 +227,10 @@ pub struct RunOptions {
     pub replace_stale: bool,
     /// The command line, recorded in each run's run.json.
     pub command_line: Vec<String>,
+    /// When no run failed, end with [`write_report`] while the output directory is still
+    /// locked (so that no other writer changes the runs while they are summarised), its
+    /// outcome in [`RunReport::summary`].
+    pub write_report: bool,
 }
 
 /// What happened to one run, as reported to a progress callback.
@@ -256,6 +263,8 @@ pub struct RunReport {
     /// Skipped runs that another htsim build simulated (same settings), with that build
     /// ([`crate::identity::build_name`]): their results stand, but came from other code.
     pub skipped_other_build: Vec<(String, String)>,
+    /// What [`write_report`] did, with [`RunOptions::write_report`] and no run failed.
+    pub summary: Option<ReportOutcome>,
 }
 
 /// What the output directory holds for one run of the full run list.
@@ -448,6 +457,11 @@ pub fn run_all(
             Outcome::Failed(why) => report.failed.push((id, why)),
         }
     }
+    if options.write_report && report.failed.is_empty() {
+        report.summary = Some(write_report(loaded, out)?);
+    }
+    // Only now is the directory unlocked.
+    drop(lock);
     Ok(report)
 }
 

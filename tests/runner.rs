@@ -453,3 +453,36 @@ fn a_changed_run_list_removes_the_summary_of_the_old_one() {
     run(&four, dir.path(), 2, None);
     assert!(dir.path().join("summary.csv").is_file());
 }
+
+#[test]
+fn the_summary_is_written_before_the_directory_is_unlocked() {
+    // With write_report, run_all summarises while it still holds the lock: no other writer
+    // (e.g. --replace-stale with other settings) can change the runs between the last run
+    // and the summary.
+    let l = loaded();
+    let dir = tempfile::tempdir().unwrap();
+    let options = RunOptions {
+        out: dir.path().to_path_buf(),
+        jobs: 2,
+        shard: Some(Shard::new(1, 3).unwrap()),
+        write_report: true,
+        ..RunOptions::default()
+    };
+    let report = run_all(&l, &options, &fake, &|_| {}).unwrap();
+    let Some(ReportOutcome::Incomplete {
+        complete, total, ..
+    }) = report.summary
+    else {
+        panic!("no summary outcome: {:?}", report.summary);
+    };
+    assert_eq!((complete, total), (6, 18));
+    assert!(!dir.path().join(".htsim-lock-shard-1-of-3").exists());
+    // Nothing is summarised after a failed run.
+    let fail = |_: &Scenario, _: u64| Err(RunError::Failed("no".into()));
+    let options = RunOptions {
+        shard: Some(Shard::new(2, 3).unwrap()),
+        ..options
+    };
+    let report = run_all(&l, &options, &fail, &|_| {}).unwrap();
+    assert!(report.summary.is_none() && report.failed.len() == 6);
+}

@@ -334,6 +334,7 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         command_line: std::env::args_os()
             .map(|a| a.to_string_lossy().into_owned())
             .collect(),
+        write_report: true,
     };
     let report = runner::run_all(&loaded, &options, &simulator, &on_event).map_err(|e| {
         bar.finish_and_clear();
@@ -385,16 +386,10 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         report.skipped.len(),
         out.display()
     );
-    match runner::write_report(&loaded, &out).map_err(|e| Failure {
-        code: 1,
-        message: format!("writing the summary: {e}"),
-    })? {
-        ReportOutcome::Written(r) => {
-            if !args.quiet {
-                print_report(&r, &out);
-            }
-        }
-        ReportOutcome::Incomplete { stale, .. } if !stale.is_empty() => {
+    match report.summary {
+        Some(ReportOutcome::Written(r)) if !args.quiet => print_report(&r, &out),
+        None | Some(ReportOutcome::Written(_)) => {}
+        Some(ReportOutcome::Incomplete { stale, .. }) if !stale.is_empty() => {
             return Err(Failure {
                 code: 2,
                 message: format!(
@@ -407,9 +402,9 @@ fn run(args: RunArgs) -> Result<(), Failure> {
                 ),
             })
         }
-        ReportOutcome::Incomplete {
+        Some(ReportOutcome::Incomplete {
             complete, total, ..
-        } => note!(
+        }) => note!(
             "summary not written: {complete} of {total} run(s) are in {}; when every shard \
              has finished, merge them with `htsim report DIR...`",
             out.display()
