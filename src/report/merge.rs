@@ -254,6 +254,13 @@ fn swept_keys(point: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether the result directory `dir` holds a complete run.
+pub fn holds_runs(dir: &Path) -> bool {
+    run_dirs(&dir.join(RUNS_DIR))
+        .iter()
+        .any(|run| crate::output::is_complete(run))
+}
+
 /// The run directories `runs/<point>/seed-<n>` under `runs`, sorted (none when unreadable).
 pub(crate) fn run_dirs(runs: &Path) -> Vec<PathBuf> {
     let subdirs = |dir: &Path| -> Vec<PathBuf> {

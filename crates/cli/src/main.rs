@@ -532,8 +532,28 @@ fn report(args: &ReportArgs) -> Result<(), Failure> {
     // The run list of the scenario the runs came from (DIR/scenario.toml, written by `run`),
     // when one of the directories has it: the report covers exactly its runs. Directories of
     // different scenarios, or runs with other settings, are not merged.
+    let same = |a: &Path, b: &Path| {
+        a == b
+            || a.canonicalize()
+                .is_ok_and(|a| b.canonicalize().is_ok_and(|b| a == b))
+    };
+    let out_is_input = dirs.iter().any(|d| same(d, &out));
+    // The summary of --out would no longer describe the runs it holds.
+    if !out_is_input && merge::holds_runs(&out) {
+        return Err(usage(format!(
+            "--out {}: holds runs of its own, which a summary of only the other directories \
+             would not describe; list it among the directories to merge its runs too (htsim \
+             report {} {}), or write elsewhere",
+            out.display(),
+            out.display(),
+            dirs.iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        )));
+    }
     let mut scenarios = merge::scenario_files(dirs);
-    if !dirs.contains(&out) {
+    if !out_is_input {
         // A merged directory that already describes a scenario must describe this one.
         scenarios.extend(merge::scenario_files(std::slice::from_ref(&out)));
     }

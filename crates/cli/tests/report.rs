@@ -681,3 +681,32 @@ fn csv_fields_with_a_comma_and_a_quote_are_quoted_and_read_back_intact() {
     assert!(rows.iter().all(|r| r.len() == header.len()));
     assert!(rows.iter().any(|r| &r[class] == "layer:t,\"or"), "{rows:?}");
 }
+
+#[test]
+fn report_into_a_directory_with_runs_of_its_own_merges_them_or_refuses() {
+    let dir = setup();
+    let p = dir.path();
+    ok(&htsim(&["run", "tiny.toml", "--out", "a", "-q"], p));
+    ok(&htsim(
+        &["run", "tiny.toml", "--out", "b", "--seed", "3", "-q"],
+        p,
+    ));
+    let before = ["summary.csv", "scenario.toml"].map(|f| read(p.join("a").join(f)));
+    // A summary of b alone written into a would not describe a's runs (and its scenario.toml
+    // would name seeds whose runs are elsewhere).
+    let out = htsim(&["report", "b", "--out", "a"], p);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("holds runs of its own"), "{err}");
+    assert!(err.contains("htsim report a b"), "{err}");
+    assert_eq!(
+        ["summary.csv", "scenario.toml"].map(|f| read(p.join("a").join(f))),
+        before
+    );
+    // Listed among the directories, however spelled, its runs are merged.
+    let err = ok(&htsim(&["report", "./a", "b", "--out", "a"], p));
+    assert!(
+        err.contains("6 of 6 run(s) complete across 2 directories"),
+        "{err}"
+    );
+}
