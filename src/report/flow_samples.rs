@@ -33,33 +33,36 @@ pub fn read_flow_samples(dirs: &[PathBuf]) -> Result<Vec<FlowSamples>> {
 }
 
 /// Like [`read_flow_samples`], for the given runs only (in their order): each run's flows.csv
-/// is taken from the first directory of `dirs` that has it. A run without flows.csv is an
+/// is taken from its complete copy ([`RunSummary::home`]). A run without flows.csv is an
 /// error unless its run.json records `[output] flows = false`.
 pub fn read_flow_samples_of(dirs: &[PathBuf], runs: &[RunSummary]) -> Result<Vec<FlowSamples>> {
     let mut out: Vec<FlowSamples> = Vec::new();
     for run in runs {
-        let Some(path) = dirs
-            .iter()
-            .map(|d| flows_path(d, run))
-            .find(|p| p.is_file())
-        else {
-            if flows_turned_off(dirs, run) {
+        let home = run.home(dirs).unwrap_or_else(|| {
+            run_dir(
+                dirs.first().map_or(Path::new(""), |d| d),
+                &run.point,
+                run.seed,
+            )
+        });
+        let path = home.join(FLOWS_FILE);
+        if !path.is_file() {
+            if flows_turned_off(&home) {
                 continue;
             }
             return Err(ReportError::Invalid {
-                path: flows_path(dirs.first().map_or(Path::new(""), |d| d), run),
+                path,
                 message: "missing: the per-flow plots need every run's flows.csv".into(),
             });
-        };
+        }
         read_one(&path, &run.point, run.window_start_ns, &mut out)?;
     }
     Ok(out)
 }
 
-/// Whether the run's recorded settings (its run.json) say it wrote no flows.csv.
-fn flows_turned_off(dirs: &[PathBuf], run: &RunSummary) -> bool {
-    dirs.iter()
-        .find_map(|d| RunIdentity::read(&run_dir(d, &run.point, run.seed).join(RUN_FILE)))
+/// Whether the run in `dir` records (in its run.json) that it wrote no flows.csv.
+fn flows_turned_off(dir: &Path) -> bool {
+    RunIdentity::read(&dir.join(RUN_FILE))
         .and_then(|identity| identity.settings.parse::<toml::Table>().ok())
         .and_then(|settings| {
             settings
@@ -68,11 +71,6 @@ fn flows_turned_off(dirs: &[PathBuf], run: &RunSummary) -> bool {
                 .and_then(toml::Value::as_bool)
         })
         == Some(false)
-}
-
-/// `dir/runs/<point>/seed-<n>/flows.csv`.
-fn flows_path(dir: &Path, run: &RunSummary) -> PathBuf {
-    run_dir(dir, &run.point, run.seed).join(FLOWS_FILE)
 }
 
 /// Adds one flows.csv's values to `out`: the FCTs of the finite flows that arrived at or after
@@ -135,4 +133,45 @@ fn read_one(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::run_summary::RunCost;
+
+    const HEADER: &str = "class,flow_id,transport,src,dst,size_bytes,start_ns,end_ns,fct_ns,\
+        ideal_fct_ns,slowdown,completed,bytes_acked,goodput_bps,goodput_sent_bps,packets_sent,\
+        retransmits,fast_retransmits,timeouts,subflows\n";
+
+    fn flows(fct_ns: u64) -> String {
+        format!("{HEADER}short,1,tcp,host0,host1,70000,0,{fct_ns},{fct_ns},1000000,2,true,70000,1,,50,0,0,0,1\n")
+    }
+
+    #[test]
+    fn flows_come_from_the_complete_copy_of_a_run_not_an_interrupted_one() {
+        // Directory a holds an interrupted copy of the run (its flows.csv written, its
+        // summary.json not yet); b the complete one. The summary is b's: so must the flows be.
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let dirs = [a.path().to_path_buf(), b.path().to_path_buf()];
+        let run = RunSummary {
+            point: "base".into(),
+            point_index: 0,
+            seed: 1,
+            window_start_ns: 0,
+            window_end_ns: 1,
+            classes: vec![],
+            layers: vec![],
+            cost: RunCost::new(1, 1, 1, 1.0),
+        };
+        let (in_a, in_b) = (run_dir(a.path(), "base", 1), run_dir(b.path(), "base", 1));
+        std::fs::create_dir_all(&in_a).unwrap();
+        std::fs::write(in_a.join(FLOWS_FILE), flows(9_000_000)).unwrap();
+        run.write(&in_b).unwrap();
+        std::fs::write(in_b.join(FLOWS_FILE), flows(2_000_000)).unwrap();
+        assert_eq!(run.home(&dirs), Some(in_b));
+        let samples = read_flow_samples(&dirs).unwrap();
+        assert_eq!(samples.len(), 1);
+        assert_eq!(samples[0].fct_ms, vec![2.0]);
+    }
 }

@@ -237,6 +237,17 @@ pub fn read_run_summaries(dirs: &[PathBuf]) -> Result<Vec<RunSummary>> {
     Ok(runs)
 }
 
+impl RunSummary {
+    /// The run's directory (`runs/<point>/seed-<n>`) in the first of `dirs` where it is
+    /// complete: the copy [`read_run_summaries`] reads, and so the one whose other files
+    /// (flows.csv, timeseries.csv, run.json) go with it, never an interrupted copy's.
+    pub fn home(&self, dirs: &[PathBuf]) -> Option<PathBuf> {
+        dirs.iter()
+            .map(|d| crate::output::run_dir(d, &self.point, self.seed))
+            .find(|run| crate::output::is_complete(run))
+    }
+}
+
 /// The subdirectories of `dir`, sorted by name (so the result does not depend on the file
 /// system's order).
 fn sorted_subdirs(dir: &Path) -> Result<Vec<PathBuf>> {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::{ReportError, Result};
 use super::run_summary::RunSummary;
-use crate::output::{run_dir, TIMESERIES_FILE};
+use crate::output::TIMESERIES_FILE;
 
 /// At most this many ids (links or flows) per time-series chart, as many as the palette has
 /// colours: of the ids whose values are not all 0, those with the highest peak.
@@ -31,7 +31,7 @@ pub struct RunSeries {
 }
 
 /// For every point, the time series of its lowest seed that has a timeseries.csv (taken from
-/// the first directory of `dirs` that has it), one entry per series, each with at most
+/// its complete copy, [`RunSummary::home`]), one entry per series, each with at most
 /// [`MAX_IDS_PER_CHART`] ids. `runs` must be in report order.
 pub fn read_point_series(dirs: &[PathBuf], runs: &[RunSummary]) -> Result<Vec<RunSeries>> {
     let mut out = Vec::new();
@@ -40,10 +40,10 @@ pub fn read_point_series(dirs: &[PathBuf], runs: &[RunSummary]) -> Result<Vec<Ru
         if done.contains(&run.point.as_str()) {
             continue;
         }
-        let Some(path) = dirs
-            .iter()
-            .map(|d| run_dir(d, &run.point, run.seed).join(TIMESERIES_FILE))
-            .find(|p| p.is_file())
+        let Some(path) = run
+            .home(dirs)
+            .map(|d| d.join(TIMESERIES_FILE))
+            .filter(|p| p.is_file())
         else {
             continue;
         };
