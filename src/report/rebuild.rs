@@ -1,7 +1,7 @@
 //! `htsim report DIR...`: the cross-seed summaries and the plots, rebuilt from the run files
 //! alone (each run's summary.json and flows.csv), merging shard directories.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::aggregate::{aggregate, write_summaries, SummaryRow};
@@ -9,7 +9,8 @@ use super::error::{write_file, ReportError, Result};
 use super::reference::{compare, reference_csv, ReferenceCheck, ReferenceRow};
 use super::run_summary::{read_run_summaries, RunSummary};
 use super::swept::SweptValues;
-use crate::output::{REFERENCE_CSV_FILE, SUMMARY_CSV_FILE, SUMMARY_JSON_FILE};
+use crate::identity::RunIdentity;
+use crate::output::{REFERENCE_CSV_FILE, RUN_FILE, SUMMARY_CSV_FILE, SUMMARY_JSON_FILE};
 
 /// What to build (see [`build_report`]).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -40,6 +41,27 @@ pub struct Report {
     pub files: Vec<PathBuf>,
     /// The comparison with the references, as written to reference.csv.
     pub references: Vec<ReferenceRow>,
+    /// The htsim builds that simulated the runs summarised, with how many runs each, by name
+    /// ([`crate::identity::build_name`]; [`UNKNOWN_BUILD`] for runs without a run.json).
+    /// More than one: the summary mixes results of different code.
+    pub builds: Vec<(String, usize)>,
+}
+
+/// The build of a run that records none (no readable run.json: an older htsim).
+pub const UNKNOWN_BUILD: &str = "unknown (no run.json)";
+
+/// The builds that simulated `runs` (as read from the run.json of each run's complete copy
+/// under `dirs`), with how many runs each, by name.
+fn builds_of(dirs: &[PathBuf], runs: &[RunSummary]) -> Vec<(String, usize)> {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for run in runs {
+        let build = run
+            .home(dirs)
+            .and_then(|home| RunIdentity::read(&home.join(RUN_FILE)))
+            .map_or_else(|| UNKNOWN_BUILD.to_string(), |identity| identity.build());
+        *counts.entry(build).or_default() += 1;
+    }
+    counts.into_iter().collect()
 }
 
 /// Rebuilds `out/summary.csv` and `out/summary.json` from every complete run under `dirs` and,
@@ -100,6 +122,7 @@ pub fn build_report(dirs: &[PathBuf], out: &Path, options: &ReportOptions) -> Re
         rows: rows.len(),
         files,
         references,
+        builds: builds_of(dirs, &runs),
     })
 }
 

@@ -387,8 +387,13 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         out.display()
     );
     match report.summary {
-        Some(ReportOutcome::Written(r)) if !args.quiet => print_report(&r, &out),
-        None | Some(ReportOutcome::Written(_)) => {}
+        Some(ReportOutcome::Written(r)) => {
+            note_builds(&r);
+            if !args.quiet {
+                print_report(&r, &out);
+            }
+        }
+        None => {}
         Some(ReportOutcome::Incomplete { stale, .. }) if !stale.is_empty() => {
             return Err(Failure {
                 code: 2,
@@ -430,6 +435,23 @@ fn run_failure(e: &runner::RunError, out: &Path) -> Failure {
         ));
     }
     usage(message)
+}
+
+/// A note when the runs a summary is over were simulated by more than one htsim build.
+fn note_builds(r: &Report) {
+    if r.builds.len() > 1 {
+        let builds: Vec<String> = r
+            .builds
+            .iter()
+            .map(|(build, n)| format!("htsim {build}: {n} run(s)"))
+            .collect();
+        note!(
+            "note: the summary is over runs of {} htsim builds ({}); to have it over one \
+             build's results, simulate them again into a new --out",
+            r.builds.len(),
+            builds.join(", ")
+        );
+    }
 }
 
 /// What a report wrote, one line per kind of file; then the comparison with the scenario's
@@ -648,6 +670,7 @@ the report needs {} to know which runs to summarise",
             message: format!("{}: {e}", target.display()),
         })?;
     }
+    note_builds(&report);
     if !args.quiet {
         print_report(&report, &out);
     }

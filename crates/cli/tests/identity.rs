@@ -182,6 +182,41 @@ fn resuming_runs_of_another_build_says_so() {
 }
 
 #[test]
+fn a_summary_over_runs_of_several_builds_says_so() {
+    // Shard 1/2 run by another htsim build, shard 2/2 by this one, into one directory: the
+    // shard that completes the list writes the summary over both, and `report` rebuilds it.
+    let dir = setup(STAR);
+    let p = dir.path();
+    expect(
+        0,
+        &["run", "s.toml", "--out", "X", "--shard", "1/2", "-q"],
+        p,
+    );
+    let json = p.join("X/runs/base/seed-1/run.json");
+    let mut identity: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    identity["htsim_version"] = "0.0.1".into();
+    identity["git_commit"] = "0123abc".into();
+    std::fs::write(&json, serde_json::to_vec_pretty(&identity).unwrap()).unwrap();
+    let note = "note: the summary is over runs of 2 htsim builds (htsim 0.0.1 (commit 0123abc): \
+                1 run(s), htsim ";
+    let err = expect(
+        0,
+        &["run", "s.toml", "--out", "X", "--shard", "2/2", "-q"],
+        p,
+    );
+    assert!(err.contains(note), "{err}");
+    assert!(p.join("X/summary.csv").is_file());
+    let err = expect(0, &["report", "X", "-q"], p);
+    assert!(err.contains(note), "{err}");
+    // Runs of one build: no note.
+    std::fs::remove_dir_all(p.join("X/runs/base/seed-1")).unwrap();
+    expect(0, &["run", "s.toml", "--out", "X", "-q"], p);
+    let err = expect(0, &["report", "X"], p);
+    assert!(!err.contains("htsim builds"), "{err}");
+}
+
+#[test]
 fn set_on_a_swept_key_is_an_error() {
     let dir = setup(&format!(
         "{STAR}[sweep]\n\"topology.link_rate\" = [\"1Gbps\", \"10Gbps\"]\n"
