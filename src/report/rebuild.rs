@@ -1,13 +1,13 @@
 //! `htsim report DIR...`: the cross-seed summaries and the plots, rebuilt from the run files
 //! alone (each run's summary.json and flows.csv), merging shard directories.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::aggregate::{aggregate, write_summaries, SummaryRow};
 use super::error::{write_file, ReportError, Result};
 use super::reference::{compare, reference_csv, ReferenceCheck, ReferenceRow};
-use super::run_summary::{read_run_summaries, RunSummary};
+use super::run_summary::{read_run_summaries, sort_runs, RunSummary};
 use super::swept::SweptValues;
 use crate::identity::RunIdentity;
 use crate::output::{REFERENCE_CSV_FILE, RUN_FILE, SUMMARY_CSV_FILE, SUMMARY_JSON_FILE};
@@ -18,8 +18,9 @@ pub struct ReportOptions {
     /// Draw the plots into `out/plots` too (nothing without the `plots` feature).
     pub plots: bool,
     /// Only these runs, as (point, seed): e.g. the run list of `DIR/scenario.toml`, so that
-    /// stale run directories (seeds or points no longer in the scenario) are left out. Every run
-    /// found when `None`.
+    /// stale run directories (seeds or points no longer in the scenario) are left out; points
+    /// are then ordered as here, not by the position each run recorded (a sweep's values may
+    /// have been reordered since it ran). Every run found when `None`.
     pub only: Option<Vec<(String, u64)>>,
     /// The scenario's `[[reference]]` values at the points they apply to
     /// ([`super::reference::checks`]): compared with the summary into `out/reference.csv`.
@@ -85,6 +86,15 @@ pub fn build_report(dirs: &[PathBuf], out: &Path, options: &ReportOptions) -> Re
     if let Some(only) = &options.only {
         let keep: HashSet<(&str, u64)> = only.iter().map(|(p, s)| (p.as_str(), *s)).collect();
         runs.retain(|r| keep.contains(&(r.point.as_str(), r.seed)));
+        let mut position: HashMap<&str, u64> = HashMap::new();
+        for (point, _) in only {
+            let next = position.len() as u64;
+            position.entry(point.as_str()).or_insert(next);
+        }
+        for run in &mut runs {
+            run.point_index = position[run.point.as_str()];
+        }
+        sort_runs(&mut runs);
     }
     if runs.is_empty() {
         return Err(ReportError::Io {

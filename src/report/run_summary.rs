@@ -233,8 +233,13 @@ pub fn read_run_summaries(dirs: &[PathBuf]) -> Result<Vec<RunSummary>> {
             }
         }
     }
-    runs.sort_by(|a, b| (a.point_index, &a.point, a.seed).cmp(&(b.point_index, &b.point, b.seed)));
+    sort_runs(&mut runs);
     Ok(runs)
+}
+
+/// Sorts runs into report order: by (point index, point, seed).
+pub fn sort_runs(runs: &mut [RunSummary]) {
+    runs.sort_by(|a, b| (a.point_index, &a.point, a.seed).cmp(&(b.point_index, &b.point, b.seed)));
 }
 
 impl RunSummary {

@@ -710,3 +710,23 @@ fn report_into_a_directory_with_runs_of_its_own_merges_them_or_refuses() {
         "{err}"
     );
 }
+
+#[test]
+fn a_resumed_sweep_with_reordered_values_summarises_as_a_fresh_one() {
+    // The runs of a are skipped when its sweep values are reordered (same settings), yet its
+    // summary must follow the new order, as a fresh directory's does.
+    let dir = setup();
+    let p = dir.path();
+    let reordered = TINY.replace(r#"["tcp", "dctcp"]"#, r#"["dctcp", "tcp"]"#);
+    assert_ne!(reordered, TINY);
+    std::fs::write(p.join("reordered.toml"), reordered).unwrap();
+    ok(&htsim(&["run", "tiny.toml", "--out", "a", "-q"], p));
+    let err = ok(&htsim(&["run", "reordered.toml", "--out", "a", "-q"], p));
+    assert!(err.contains("0 run(s) finished, 4 skipped"), "{err}");
+    ok(&htsim(&["run", "reordered.toml", "--out", "b", "-q"], p));
+    for f in ["summary.csv", "summary.json", "scenario.toml"] {
+        assert_eq!(read(p.join("a").join(f)), read(p.join("b").join(f)), "{f}");
+    }
+    ok(&htsim(&["report", "a", "-q"], p));
+    assert_eq!(read(p.join("a/summary.csv")), read(p.join("b/summary.csv")));
+}
