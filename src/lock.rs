@@ -125,13 +125,22 @@ impl Holder {
         })
     }
 
-    /// Whether the process may still be running: `false` only when it is known to be gone.
+    /// Whether the process may still be running: `false` only when it is known to be gone,
+    /// which includes a zombie (killed, not yet reaped by its parent: it holds no file and
+    /// will never write again).
     fn may_be_alive(&self) -> bool {
         let me = Holder::me();
         if self.host != me.host || !Path::new("/proc/self").exists() {
             return true;
         }
-        self.pid == me.pid || Path::new("/proc").join(self.pid.to_string()).exists()
+        if self.pid == me.pid {
+            return true;
+        }
+        match fs::read_to_string(Path::new("/proc").join(self.pid.to_string()).join("stat")) {
+            Ok(stat) => process_state(&stat) != Some('Z'),
+            // Gone, or unreadable: only a missing entry says it is gone.
+            Err(e) => e.kind() != io::ErrorKind::NotFound,
+        }
     }
 
     fn describe(&self) -> String {
@@ -140,6 +149,13 @@ impl Holder {
             None => self.pid.to_string(),
         }
     }
+}
+
+/// The state letter of a `/proc/<pid>/stat` line (`R`, `S`, `Z`, ...): the field after the
+/// command name, which is in parentheses and may itself hold spaces and parentheses.
+fn process_state(stat: &str) -> Option<char> {
+    let (_, after) = stat.rsplit_once(')')?;
+    after.trim_start().chars().next()
 }
 
 fn host_name() -> Option<String> {
@@ -389,6 +405,47 @@ mod tests {
         assert!(lock.taken_over()[0].contains("4194305"));
         let text = fs::read_to_string(tmp.path().join(PREFIX)).unwrap();
         assert_eq!(Holder::parse(&text), Some(Holder::me()));
+    }
+
+    #[test]
+    fn the_lock_of_a_killed_process_not_yet_reaped_is_taken_over() {
+        if !Path::new("/proc/self").exists() {
+            return;
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new("sleep")
+            .arg("60")
+            .spawn()
+            .unwrap();
+        let holder = Holder {
+            pid: child.id(),
+            host: host_name(),
+            scenario: None,
+        };
+        fs::write(tmp.path().join(PREFIX), holder.text()).unwrap();
+        assert!(DirLock::acquire(tmp.path(), None, None).is_err());
+        child.kill().unwrap();
+        // Killed but not waited for: a zombie until `wait`, with its /proc entry still there.
+        let stat = Path::new("/proc").join(child.id().to_string()).join("stat");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while fs::read_to_string(&stat)
+            .ok()
+            .and_then(|s| process_state(&s))
+            != Some('Z')
+        {
+            assert!(std::time::Instant::now() < deadline, "the child never died");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let lock = DirLock::acquire(tmp.path(), None, None).unwrap();
+        assert_eq!(lock.taken_over().len(), 1);
+        child.wait().unwrap();
+    }
+
+    #[test]
+    fn process_states_are_read_past_the_command_name() {
+        assert_eq!(process_state("42 (sleep) S 1 42"), Some('S'));
+        assert_eq!(process_state("7 (a) b) (c) Z 1 7"), Some('Z'));
+        assert_eq!(process_state("garbage"), None);
     }
 
     #[test]
