@@ -211,6 +211,17 @@ pub fn is_complete(dir: &Path) -> bool {
     crate::report::run_summary::RunSummary::read(&dir.join(RUN_SUMMARY_FILE)).is_ok()
 }
 
+/// Removes the run directory `dir`, its summary.json first: a removal cut short (a killed
+/// process) leaves a run that is no longer [`is_complete`], never one that reads as complete
+/// with some of its files gone.
+pub fn remove_run(dir: &Path) -> io::Result<()> {
+    match fs::remove_file(dir.join(RUN_SUMMARY_FILE)) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    fs::remove_dir_all(dir)
+}
+
 /// Whether `name` is one of [`write_atomic`]'s temporary files.
 fn is_temp_name(name: &str) -> bool {
     name.starts_with('.') && name.contains(".tmp-")
@@ -353,6 +364,29 @@ mod tests {
         }
         .to_json()
         .into_bytes()
+    }
+
+    #[test]
+    fn a_removed_run_is_gone_and_its_neighbour_stays() {
+        let out = tempfile::tempdir().unwrap();
+        let (dir, other) = (
+            run_dir(out.path(), "base", 1),
+            run_dir(out.path(), "base", 2),
+        );
+        for d in [&dir, &other] {
+            fs::create_dir_all(d).unwrap();
+            fs::write(d.join(RUN_SUMMARY_FILE), empty_summary()).unwrap();
+            fs::write(d.join(FLOWS_FILE), "flows").unwrap();
+        }
+        assert!(is_complete(&dir));
+        remove_run(&dir).unwrap();
+        assert!(!dir.exists());
+        assert!(is_complete(&other) && other.join(FLOWS_FILE).is_file());
+        // A run killed before it wrote summary.json is removed too.
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join(FLOWS_FILE), "flows").unwrap();
+        remove_run(&dir).unwrap();
+        assert!(!dir.exists());
     }
 
     #[test]

@@ -386,7 +386,7 @@ pub fn run_all(
         output::remove_report(out).map_err(io_error(out))?;
     }
     for dir in &stale_dirs {
-        std::fs::remove_dir_all(dir).map_err(io_error(dir))?;
+        output::remove_run(dir).map_err(io_error(dir))?;
     }
     if lock.alone() {
         output::remove_top_temp_files(out).map_err(io_error(out))?;
