@@ -118,7 +118,8 @@ pub struct FlowInput {
 pub struct FlowOutcome {
     /// Flow completion time (from subflow 0's SYN-ACK to the last ACK), if the flow completed.
     pub fct: Option<SimTime>,
-    /// FCT / ideal FCT (not clamped: the ideal is a lower bound for a single-path flow);
+    /// FCT / ideal FCT (not clamped: the ideal bounds a single-path flow sent in full
+    /// segments; a last segment cut by the window can beat it slightly, docs/outputs.md);
     /// `None` without FCT or ideal FCT (or a zero ideal).
     pub slowdown: Option<f64>,
     /// Goodput, b/s: application bytes acknowledged in order (at the connection level) while

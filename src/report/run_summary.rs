@@ -52,8 +52,9 @@ pub struct ClassSummary {
     pub unfinished: u64,
     /// Flow completion time of completed flows, ms (9.6: from subflow 0's SYN-ACK).
     pub fct_ms: Option<Summary>,
-    /// Slowdown of completed flows: FCT / ideal FCT (dimensionless; the ideal is a lower bound
-    /// for a flow on one path, so values below 1 only come from multipath flows).
+    /// Slowdown of completed flows: FCT / ideal FCT (dimensionless; the ideal bounds a flow on
+    /// one path sent in full segments, so values below 1 come from multipath flows, or,
+    /// slightly, from a last segment cut by the window: docs/outputs.md).
     pub slowdown: Option<Summary>,
     /// Finite-flow goodput of completed flows: each flow's average rate over its life, 8 x its
     /// size / its FCT ([`crate::report::metrics::finite_goodput_bps`]), Mb/s. Absent from
