@@ -419,9 +419,9 @@ impl Case {
         }
         let fabric = match self.topo {
             Topo::FatTree | Topo::Dhft | Topo::Vl2 => "{ layer = \"core\", switches = \"50%\" }",
-            Topo::BCube => "{ link = \"sw1.0\" }",
+            Topo::BCube => "{ layer = \"switch\", switches = \"25%\" }",
             Topo::Star => "{ link = \"switch->host2\" }",
-            Topo::Dumbbell => "{ link = \"left<->right\" }",
+            Topo::Dumbbell => "{ layer = \"bottleneck\" }",
         };
         let busy = if self.event_late { 200_000 } else { 0 };
         let down_at = busy + self.span_us / 3;

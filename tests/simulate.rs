@@ -1167,3 +1167,82 @@ fn drops_on_a_link_that_is_down_count_in_links_csv_and_the_loss_rates() {
         (Some(0.0), Some(0.0))
     );
 }
+
+#[test]
+fn layer_events_take_the_queue_layer_names_of_bcube_and_the_dumbbell() {
+    // `where.layer` takes the `[queue.layers]` names (docs/scenarios.md): the dumbbell's
+    // `bottleneck` (a cable layer, whose switches are in layer `switch`) selected no link, so
+    // taking it down did nothing; BCube's `switch` (its switches are in layers `level<l>`) was
+    // refused. One TCP flow across a 100 Mb/s bottleneck that goes down at 1 ms of a 5 ms run:
+    // the bottleneck sends for 1 ms at most (it sent all 5 ms before).
+    let dumbbell = r#"
+[run]
+duration = "5ms"
+[topology]
+kind = "dumbbell"
+hosts = 1
+link_rate = "1Gbps"
+link_delay = "1us"
+[[flows]]
+name = "long"
+matrix = "pairs"
+pairs = [[0, 1]]
+size = "infinite"
+transport = { kind = "tcp" }
+[[events]]
+at = "1ms"
+where = { layer = "bottleneck" }
+set = { down = true }
+"#;
+    let out = run(&scenario(dumbbell, &[]), 1, &RunContext::default()).unwrap();
+    let neck = out
+        .results
+        .links
+        .iter()
+        .find(|l| l.name == "left->right")
+        .unwrap();
+    // 1 ms of 5, and one 1462 B packet at 100 Mb/s (117 us) counted whole at the cut.
+    let most = 100.0 * (1e-3 + 1462.0 * 8.0 / 1e8) / 5e-3;
+    let u = neck.utilisation_pct.unwrap();
+    assert!(u > 10.0 && u <= most, "{neck:?}");
+
+    // BCube(4, 1) has 8 switches: half of them go down at 0, every egress link of each.
+    let bcube = r#"
+[run]
+duration = "2ms"
+[topology]
+kind = "bcube"
+n = 4
+k = 1
+link_rate = "1Gbps"
+link_delay = "1us"
+[[flows]]
+name = "long"
+size = "infinite"
+transport = { kind = "tcp" }
+[[events]]
+at = "0s"
+where = { layer = "switch", switches = "50%" }
+set = { down = true }
+"#;
+    let out = run(&scenario(bcube, &[]), 1, &RunContext::default()).unwrap();
+    let mut down: Vec<&str> = Vec::new();
+    for l in out
+        .results
+        .links
+        .iter()
+        .filter(|l| l.from.starts_with("sw"))
+    {
+        if l.packets_enqueued == 0 && l.packets_dropped > 0 && !down.contains(&l.from.as_str()) {
+            down.push(&l.from);
+        }
+    }
+    let busy = |sw: &str| {
+        out.results
+            .links
+            .iter()
+            .any(|l| l.from == sw && l.packets_enqueued > 0)
+    };
+    assert_eq!(down.len(), 4, "{down:?}");
+    assert!(down.iter().all(|sw| !busy(sw)), "{down:?}");
+}

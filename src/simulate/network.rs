@@ -11,7 +11,11 @@
 //! - `[queue.layers.X]` names the *egress* layer (the transmitting node's layer): `host` is
 //!   every host NIC, `core` every core switch port; `bottleneck` is the bottleneck link's
 //!   queues (both directions).
-//! - `[[events]] where.layer` names the layer of the switches whose egress links change.
+//! - `[[events]] where.layer` names the layer of the switches whose egress links change. A
+//!   name that is no node layer of the topology but a `[queue.layers.X]` name (BCube `switch`,
+//!   whose switches are in layers `level<l>`; `bottleneck`, a cable layer) names the egress
+//!   links whose queues `[queue.layers.X]` sets, and `switches` a share of the switches they
+//!   leave from.
 
 use htsim_core::link::LinkChange;
 use htsim_core::queue::{Discipline, Queue};
@@ -335,16 +339,33 @@ fn schedule_event(
     event: &Event,
 ) -> Result<(), SetupError> {
     let selector = match &event.target {
-        EventTarget::Layer { layer, switches } => LinkSelector::Layer {
-            layer: event_layer(&scenario.topology.kind, layer).to_string(),
-            switches: switches
+        EventTarget::Layer { layer, switches } => {
+            let share = switches
                 .as_deref()
                 .map(parse_share)
                 .transpose()
                 .map_err(|e| {
                     SetupError::new(format!("events[{i}].where.switches"), e.to_string())
-                })?,
-        },
+                })?;
+            let kind = scenario.topology.kind.as_str();
+            let node_layer = event_layer(kind, layer);
+            let has_nodes = topology
+                .layer_id(node_layer)
+                .is_ok_and(|id| topology.nodes().iter().any(|n| n.layer == id));
+            let queue_links = (!has_nodes)
+                .then(|| queue_layer_links(world, topology, kind, layer, share, rng))
+                .flatten();
+            match queue_links {
+                Some(Ok(links)) => LinkSelector::Ids(links),
+                Some(Err(e)) => {
+                    return Err(SetupError::new(format!("events[{i}].where.switches"), e))
+                }
+                None => LinkSelector::Layer {
+                    layer: node_layer.to_string(),
+                    switches: share,
+                },
+            }
+        }
         EventTarget::Links(names) => LinkSelector::Names(link_names(topology, names)),
     };
     let links = selector.resolve(topology, rng).map_err(|e| {
@@ -362,6 +383,62 @@ fn schedule_event(
     };
     link_events::schedule(world, &links, event.at, change);
     Ok(())
+}
+
+/// The egress links whose `[queue.layers.X]` name is `layer`, or, with `share`, those of
+/// `floor(count x share)` of the switches they leave from, drawn as for a node layer
+/// ([`LinkSelector::Layer`]); `None` when no link has that name, an error for a share outside
+/// 0 to 1.
+fn queue_layer_links(
+    world: &World,
+    topology: &Topology,
+    kind: &str,
+    layer: &str,
+    share: Option<f64>,
+    rng: &mut htsim_core::rng::SimRng,
+) -> Option<Result<Vec<htsim_core::ids::LinkId>, String>> {
+    use rand::Rng;
+    let named: Vec<_> = topology
+        .links()
+        .iter()
+        .filter(|l| {
+            let site = QueueSite {
+                layer: topology.layer_name(l.layer),
+                cable: topology.layer_name(l.cable),
+                rate: world.link(l.id).rate(),
+            };
+            scenario_queue_layer(kind, site) == layer
+        })
+        .collect();
+    if named.is_empty() {
+        return None;
+    }
+    let Some(share) = share else {
+        return Some(Ok(named.iter().map(|l| l.id).collect()));
+    };
+    if !(0.0..=1.0).contains(&share) {
+        return Some(Err(format!(
+            "the fraction of switches must be between 0 and 1, got {share}"
+        )));
+    }
+    let mut nodes: Vec<_> = named
+        .iter()
+        .map(|l| l.from)
+        .filter(|&n| topology.node(n).kind == htsim_topology::topology::NodeKind::Switch)
+        .collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    let take = (nodes.len() as f64 * share + 1e-9).floor() as usize;
+    for i in 0..take {
+        let j = rng.random_range(i..nodes.len());
+        nodes.swap(i, j);
+    }
+    nodes.truncate(take);
+    Some(Ok(named
+        .iter()
+        .filter(|l| nodes.contains(&l.from))
+        .map(|l| l.id)
+        .collect()))
 }
 
 /// `link = ["core3", "agg1.0"]`: two plain node names joined by a link are that link
