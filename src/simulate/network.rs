@@ -26,7 +26,7 @@ use htsim_topology::bcube::BCube;
 use htsim_topology::cabling::{Cable, Cabling, QueueSite};
 use htsim_topology::dhft::Dhft;
 use htsim_topology::dumbbell::Dumbbell;
-use htsim_topology::events::{self as link_events, LinkSelector};
+use htsim_topology::events::{self as link_events, draw_switches, LinkSelector};
 use htsim_topology::fattree::FatTree;
 use htsim_topology::file::FileTopology;
 use htsim_topology::star::Star;
@@ -397,7 +397,6 @@ fn queue_layer_links(
     share: Option<f64>,
     rng: &mut htsim_core::rng::SimRng,
 ) -> Option<Result<Vec<htsim_core::ids::LinkId>, String>> {
-    use rand::Rng;
     let named: Vec<_> = topology
         .links()
         .iter()
@@ -416,24 +415,13 @@ fn queue_layer_links(
     let Some(share) = share else {
         return Some(Ok(named.iter().map(|l| l.id).collect()));
     };
-    if !(0.0..=1.0).contains(&share) {
-        return Some(Err(format!(
-            "the fraction of switches must be between 0 and 1, got {share}"
-        )));
-    }
-    let mut nodes: Vec<_> = named
-        .iter()
-        .map(|l| l.from)
-        .filter(|&n| topology.node(n).kind == htsim_topology::topology::NodeKind::Switch)
-        .collect();
+    let mut nodes: Vec<_> = named.iter().map(|l| l.from).collect();
     nodes.sort_unstable();
     nodes.dedup();
-    let take = (nodes.len() as f64 * share + 1e-9).floor() as usize;
-    for i in 0..take {
-        let j = rng.random_range(i..nodes.len());
-        nodes.swap(i, j);
-    }
-    nodes.truncate(take);
+    let nodes = match draw_switches(topology, nodes, share, rng) {
+        Ok(nodes) => nodes,
+        Err(e) => return Some(Err(e.to_string())),
+    };
     Some(Ok(named
         .iter()
         .filter(|l| nodes.contains(&l.from))

@@ -128,24 +128,37 @@ fn by_layer<R: Rng + ?Sized>(
         .filter(|&n| t.node(n).layer == id)
         .collect();
     if let Some(fraction) = switches {
-        if !(0.0..=1.0).contains(&fraction) {
-            return Err(TopologyError::BadSelector(format!(
-                "the fraction of switches must be between 0 and 1, got {fraction}"
-            )));
-        }
-        nodes.retain(|&n| t.node(n).kind == NodeKind::Switch);
-        let take = (nodes.len() as f64 * fraction + FLOOR_EPSILON).floor() as usize;
-        // Partial Fisher-Yates: the first `take` entries are a uniform random subset.
-        for i in 0..take {
-            let j = rng.random_range(i..nodes.len());
-            nodes.swap(i, j);
-        }
-        nodes.truncate(take);
+        nodes = draw_switches(t, nodes, fraction, rng)?;
     }
     Ok(nodes
         .iter()
         .flat_map(|&n| t.links_of_node(n).map(|l| l.id))
         .collect())
+}
+
+/// `floor(count × fraction)` distinct switches of `nodes` (its hosts left out), drawn uniformly
+/// at random with `rng`: how an event's `switches` share picks the switches it changes. An error
+/// for a fraction outside 0 to 1.
+pub fn draw_switches<R: Rng + ?Sized>(
+    t: &Topology,
+    mut nodes: Vec<NodeId>,
+    fraction: f64,
+    rng: &mut R,
+) -> Result<Vec<NodeId>> {
+    if !(0.0..=1.0).contains(&fraction) {
+        return Err(TopologyError::BadSelector(format!(
+            "the fraction of switches must be between 0 and 1, got {fraction}"
+        )));
+    }
+    nodes.retain(|&n| t.node(n).kind == NodeKind::Switch);
+    let take = (nodes.len() as f64 * fraction + FLOOR_EPSILON).floor() as usize;
+    // Partial Fisher-Yates: the first `take` entries are a uniform random subset.
+    for i in 0..take {
+        let j = rng.random_range(i..nodes.len());
+        nodes.swap(i, j);
+    }
+    nodes.truncate(take);
+    Ok(nodes)
 }
 
 /// Applies `change` to each of `links` at time `at`.
