@@ -473,12 +473,15 @@ impl MatrixSource {
         Ok(source)
     }
 
-    /// The most connections one draw yields.
+    /// The most connections one draw yields: a drawn matrix has at most one per host (an
+    /// incast its `fan_in`, which a draw refuses when the hosts are fewer).
     fn connections(&self) -> u64 {
         let n = match self {
             MatrixSource::Fixed(pairs) => pairs.len(),
             MatrixSource::Drawn { recipe, hosts, .. } => match recipe {
-                Recipe::Incast(fan_in) => usize::try_from(*fan_in).unwrap_or(usize::MAX),
+                Recipe::Incast(fan_in) => {
+                    usize::try_from(*fan_in).map_or(hosts.len(), |f| f.min(hosts.len()))
+                }
                 _ => hosts.len(),
             },
         };

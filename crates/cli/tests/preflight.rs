@@ -406,6 +406,24 @@ fn traffic_matrices_larger_than_memory_are_refused_before_they_are_drawn() {
 }
 
 #[test]
+fn an_incast_wider_than_its_hosts_is_refused_for_that_not_for_memory() {
+    // An incast draws at most one connection per host: a fan_in of 1e9 on 4 hosts is an
+    // incast that cannot be placed, not 16 GB of traffic matrix.
+    refused(
+        &scenario(
+            "[[flows]]\nname = \"i\"\nmatrix = \"incast\"\nfan_in = 1000000000\n\
+             size = \"1KB\"\ntransport = { kind = \"tcp\" }",
+        ),
+        &[],
+        &[(
+            "s.toml:12:10:",
+            "flows.i.matrix",
+            "an incast with 1000000000 senders needs 1000000000 hosts besides the receiver",
+        )],
+    );
+}
+
+#[test]
 fn pinned_paths_of_a_class_drawing_among_many_hosts_are_checked_at_once() {
     // A job class draws any pair of 20 000 hosts: its pinned path 0 was checked pair by pair,
     // 4e8 breadth-first searches (validate hung). The hosts of a star are one path class, so
