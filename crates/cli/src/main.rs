@@ -560,20 +560,6 @@ fn report(args: &ReportArgs) -> Result<(), Failure> {
                 .is_ok_and(|a| b.canonicalize().is_ok_and(|b| a == b))
     };
     let out_is_input = dirs.iter().any(|d| same(d, &out));
-    // The summary of --out would no longer describe the runs it holds.
-    if !out_is_input && merge::holds_runs(&out) {
-        return Err(usage(format!(
-            "--out {}: holds runs of its own, which a summary of only the other directories \
-             would not describe; list it among the directories to merge its runs too (htsim \
-             report {} {}), or write elsewhere",
-            out.display(),
-            out.display(),
-            dirs.iter()
-                .map(|d| d.display().to_string())
-                .collect::<Vec<_>>()
-                .join(" ")
-        )));
-    }
     let mut scenarios = merge::scenario_files(dirs);
     if !out_is_input {
         // A merged directory that already describes a scenario must describe this one.
@@ -606,6 +592,21 @@ the report needs {} to know which runs to summarise",
     let unverified = merge::check_runs(dirs, with_scenario).map_err(|e| usage(e.to_string()))?;
     // Only a merge that passed its checks creates (and locks) the output directory.
     let lock = htsim::lock::DirLock::acquire(&out, None, None).map_err(|e| usage(e.to_string()))?;
+    // The summary of --out would no longer describe the runs it holds. Checked under the lock,
+    // so that no writer can add runs to it after the check.
+    if !out_is_input && merge::holds_runs(&out) {
+        return Err(usage(format!(
+            "--out {}: holds runs of its own, which a summary of only the other directories \
+             would not describe; list it among the directories to merge its runs too (htsim \
+             report {} {}), or write elsewhere",
+            out.display(),
+            out.display(),
+            dirs.iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        )));
+    }
     if lock.alone() {
         // What a killed report (or run) left half-written at the top and in the plots.
         htsim::output::remove_top_temp_files(&out).map_err(|e| Failure {
