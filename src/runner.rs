@@ -98,9 +98,6 @@ pub enum RunError {
     /// Complete runs in the output directory were simulated with other settings.
     #[error(transparent)]
     Stale(#[from] StaleRuns),
-    /// The summaries could not be written ([`RunOptions::write_report`]).
-    #[error("writing the summary: {0}")]
-    Report(#[from] ReportError),
 }
 
 impl RunError {
@@ -263,8 +260,9 @@ pub struct RunReport {
     /// Skipped runs that another htsim build simulated (same settings), with that build
     /// ([`crate::identity::build_name`]): their results stand, but came from other code.
     pub skipped_other_build: Vec<(String, String)>,
-    /// What [`write_report`] did, with [`RunOptions::write_report`] and no run failed.
-    pub summary: Option<ReportOutcome>,
+    /// What [`write_report`] did, or why it failed, with [`RunOptions::write_report`] and no
+    /// run failed (the runs' outcomes above stand either way).
+    pub summary: Option<Result<ReportOutcome, ReportError>>,
 }
 
 /// What the output directory holds for one run of the full run list.
@@ -458,7 +456,7 @@ pub fn run_all(
         }
     }
     if options.write_report && report.failed.is_empty() {
-        report.summary = Some(write_report(loaded, out)?);
+        report.summary = Some(write_report(loaded, out));
     }
     // Only now is the directory unlocked.
     drop(lock);

@@ -469,9 +469,9 @@ fn the_summary_is_written_before_the_directory_is_unlocked() {
         ..RunOptions::default()
     };
     let report = run_all(&l, &options, &fake, &|_| {}).unwrap();
-    let Some(ReportOutcome::Incomplete {
+    let Some(Ok(ReportOutcome::Incomplete {
         complete, total, ..
-    }) = report.summary
+    })) = report.summary
     else {
         panic!("no summary outcome: {:?}", report.summary);
     };

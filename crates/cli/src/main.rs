@@ -387,14 +387,20 @@ fn run(args: RunArgs) -> Result<(), Failure> {
         out.display()
     );
     match report.summary {
-        Some(ReportOutcome::Written(r)) => {
+        Some(Err(e)) => {
+            return Err(Failure {
+                code: 1,
+                message: format!("writing the summary: {e}"),
+            })
+        }
+        Some(Ok(ReportOutcome::Written(r))) => {
             note_builds(&r);
             if !args.quiet {
                 print_report(&r, &out);
             }
         }
         None => {}
-        Some(ReportOutcome::Incomplete { stale, .. }) if !stale.is_empty() => {
+        Some(Ok(ReportOutcome::Incomplete { stale, .. })) if !stale.is_empty() => {
             return Err(Failure {
                 code: 2,
                 message: format!(
@@ -407,9 +413,9 @@ fn run(args: RunArgs) -> Result<(), Failure> {
                 ),
             })
         }
-        Some(ReportOutcome::Incomplete {
+        Some(Ok(ReportOutcome::Incomplete {
             complete, total, ..
-        }) => note!(
+        })) => note!(
             "summary not written: {complete} of {total} run(s) are in {}; when every shard \
              has finished, merge them with `htsim report DIR...`",
             out.display()

@@ -348,3 +348,28 @@ fn points_that_resolve_to_the_same_scenario_keep_their_own_labels() {
         assert_eq!(summary["point"], point);
     }
 }
+
+#[test]
+fn a_summary_that_cannot_be_written_still_says_what_the_runs_did() {
+    // A resumed directory whose summary cannot be written (summary.csv is a directory here):
+    // exit 1 with the error, after the lines on the runs (all skipped) that `run` prints
+    // before its summary.
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let star = "[run]\nduration = \"2ms\"\n[topology]\nkind = \"star\"\nhosts = 2\n\
+                [[flows]]\nname = \"long\"\nsize = \"infinite\"\ntransport = { kind = \"tcp\" }\n";
+    std::fs::write(p.join("s.toml"), star).unwrap();
+    let out = htsim(&["run", "s.toml", "--out", "o", "-q"], p);
+    assert_eq!(out.status.code(), Some(0));
+    std::fs::remove_file(p.join("o/summary.csv")).unwrap();
+    std::fs::create_dir(p.join("o/summary.csv")).unwrap();
+    let out = htsim(&["run", "s.toml", "--out", "o"], p);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("error: writing the summary: "), "{err}");
+    assert!(
+        err.contains("skipped 1 run(s) already complete in o")
+            && err.contains("done: 0 run(s) finished, 1 skipped; results in o"),
+        "{err}"
+    );
+}
