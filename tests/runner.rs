@@ -455,10 +455,12 @@ fn a_changed_run_list_removes_the_summary_of_the_old_one() {
 }
 
 #[test]
-fn the_summary_is_written_before_the_directory_is_unlocked() {
-    // With write_report, run_all summarises while it still holds the lock: no other writer
-    // (e.g. --replace-stale with other settings) can change the runs between the last run
-    // and the summary.
+fn run_all_summarises_with_write_report_and_not_after_a_failed_run() {
+    // With write_report, run_all summarises before it drops its lock (so that no other writer,
+    // e.g. --replace-stale with other settings, can change the runs between the last run and
+    // the summary). That order is run_all's code, not observable here: this checks that the
+    // summary's outcome is reported, that the lock is gone afterwards, and that nothing is
+    // summarised after a failed run.
     let l = loaded();
     let dir = tempfile::tempdir().unwrap();
     let options = RunOptions {
