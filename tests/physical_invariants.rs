@@ -46,6 +46,11 @@ use htsim::simulate::{run, setup, RunContext, RunOutput, Setup};
 use htsim::transport::TcpConfig;
 use proptest::prelude::*;
 
+#[path = "common/draw.rs"]
+mod draw;
+
+use draw::{quoted, transport, Topo, TopologyDraw, Transport, TOPOS};
+
 /// f64 rounding allowance, relative: the bounds themselves are exact.
 const FLOAT: f64 = 1e-9;
 
@@ -57,125 +62,10 @@ const DELAYS_US: &[u64] = &[1, 2, 5, 20];
 const LAYER_FACTORS: &[f64] = &[1.0, 0.5, 2.0, 10.0];
 /// Queue capacities drawn, packets.
 const CAPACITIES: &[u64] = &[4, 16, 100];
-/// Segment sizes drawn, bytes.
-const MSS: &[u64] = &[1400, 1400, 536, 9000];
 /// Minimum RTOs drawn: the default, and short ones so that timeouts recover inside a few ms.
 const MIN_RTOS: &[&str] = &["200ms", "1ms", "300us"];
 /// Finite flow sizes drawn.
 const SIZES: &[&str] = &["1B", "3KB", "70KB", "{ uniform = [\"1KB\", \"300KB\"] }"];
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Topo {
-    FatTree,
-    Dhft,
-    Vl2,
-    BCube,
-    Star,
-    Dumbbell,
-}
-
-const TOPOS: &[Topo] = &[
-    Topo::FatTree,
-    Topo::FatTree,
-    Topo::Dhft,
-    Topo::Vl2,
-    Topo::BCube,
-    Topo::Star,
-    Topo::Dumbbell,
-];
-
-/// A transport drawn: kind and its kind's settings.
-#[derive(Clone, Debug)]
-struct Transport {
-    kind: &'static str,
-    extra: String,
-    /// The most subflows a connection may open: `subflows` (XMP at most 4 here), and for
-    /// MMPTCP its scattering subflow 0 too (docs/scenarios.md, `subflows`).
-    max_subflows: u32,
-}
-
-impl Transport {
-    /// Whether the transport spreads one flow's packets over several paths.
-    fn multipath(&self) -> bool {
-        !matches!(self.kind, "tcp" | "dctcp")
-    }
-}
-
-fn transport() -> impl Strategy<Value = Transport> {
-    (
-        0usize..8,
-        1u32..=8,
-        0usize..3,
-        0usize..MSS.len(),
-        0usize..MIN_RTOS.len(),
-        1u32..=10,
-        any::<bool>(),
-        (any::<u8>(), any::<u8>()),
-    )
-        .prop_map(|(k, subflows, cc, mss, rto, cwnd, ns3, (a, b))| {
-            // Each option with probability 1/4.
-            let opt = |bit: u8| a & b & (1 << bit) != 0;
-            let ccs = ["lia", "uncoupled", "fully-coupled"];
-            let kind = [
-                "tcp", "dctcp", "ps", "mptcp", "mptcp", "mmptcp", "xmp", "xmp",
-            ][k];
-            let mut extra = format!(
-                "mss = \"{}B\"\nmin_rto = \"{}\"\ninitial_cwnd = {cwnd}\n",
-                MSS[mss], MIN_RTOS[rto]
-            );
-            match kind {
-                "mptcp" => {
-                    let _ = writeln!(extra, "subflows = {subflows}\ncc = \"{}\"", ccs[cc]);
-                }
-                "mmptcp" => {
-                    let _ = writeln!(
-                        extra,
-                        "subflows = {subflows}\ncc = \"{}\"\nswitch_threshold = \"20KB\"",
-                        ccs[cc]
-                    );
-                }
-                "xmp" => {
-                    let _ = writeln!(extra, "subflows = {}", subflows.min(4));
-                }
-                _ => {}
-            }
-            if opt(0) && kind != "xmp" {
-                extra.push_str("delayed_ack = true\n");
-            }
-            if opt(1) {
-                extra.push_str("reorder_hold = \"300us\"\n");
-            }
-            if opt(2) && matches!(kind, "ps" | "mmptcp") {
-                extra.push_str("limited_transmit = true\n");
-            }
-            if opt(3) && kind == "ps" {
-                extra.push_str("scatter = \"round-robin\"\n");
-            }
-            if opt(4) && matches!(kind, "mptcp" | "mmptcp" | "xmp") {
-                extra.push_str("paths = \"distinct\"\n");
-            }
-            if opt(5) && matches!(kind, "mptcp" | "mmptcp" | "xmp") {
-                extra.push_str("cap_subflows = true\n");
-            }
-            if opt(6) {
-                extra.push_str("dupthresh = 1\n");
-            }
-            if ns3 && matches!(kind, "mptcp" | "mmptcp" | "tcp") {
-                extra.push_str("profile = \"ns3-mmptcp\"\n");
-            }
-            let max_subflows = match kind {
-                "mptcp" => subflows,
-                "mmptcp" => subflows + 1,
-                "xmp" => subflows.min(4),
-                _ => 1,
-            };
-            Transport {
-                kind,
-                extra,
-                max_subflows,
-            }
-        })
-}
 
 /// One scenario drawn.
 #[derive(Clone, Debug)]
@@ -226,8 +116,8 @@ prop_compose! {
         oversubscription in prop::sample::select(vec![1u32, 1, 2]),
         job_servers in prop::sample::select(vec![0u32, 0, 3, 7]),
         spray in prop::bool::weighted(0.15),
-        long in transport(),
-        short in transport(),
+        long in transport(MIN_RTOS),
+        short in transport(MIN_RTOS),
         long_size in prop::option::weighted(0.3, 0..SIZES.len()),
         long_share in 1u32..=3,
         poisson in prop::sample::select(vec![5_000u64, 20_000, 80_000]),
@@ -272,7 +162,18 @@ impl Case {
     /// The other rate of the topology's switch layer (FatTree core, VL2 switch links, dumbbell
     /// bottleneck), Mb/s.
     fn layer_rate_mbps(&self) -> u64 {
-        ((self.rate_mbps as f64 * self.layer_factor) as u64).max(1)
+        self.topology().layer_rate_mbps()
+    }
+
+    /// The topology drawn.
+    fn topology(&self) -> TopologyDraw {
+        TopologyDraw {
+            topo: self.topo,
+            rate_mbps: self.rate_mbps,
+            delay_us: self.delay_us,
+            layer_factor: self.layer_factor,
+            oversubscription: self.oversubscription,
+        }
     }
 
     /// The queues' capacity and its unit: packets, or bytes (as many of the largest data
@@ -315,9 +216,6 @@ impl Case {
 
     /// The scenario's text.
     fn toml(&self) -> String {
-        let rate = format!("\"{}Mbps\"", self.rate_mbps);
-        let layer = format!("\"{}Mbps\"", self.layer_rate_mbps());
-        let delay = format!("\"{}us\"", self.delay_us);
         let mut t = String::new();
         let _ = writeln!(
             t,
@@ -326,50 +224,7 @@ impl Case {
             self.drain_us,
             self.warmup_us()
         );
-        t.push_str("[topology]\n");
-        match self.topo {
-            Topo::FatTree => {
-                let _ = writeln!(
-                    t,
-                    "kind = \"fattree\"\nk = 4\noversubscription = {}\nlink_rate = {rate}\n\
-                     link_delay = {delay}\n[topology.layers.core]\nlink_rate = {layer}",
-                    self.oversubscription
-                );
-            }
-            Topo::Dhft => {
-                let _ = writeln!(
-                    t,
-                    "kind = \"dhft\"\nk = 6\nlink_rate = {rate}\nlink_delay = {delay}\n\
-                     [topology.layers.agg]\nlink_rate = {layer}"
-                );
-            }
-            Topo::Vl2 => {
-                let _ = writeln!(
-                    t,
-                    "kind = \"vl2\"\nda = 4\ndi = 4\nhosts_per_tor = 3\nlink_rate = {rate}\n\
-                     switch_rate = {layer}\nlink_delay = {delay}"
-                );
-            }
-            Topo::BCube => {
-                let _ = writeln!(
-                    t,
-                    "kind = \"bcube\"\nn = 4\nk = 1\nlink_rate = {rate}\nlink_delay = {delay}"
-                );
-            }
-            Topo::Star => {
-                let _ = writeln!(
-                    t,
-                    "kind = \"star\"\nhosts = 8\nlink_rate = {rate}\nlink_delay = {delay}"
-                );
-            }
-            Topo::Dumbbell => {
-                let _ = writeln!(
-                    t,
-                    "kind = \"dumbbell\"\nhosts = 3\nlink_rate = {rate}\nlink_delay = {delay}\n\
-                     bottleneck_rate = {layer}"
-                );
-            }
-        }
+        self.topology().toml(&mut t);
         let _ = writeln!(t, "[queue]\nkind = \"{}\"", self.queue);
         let (capacity, unit) = self.capacity_value();
         let _ = writeln!(t, "capacity = \"{capacity}{unit}\"");
@@ -476,14 +331,6 @@ impl Case {
             Topo::Dhft => !multipath,
             Topo::FatTree | Topo::Vl2 => !multipath || self.layer_factor >= 1.0,
         }
-    }
-}
-
-fn quoted(size: &str) -> String {
-    if size.starts_with('{') {
-        size.to_string()
-    } else {
-        format!("\"{size}\"")
     }
 }
 

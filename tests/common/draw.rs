@@ -1,0 +1,207 @@
+//! Scenario pieces drawn by the property tests over varied runs (`physical_invariants`,
+//! `liveness`): topologies and transports with their options. Each binary uses a part of it.
+
+#![allow(dead_code)]
+
+use std::fmt::Write as _;
+
+use proptest::prelude::*;
+
+/// Segment sizes drawn, bytes.
+pub const MSS: &[u64] = &[1400, 1400, 536, 9000];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Topo {
+    FatTree,
+    Dhft,
+    Vl2,
+    BCube,
+    Star,
+    Dumbbell,
+}
+
+pub const TOPOS: &[Topo] = &[
+    Topo::FatTree,
+    Topo::FatTree,
+    Topo::Dhft,
+    Topo::Vl2,
+    Topo::BCube,
+    Topo::Star,
+    Topo::Dumbbell,
+];
+
+/// A transport drawn: kind and its kind's settings.
+#[derive(Clone, Debug)]
+pub struct Transport {
+    pub kind: &'static str,
+    pub extra: String,
+    /// The most subflows a connection may open: `subflows` (XMP at most 4 here), and for
+    /// MMPTCP its scattering subflow 0 too (docs/scenarios.md, `subflows`).
+    pub max_subflows: u32,
+}
+
+impl Transport {
+    /// Whether the transport spreads one flow's packets over several paths.
+    pub fn multipath(&self) -> bool {
+        !matches!(self.kind, "tcp" | "dctcp")
+    }
+}
+
+/// A transport drawn with minimum RTOs from `min_rtos`.
+pub fn transport(min_rtos: &'static [&'static str]) -> impl Strategy<Value = Transport> {
+    (
+        0usize..8,
+        1u32..=8,
+        0usize..3,
+        0usize..MSS.len(),
+        0usize..min_rtos.len(),
+        1u32..=10,
+        any::<bool>(),
+        (any::<u8>(), any::<u8>()),
+    )
+        .prop_map(|(k, subflows, cc, mss, rto, cwnd, ns3, (a, b))| {
+            // Each option with probability 1/4.
+            let opt = |bit: u8| a & b & (1 << bit) != 0;
+            let ccs = ["lia", "uncoupled", "fully-coupled"];
+            let kind = [
+                "tcp", "dctcp", "ps", "mptcp", "mptcp", "mmptcp", "xmp", "xmp",
+            ][k];
+            let mut extra = format!(
+                "mss = \"{}B\"\nmin_rto = \"{}\"\ninitial_cwnd = {cwnd}\n",
+                MSS[mss], min_rtos[rto]
+            );
+            match kind {
+                "mptcp" => {
+                    let _ = writeln!(extra, "subflows = {subflows}\ncc = \"{}\"", ccs[cc]);
+                }
+                "mmptcp" => {
+                    let _ = writeln!(
+                        extra,
+                        "subflows = {subflows}\ncc = \"{}\"\nswitch_threshold = \"20KB\"",
+                        ccs[cc]
+                    );
+                }
+                "xmp" => {
+                    let _ = writeln!(extra, "subflows = {}", subflows.min(4));
+                }
+                _ => {}
+            }
+            if opt(0) && kind != "xmp" {
+                extra.push_str("delayed_ack = true\n");
+            }
+            if opt(1) {
+                extra.push_str("reorder_hold = \"300us\"\n");
+            }
+            if opt(2) && matches!(kind, "ps" | "mmptcp") {
+                extra.push_str("limited_transmit = true\n");
+            }
+            if opt(3) && kind == "ps" {
+                extra.push_str("scatter = \"round-robin\"\n");
+            }
+            if opt(4) && matches!(kind, "mptcp" | "mmptcp" | "xmp") {
+                extra.push_str("paths = \"distinct\"\n");
+            }
+            if opt(5) && matches!(kind, "mptcp" | "mmptcp" | "xmp") {
+                extra.push_str("cap_subflows = true\n");
+            }
+            if opt(6) {
+                extra.push_str("dupthresh = 1\n");
+            }
+            if ns3 && matches!(kind, "mptcp" | "mmptcp" | "tcp") {
+                extra.push_str("profile = \"ns3-mmptcp\"\n");
+            }
+            let max_subflows = match kind {
+                "mptcp" => subflows,
+                "mmptcp" => subflows + 1,
+                "xmp" => subflows.min(4),
+                _ => 1,
+            };
+            Transport {
+                kind,
+                extra,
+                max_subflows,
+            }
+        })
+}
+
+/// A topology drawn, with what its `[topology]` table needs.
+#[derive(Clone, Debug)]
+pub struct TopologyDraw {
+    pub topo: Topo,
+    pub rate_mbps: u64,
+    pub delay_us: u64,
+    /// Factor of a switch layer's rate over the host links' (1: the same).
+    pub layer_factor: f64,
+    /// FatTree hosts per ToR over k/2.
+    pub oversubscription: u32,
+}
+
+impl TopologyDraw {
+    /// The other rate of the topology's switch layer (FatTree core, VL2 switch links, dumbbell
+    /// bottleneck), Mb/s.
+    pub fn layer_rate_mbps(&self) -> u64 {
+        ((self.rate_mbps as f64 * self.layer_factor) as u64).max(1)
+    }
+
+    /// The `[topology]` table: FatTree k = 4, dual-homed FatTree k = 6, VL2 (4, 4, 3 hosts per
+    /// ToR), BCube(4, 1), a star of 8 hosts, a dumbbell of 3 + 3 hosts.
+    pub fn toml(&self, t: &mut String) {
+        let c = self;
+        let rate = format!("\"{}Mbps\"", c.rate_mbps);
+        let layer = format!("\"{}Mbps\"", c.layer_rate_mbps());
+        let delay = format!("\"{}us\"", c.delay_us);
+        t.push_str("[topology]\n");
+        match c.topo {
+            Topo::FatTree => {
+                let _ = writeln!(
+                    t,
+                    "kind = \"fattree\"\nk = 4\noversubscription = {}\nlink_rate = {rate}\n\
+                     link_delay = {delay}\n[topology.layers.core]\nlink_rate = {layer}",
+                    c.oversubscription
+                );
+            }
+            Topo::Dhft => {
+                let _ = writeln!(
+                    t,
+                    "kind = \"dhft\"\nk = 6\nlink_rate = {rate}\nlink_delay = {delay}\n\
+                     [topology.layers.agg]\nlink_rate = {layer}"
+                );
+            }
+            Topo::Vl2 => {
+                let _ = writeln!(
+                    t,
+                    "kind = \"vl2\"\nda = 4\ndi = 4\nhosts_per_tor = 3\nlink_rate = {rate}\n\
+                     switch_rate = {layer}\nlink_delay = {delay}"
+                );
+            }
+            Topo::BCube => {
+                let _ = writeln!(
+                    t,
+                    "kind = \"bcube\"\nn = 4\nk = 1\nlink_rate = {rate}\nlink_delay = {delay}"
+                );
+            }
+            Topo::Star => {
+                let _ = writeln!(
+                    t,
+                    "kind = \"star\"\nhosts = 8\nlink_rate = {rate}\nlink_delay = {delay}"
+                );
+            }
+            Topo::Dumbbell => {
+                let _ = writeln!(
+                    t,
+                    "kind = \"dumbbell\"\nhosts = 3\nlink_rate = {rate}\nlink_delay = {delay}\n\
+                     bottleneck_rate = {layer}"
+                );
+            }
+        }
+    }
+}
+
+/// `size` as a TOML value: a table as it is, a size quoted.
+pub fn quoted(size: &str) -> String {
+    if size.starts_with('{') {
+        size.to_string()
+    } else {
+        format!("\"{size}\"")
+    }
+}
