@@ -689,16 +689,8 @@ fn run_case(case: &Case) -> Result<(), String> {
     Ok(())
 }
 
-/// Cases to run: 40, or `HTSIM_LIVENESS_CASES`.
-fn cases() -> u32 {
-    std::env::var("HTSIM_LIVENESS_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(40)
-}
-
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
+    #![proptest_config(ProptestConfig::with_cases(draw::cases("HTSIM_LIVENESS_CASES")))]
 
     #[test]
     fn connections_make_progress_and_finite_flows_complete(case in case()) {

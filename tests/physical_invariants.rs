@@ -812,16 +812,8 @@ fn run_case(case: &Case) -> Result<(), String> {
     Ok(())
 }
 
-/// Cases to run: 40, or `HTSIM_INVARIANT_CASES`.
-fn cases() -> u32 {
-    std::env::var("HTSIM_INVARIANT_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(40)
-}
-
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
+    #![proptest_config(ProptestConfig::with_cases(draw::cases("HTSIM_INVARIANT_CASES")))]
 
     #[test]
     fn results_respect_physical_bounds(case in case()) {

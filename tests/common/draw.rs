@@ -7,6 +7,15 @@ use std::fmt::Write as _;
 
 use proptest::prelude::*;
 
+/// Cases a property test runs: `var` of the environment (e.g. `HTSIM_LIVENESS_CASES=500`), or
+/// 40.
+pub fn cases(var: &str) -> u32 {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40)
+}
+
 /// Segment sizes drawn, bytes.
 pub const MSS: &[u64] = &[1400, 1400, 536, 9000];
 
