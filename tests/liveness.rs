@@ -85,20 +85,13 @@ use proptest::prelude::*;
 #[path = "common/draw.rs"]
 mod draw;
 
-use draw::{quoted, transport, Topo, TopologyDraw, Transport, TOPOS};
+use draw::{
+    quoted, transport, TopologyDraw, Transport, CAPACITIES, DELAYS_US, LAYER_FACTORS, RATES_MBPS,
+    SIZES, TOPOS,
+};
 
-/// Host link rates drawn, Mb/s.
-const RATES_MBPS: &[u64] = &[100, 400, 1000, 2500, 10_000];
-/// Link delays drawn, us.
-const DELAYS_US: &[u64] = &[1, 2, 5, 20];
-/// Factor of a switch layer's rate over the host links' (1: the same).
-const LAYER_FACTORS: &[f64] = &[1.0, 0.5, 2.0, 10.0];
-/// Queue capacities drawn, packets.
-const CAPACITIES: &[u64] = &[4, 16, 100];
 /// Minimum RTOs drawn: short, so that 64 backed-off RTOs fit a short run many times.
 const MIN_RTOS: &[&str] = &["1ms", "300us", "200us"];
-/// Finite flow sizes drawn.
-const SIZES: &[&str] = &["1B", "3KB", "70KB", "{ uniform = [\"1KB\", \"300KB\"] }"];
 /// How often the senders are read.
 const STEP: SimTime = SimTime::from_ps(250_000_000);
 /// The drain after the run's duration, in which finite flows still complete.
@@ -180,11 +173,7 @@ impl Case {
     /// The queues' capacity and its unit: packets, or bytes (as many of the largest data
     /// packet: `mss` up to 9000 B with a 62 B header).
     fn capacity_value(&self) -> (u64, &'static str) {
-        if self.capacity_bytes {
-            (self.capacity * 9062, "B")
-        } else {
-            (self.capacity, "pkt")
-        }
+        draw::capacity_value(self.capacity, self.capacity_bytes)
     }
 
     /// The run's duration T, us.
@@ -207,22 +196,14 @@ impl Case {
             DRAIN.as_ns() / 1000
         );
         self.topology.toml(&mut t);
-        let _ = writeln!(t, "[queue]\nkind = \"{}\"", self.queue);
-        let (capacity, unit) = self.capacity_value();
-        let _ = writeln!(t, "capacity = \"{capacity}{unit}\"");
-        if self.queue != "droptail" {
-            let _ = writeln!(t, "mark_threshold = \"{}{unit}\"", (capacity / 4).max(1));
-        }
-        if self.spray {
-            t.push_str("[routing]\nmode = \"spray\"\n");
-        }
-        for (name, tr) in [("long", &self.long), ("short", &self.short)] {
-            let _ = writeln!(
-                t,
-                "[transports.{name}]\nkind = \"{}\"\n{}",
-                tr.kind, tr.extra
-            );
-        }
+        draw::network_toml(
+            &mut t,
+            self.queue,
+            self.capacity_value(),
+            self.spray,
+            &self.long,
+            &self.short,
+        );
         let _ = writeln!(
             t,
             "[[flows]]\nname = \"long\"\nmatrix = \"permutation\"\nsenders = \"{}%\"\n\
@@ -230,19 +211,8 @@ impl Case {
             self.long_share * 25,
             self.long_start_us()
         );
-        let _ = writeln!(
-            t,
-            "[[flows]]\nname = \"short\"\nmatrix = \"permutation\"\nsenders = \"rest\"\n\
-             size = {}\narrivals = {{ poisson = {} }}\ntransport = \"short\"",
-            quoted(SIZES[self.short_size]),
-            self.poisson
-        );
-        let fabric = match self.topology.topo {
-            Topo::FatTree | Topo::Dhft | Topo::Vl2 => "{ layer = \"core\", switches = \"50%\" }",
-            Topo::BCube => "{ layer = \"switch\", switches = \"25%\" }",
-            Topo::Star => "{ link = \"switch->host2\" }",
-            Topo::Dumbbell => "{ layer = \"bottleneck\" }",
-        };
+        draw::short_flows_toml(&mut t, &quoted(SIZES[self.short_size]), self.poisson);
+        let fabric = draw::event_target(self.topology.topo);
         let down_at = self.long_start_us() + self.long_us / 3;
         let up_at = self.long_start_us() + self.long_us / 2;
         let event = |set: &str, at: u64| {

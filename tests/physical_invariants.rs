@@ -49,23 +49,16 @@ use proptest::prelude::*;
 #[path = "common/draw.rs"]
 mod draw;
 
-use draw::{quoted, transport, Topo, TopologyDraw, Transport, TOPOS};
+use draw::{
+    quoted, transport, Topo, TopologyDraw, Transport, CAPACITIES, DELAYS_US, LAYER_FACTORS,
+    RATES_MBPS, SIZES, TOPOS,
+};
 
 /// f64 rounding allowance, relative: the bounds themselves are exact.
 const FLOAT: f64 = 1e-9;
 
-/// Host link rates drawn, Mb/s.
-const RATES_MBPS: &[u64] = &[100, 400, 1000, 2500, 10_000];
-/// Link delays drawn, us.
-const DELAYS_US: &[u64] = &[1, 2, 5, 20];
-/// Factor of a switch layer's rate over the host links' (1: the same).
-const LAYER_FACTORS: &[f64] = &[1.0, 0.5, 2.0, 10.0];
-/// Queue capacities drawn, packets.
-const CAPACITIES: &[u64] = &[4, 16, 100];
 /// Minimum RTOs drawn: the default, and short ones so that timeouts recover inside a few ms.
 const MIN_RTOS: &[&str] = &["200ms", "1ms", "300us"];
-/// Finite flow sizes drawn.
-const SIZES: &[&str] = &["1B", "3KB", "70KB", "{ uniform = [\"1KB\", \"300KB\"] }"];
 
 /// One scenario drawn.
 #[derive(Clone, Debug)]
@@ -179,11 +172,7 @@ impl Case {
     /// The queues' capacity and its unit: packets, or bytes (as many of the largest data
     /// packet: `mss` up to 9000 B with a 62 B header).
     fn capacity_value(&self) -> (u64, &'static str) {
-        if self.capacity_bytes {
-            (self.capacity * 9062, "B")
-        } else {
-            (self.capacity, "pkt")
-        }
+        draw::capacity_value(self.capacity, self.capacity_bytes)
     }
 
     /// The rate an event (5) slows the fabric's links to, Mb/s: a quarter of the slowest.
@@ -225,22 +214,14 @@ impl Case {
             self.warmup_us()
         );
         self.topology().toml(&mut t);
-        let _ = writeln!(t, "[queue]\nkind = \"{}\"", self.queue);
-        let (capacity, unit) = self.capacity_value();
-        let _ = writeln!(t, "capacity = \"{capacity}{unit}\"");
-        if self.queue != "droptail" {
-            let _ = writeln!(t, "mark_threshold = \"{}{unit}\"", (capacity / 4).max(1));
-        }
-        if self.spray {
-            t.push_str("[routing]\nmode = \"spray\"\n");
-        }
-        for (name, tr) in [("long", &self.long), ("short", &self.short)] {
-            let _ = writeln!(
-                t,
-                "[transports.{name}]\nkind = \"{}\"\n{}",
-                tr.kind, tr.extra
-            );
-        }
+        draw::network_toml(
+            &mut t,
+            self.queue,
+            self.capacity_value(),
+            self.spray,
+            &self.long,
+            &self.short,
+        );
         let long_size = self
             .long_size
             .map_or("\"infinite\"".to_string(), |s| quoted(SIZES[s]));
@@ -251,13 +232,7 @@ impl Case {
             self.long_share * 25,
             self.long_start_us()
         );
-        let _ = writeln!(
-            t,
-            "[[flows]]\nname = \"short\"\nmatrix = \"permutation\"\nsenders = \"rest\"\n\
-             size = {}\narrivals = {{ poisson = {} }}\ntransport = \"short\"",
-            quoted(SIZES[self.short_size]),
-            self.poisson
-        );
+        draw::short_flows_toml(&mut t, &quoted(SIZES[self.short_size]), self.poisson);
         if self.job_servers > 0 {
             let _ = writeln!(
                 t,
@@ -272,12 +247,7 @@ impl Case {
                 }
             );
         }
-        let fabric = match self.topo {
-            Topo::FatTree | Topo::Dhft | Topo::Vl2 => "{ layer = \"core\", switches = \"50%\" }",
-            Topo::BCube => "{ layer = \"switch\", switches = \"25%\" }",
-            Topo::Star => "{ link = \"switch->host2\" }",
-            Topo::Dumbbell => "{ layer = \"bottleneck\" }",
-        };
+        let fabric = draw::event_target(self.topo);
         let busy = if self.event_late { 200_000 } else { 0 };
         let down_at = busy + self.span_us / 3;
         let up_at = busy + self.span_us / 2;

@@ -16,6 +16,16 @@ pub fn cases(var: &str) -> u32 {
         .unwrap_or(40)
 }
 
+/// Host link rates drawn, Mb/s.
+pub const RATES_MBPS: &[u64] = &[100, 400, 1000, 2500, 10_000];
+/// Link delays drawn, us.
+pub const DELAYS_US: &[u64] = &[1, 2, 5, 20];
+/// Factor of a switch layer's rate over the host links' (1: the same).
+pub const LAYER_FACTORS: &[f64] = &[1.0, 0.5, 2.0, 10.0];
+/// Queue capacities drawn, packets.
+pub const CAPACITIES: &[u64] = &[4, 16, 100];
+/// Finite flow sizes drawn.
+pub const SIZES: &[&str] = &["1B", "3KB", "70KB", "{ uniform = [\"1KB\", \"300KB\"] }"];
 /// Segment sizes drawn, bytes.
 pub const MSS: &[u64] = &[1400, 1400, 536, 9000];
 
@@ -212,5 +222,64 @@ pub fn quoted(size: &str) -> String {
         size.to_string()
     } else {
         format!("\"{size}\"")
+    }
+}
+
+/// A drawn queue capacity as the scenario writes it: `capacity` packets, or as many bytes of
+/// the largest packet drawn (9000 B of data and its header) when `in_bytes`.
+pub fn capacity_value(capacity: u64, in_bytes: bool) -> (u64, &'static str) {
+    if in_bytes {
+        (capacity * 9062, "B")
+    } else {
+        (capacity, "pkt")
+    }
+}
+
+/// A drawn case's network settings: `[queue]` of `kind` with `capacity` (from
+/// [`capacity_value`]) and, for a marking queue, a threshold of a quarter of it; spraying when
+/// `spray`; the `long` and `short` transports.
+pub fn network_toml(
+    t: &mut String,
+    kind: &str,
+    (capacity, unit): (u64, &str),
+    spray: bool,
+    long: &Transport,
+    short: &Transport,
+) {
+    let _ = writeln!(t, "[queue]\nkind = \"{kind}\"");
+    let _ = writeln!(t, "capacity = \"{capacity}{unit}\"");
+    if kind != "droptail" {
+        let _ = writeln!(t, "mark_threshold = \"{}{unit}\"", (capacity / 4).max(1));
+    }
+    if spray {
+        t.push_str("[routing]\nmode = \"spray\"\n");
+    }
+    for (name, tr) in [("long", long), ("short", short)] {
+        let _ = writeln!(
+            t,
+            "[transports.{name}]\nkind = \"{}\"\n{}",
+            tr.kind, tr.extra
+        );
+    }
+}
+
+/// The `short` flow class of a drawn case: flows of `size` (a TOML value) between the hosts
+/// no other class uses, arriving as a Poisson process of `poisson` flows per second.
+pub fn short_flows_toml(t: &mut String, size: &str, poisson: u64) {
+    let _ = writeln!(
+        t,
+        "[[flows]]\nname = \"short\"\nmatrix = \"permutation\"\nsenders = \"rest\"\n\
+         size = {size}\narrivals = {{ poisson = {poisson} }}\ntransport = \"short\""
+    );
+}
+
+/// The `where` of a drawn case's link events on `topo`: half the core switches, a quarter of
+/// BCube's switches, one star port, the dumbbell's bottleneck.
+pub fn event_target(topo: Topo) -> &'static str {
+    match topo {
+        Topo::FatTree | Topo::Dhft | Topo::Vl2 => "{ layer = \"core\", switches = \"50%\" }",
+        Topo::BCube => "{ layer = \"switch\", switches = \"25%\" }",
+        Topo::Star => "{ link = \"switch->host2\" }",
+        Topo::Dumbbell => "{ layer = \"bottleneck\" }",
     }
 }
