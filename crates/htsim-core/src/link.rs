@@ -375,7 +375,7 @@ fn serialisation_time(ps_per_byte: Option<NonZeroU64>, rate: Rate, bytes: u64) -
 /// The serialisation time of one byte at `rate` in picoseconds, when it is a whole number.
 fn exact_ps_per_byte(rate: Rate) -> Option<NonZeroU64> {
     let ps_per_s_bits = 8 * SimTime::from_secs(1).0;
-    let whole = rate.0 > 0 && ps_per_s_bits % rate.0 == 0;
+    let whole = rate.0 > 0 && ps_per_s_bits.is_multiple_of(rate.0);
     whole
         .then(|| ps_per_s_bits / rate.0)
         .and_then(NonZeroU64::new)

@@ -187,7 +187,7 @@ impl fmt::Display for Rate {
             ("Mbps", 1_000_000),
             ("Kbps", 1_000),
         ] {
-            if b >= scale && b % scale == 0 {
+            if b >= scale && b.is_multiple_of(scale) {
                 return write!(f, "{}{unit}", b / scale);
             }
         }

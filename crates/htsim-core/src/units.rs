@@ -447,7 +447,7 @@ pub fn parse_share(s: &str) -> Result<f64, UnitError> {
 pub fn format_size(bytes: u64) -> String {
     SIZE_FORMAT_UNITS
         .iter()
-        .find(|&&(_, scale)| bytes != 0 && bytes % scale == 0)
+        .find(|&&(_, scale)| bytes != 0 && bytes.is_multiple_of(scale))
         .map(|&(unit, scale)| format!("{}{unit}", bytes / scale))
         .unwrap_or_else(|| format!("{bytes}B"))
 }

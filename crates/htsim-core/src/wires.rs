@@ -72,7 +72,7 @@ impl<T: Copy + Default> Wires<T> {
             let loc = self.pages.take(T::default) * PAGE;
             fifo.head = loc;
             loc
-        } else if (fifo.tail + 1) % PAGE == 0 {
+        } else if (fifo.tail + 1).is_multiple_of(PAGE) {
             let page = self.pages.take(T::default);
             self.pages.link(fifo.tail / PAGE, page);
             page * PAGE
@@ -96,7 +96,7 @@ impl<T: Copy + Default> Wires<T> {
         fifo.len -= 1;
         if fifo.len == 0 {
             self.pages.give_back(loc / PAGE);
-        } else if (loc + 1) % PAGE == 0 {
+        } else if (loc + 1).is_multiple_of(PAGE) {
             let page = loc / PAGE;
             fifo.head = self.pages.next(page) * PAGE;
             self.pages.give_back(page);
@@ -127,7 +127,7 @@ impl<T: Copy + Default> Wires<T> {
     /// Where the value after the one at `loc` in its FIFO is; that value must exist.
     #[inline]
     pub(crate) fn after(&self, loc: Loc) -> Loc {
-        if (loc + 1) % PAGE == 0 {
+        if (loc + 1).is_multiple_of(PAGE) {
             self.pages.next(loc / PAGE) * PAGE
         } else {
             loc + 1

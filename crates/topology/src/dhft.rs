@@ -45,7 +45,7 @@ impl Dhft {
         queues: &mut QueueFactory<'_>,
     ) -> Result<Topology> {
         let k = self.k;
-        if k == 0 || k % 6 != 0 {
+        if k == 0 || !k.is_multiple_of(6) {
             return Err(invalid(
                 KIND,
                 format!("k must be a positive multiple of 6, got {k}"),

@@ -54,7 +54,7 @@ impl FatTree {
     }
 
     fn check(&self, world: &World) -> Result<()> {
-        if self.k < 2 || self.k % 2 != 0 {
+        if self.k < 2 || !self.k.is_multiple_of(2) {
             return Err(invalid(
                 KIND,
                 format!("k must be even and at least 2, got {}", self.k),
