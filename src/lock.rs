@@ -4,14 +4,37 @@
 //! holding its process id and host: `.htsim-lock` for a writer of the whole run list,
 //! `.htsim-lock-shard-I-of-N` for shard I/N. Shards of one count write disjoint runs, so they may
 //! share a directory, when they run the same scenario with the same seeds (the lock file records
-//! its digest, [`crate::identity::scenario_digest`]); any other pair of writers conflicts. A lock whose process is gone (killed,
-//! or interrupted with Ctrl-C) is taken over, and [`DirLock::taken_over`] says whose it was.
-//! Whether a process is alive is known only on the same host with `/proc`; a lock from another
-//! host, or where that cannot be told, is assumed alive.
+//! its digest, [`crate::identity::scenario_digest`]); any other pair of writers conflicts. A
+//! lock whose process is gone (killed, or interrupted with Ctrl-C) is taken over, and
+//! [`DirLock::taken_over`] says whose it was. Whether a process is alive is known only on the
+//! same host with `/proc`; a lock from another host, or where that cannot be told, is assumed
+//! alive.
+//!
+//! The writer also holds the OS's advisory lock on its lock file ([`File::try_lock`]: `flock`
+//! on Unix) for the life of the [`DirLock`]; the OS releases it when the process ends, however
+//! it ends. A lock file is removed (taken over, or released) only by a process holding its OS
+//! lock, after checking that the path still names the file it locked and not one another
+//! writer created since (on Unix, same device and inode). So of processes taking over one dead
+//! lock at the same instant, exactly one removes it, and the others find the winner's lock. A
+//! lock file whose OS lock is held is never taken over; one whose OS lock is free still needs
+//! its content to name a process known gone. The content also names the holder in messages.
+//!
+//! Caveats. The OS lock is shared by every process of a host. Between hosts it depends on the
+//! file system: NFS passes it to the server, so every client sees it, unless mounted with
+//! `nolock` or `local_lock`; other network file systems may keep it on one host. This is no
+//! gap in itself, since a lock from another host is never taken over; but where the file
+//! system refuses the lock (NFS without its lock service, some FUSE file systems), htsim goes
+//! on with the content alone, as before the OS lock, and two processes of one host taking over
+//! one dead lock at the same instant may then both hold it. On NFS, Linux emulates the lock
+//! with a POSIX record lock, which all handles of one process share: there it does not
+//! separate threads of one process (a second lock of a directory within one process is still
+//! refused: the file names a live process). Off Unix, a lock file replaced after it was opened
+//! cannot be told from the original.
 
-use std::fs;
-use std::io::{self, Write as _};
+use std::fs::{self, File, TryLockError};
+use std::io::{self, Read as _, Write as _};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::shard::Shard;
 
@@ -22,6 +45,8 @@ const PREFIX: &str = ".htsim-lock";
 #[derive(Debug)]
 pub struct DirLock {
     path: PathBuf,
+    /// The lock file, open for the life of the lock: it holds the OS lock.
+    file: File,
     taken_over: Vec<String>,
     alone: bool,
 }
@@ -215,34 +240,15 @@ impl DirLock {
             },
         })?;
         let path = dir.join(file_name(shard));
+        let me = Holder {
+            scenario: scenario.map(str::to_string),
+            ..Holder::me()
+        };
         let mut taken_over = Vec::new();
-        let mut retried = false;
-        // Create ours; a dead holder's file is removed and creation tried once more.
-        loop {
-            match fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&path)
-            {
-                Ok(mut f) => {
-                    let me = Holder {
-                        scenario: scenario.map(str::to_string),
-                        ..Holder::me()
-                    };
-                    f.write_all(me.text().as_bytes())
-                        .and_then(|()| f.sync_all())
-                        .map_err(io(&path))?;
-                    break;
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && !retried => {
-                    retried = true;
-                    taken_over.extend(check_holder(dir, &path)?);
-                }
-                Err(e) => return Err(io(&path)(e)),
-            }
-        }
+        let file = create(dir, &path, &me, &mut taken_over)?;
         let mut lock = DirLock {
             path,
+            file,
             taken_over,
             alone: true,
         };
@@ -267,13 +273,14 @@ impl DirLock {
                 .is_some_and(|(a, b)| a != b);
             if conflict(shard, other) || other_settings {
                 // On an error `lock` is dropped, removing our file.
-                let gone = check_holder(dir, &other_path).map_err(|e| match e {
+                let gone = clear(dir, &other_path).map_err(|e| match e {
                     LockError::Held { dir, file, holder } if other_settings => {
                         LockError::OtherScenario { dir, file, holder }
                     }
                     e => e,
                 })?;
-                lock.taken_over.extend(gone);
+                lock.taken_over
+                    .extend(gone.map(|h| taken_over_entry(&other_path, &h)));
             }
         }
         Ok(lock)
@@ -291,51 +298,210 @@ impl DirLock {
     }
 }
 
-/// A lock file found in the way: removed when its holder is gone (returning what was taken
-/// over; `None` when it vanished meanwhile), else [`LockError::Held`]. A file that cannot be
-/// read as a lock counts as held.
-fn check_holder(dir: &Path, file: &Path) -> Result<Option<String>, LockError> {
-    let text = match fs::read_to_string(file) {
-        Ok(t) => t,
-        // Removed by its holder in the meantime: nothing to take over.
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => {
-            return Err(LockError::Io {
-                path: file.to_path_buf(),
-                source,
-            })
-        }
+/// How many times a lock file is looked at again while it is in transition (being created,
+/// or removed by a process taking it over), [`SETTLE_WAIT`] apart, before it counts as held;
+/// also the most lock files of gone processes one acquisition removes in a row.
+const SETTLE_TRIES: u32 = 50;
+
+/// The wait between two looks at a lock file in transition.
+const SETTLE_WAIT: Duration = Duration::from_millis(10);
+
+/// The OS advisory lock of an open lock file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OsLock {
+    /// Taken: ours until the file is closed.
+    Taken,
+    /// Another open file holds it: a live process (of this host, or of any host the file
+    /// system shares locks with).
+    Busy,
+    /// The OS or the file system does not lock this file: its content alone decides.
+    Unavailable,
+}
+
+/// Takes the OS lock of `file` without waiting.
+fn try_os_lock(file: &File) -> OsLock {
+    match file.try_lock() {
+        Ok(()) => OsLock::Taken,
+        Err(TryLockError::WouldBlock) => OsLock::Busy,
+        Err(TryLockError::Error(_)) => OsLock::Unavailable,
+    }
+}
+
+/// Whether `path` still names the open `file`, and not a file created in its place after it
+/// was removed. Compares device and inode numbers.
+#[cfg(unix)]
+fn names(path: &Path, file: &File) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    match (fs::metadata(path), file.metadata()) {
+        (Ok(p), Ok(f)) => p.dev() == f.dev() && p.ino() == f.ino(),
+        _ => false,
+    }
+}
+
+/// Whether `path` still names a file. Off Unix the standard library cannot tell two files
+/// apart, so a lock file replaced after it was opened goes unnoticed.
+#[cfg(not(unix))]
+fn names(path: &Path, _file: &File) -> bool {
+    path.is_file()
+}
+
+/// Opens an existing lock file to take its OS lock: for reading and writing where allowed
+/// (Linux takes an exclusive lock on NFS only on a file open for writing), else for reading.
+fn open_existing(path: &Path) -> io::Result<File> {
+    match fs::OpenOptions::new().read(true).write(true).open(path) {
+        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => File::open(path),
+        opened => opened,
+    }
+}
+
+/// What a lock file in the way turned out to be.
+#[derive(Debug)]
+enum Found {
+    /// There is no file at the path (any more).
+    Absent,
+    /// The path no longer names the file opened: it was removed, maybe replaced, meanwhile.
+    Moved,
+    /// Held by a process that may be alive (`None`: content that names no process).
+    Held(Option<Holder>),
+    /// In transition: being created (empty), or being taken over by another process (its OS
+    /// lock is held but the file names no live process). Look again shortly.
+    Settling(Option<Holder>),
+    /// Its process is known gone: the file was removed, under its OS lock.
+    Removed(Holder),
+}
+
+/// Looks at the existing lock file `path` once. Its OS lock is taken first, so that of
+/// processes looking at one lock file at once only one can remove it; the content then
+/// decides, as it does where there is no OS lock.
+fn inspect(path: &Path) -> io::Result<Found> {
+    let mut file = match open_existing(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Found::Absent),
+        Err(e) => return Err(e),
     };
+    let os = try_os_lock(&file);
+    // Read through this handle: on NFS, closing another handle of the file would release
+    // the lock just taken.
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    let text = String::from_utf8_lossy(&bytes);
     let holder = Holder::parse(&text);
-    match holder {
+    if os == OsLock::Busy {
+        return Ok(match holder {
+            Some(h) if h.may_be_alive() => Found::Held(Some(h)),
+            other => Found::Settling(other),
+        });
+    }
+    // Removed and replaced between our open and our lock: this file is no one's any more.
+    if !names(path, &file) {
+        return Ok(Found::Moved);
+    }
+    Ok(match holder {
         Some(h) if !h.may_be_alive() => {
-            match fs::remove_file(file) {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                Err(source) => {
-                    return Err(LockError::Io {
-                        path: file.to_path_buf(),
-                        source,
-                    })
+            // Removed while we hold its OS lock: whoever locks it after us finds the path
+            // no longer names it.
+            match fs::remove_file(path) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+                _ => Found::Removed(h),
+            }
+        }
+        Some(h) => Found::Held(Some(h)),
+        // A writer between creating its file and writing its content.
+        None if text.trim().is_empty() => Found::Settling(None),
+        None => Found::Held(None),
+    })
+}
+
+/// [`LockError::Held`] for the lock file `file` of `dir`, held by `holder` (`None`: unknown).
+fn held(dir: &Path, file: &Path, holder: Option<&Holder>) -> LockError {
+    LockError::Held {
+        dir: dir.to_path_buf(),
+        file: file.to_path_buf(),
+        holder: holder.map_or("unknown".into(), Holder::describe),
+    }
+}
+
+/// What [`DirLock::taken_over`] says of the lock file `file` of the gone process `holder`.
+fn taken_over_entry(file: &Path, holder: &Holder) -> String {
+    format!("{} (process {})", file.display(), holder.describe())
+}
+
+/// Another writer's lock file `file` found in the way, looked at until it settles: `Ok(None)`
+/// when it is gone, `Ok(Some(holder))` when its process was found gone and the file removed,
+/// else [`LockError::Held`].
+fn clear(dir: &Path, file: &Path) -> Result<Option<Holder>, LockError> {
+    let io = |source| LockError::Io {
+        path: file.to_path_buf(),
+        source,
+    };
+    let mut last = None;
+    for _ in 0..SETTLE_TRIES {
+        match inspect(file).map_err(io)? {
+            Found::Absent => return Ok(None),
+            Found::Removed(h) => return Ok(Some(h)),
+            Found::Held(h) => return Err(held(dir, file, h.as_ref())),
+            Found::Moved => {}
+            Found::Settling(h) => {
+                last = h;
+                std::thread::sleep(SETTLE_WAIT);
+            }
+        }
+    }
+    Err(held(dir, file, last.as_ref()))
+}
+
+/// Creates the lock file `path` of `dir` holding `me`, with its OS lock taken; a lock file of
+/// a process found gone is removed first, and named in `taken_over`.
+fn create(
+    dir: &Path,
+    path: &Path,
+    me: &Holder,
+    taken_over: &mut Vec<String>,
+) -> Result<File, LockError> {
+    let io = |source| LockError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    for _ in 0..SETTLE_TRIES {
+        match fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(path)
+        {
+            Ok(mut file) => {
+                // The OS lock before the content: whoever opens the file meanwhile finds it
+                // empty and looks again later. An error means no OS lock here: the content
+                // alone guards the directory.
+                let _ = file.lock();
+                // Removed (by hand) before we locked it: start again.
+                if !names(path, &file) {
+                    continue;
+                }
+                file.write_all(me.text().as_bytes())
+                    .and_then(|()| file.sync_all())
+                    .map_err(io)?;
+                return Ok(file);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                if let Some(gone) = clear(dir, path)? {
+                    taken_over.push(taken_over_entry(path, &gone));
                 }
             }
-            Ok(Some(format!(
-                "{} (process {})",
-                file.display(),
-                h.describe()
-            )))
+            Err(e) => return Err(io(e)),
         }
-        _ => Err(LockError::Held {
-            dir: dir.to_path_buf(),
-            file: file.to_path_buf(),
-            holder: holder.map_or("unknown".into(), |h| h.describe()),
-        }),
     }
+    // Lock files that keep appearing and going: someone else's, whose we cannot tell.
+    Err(held(dir, path, None))
 }
 
 impl Drop for DirLock {
     fn drop(&mut self) {
-        let _ = fs::remove_file(&self.path);
+        // Removed while the OS lock is still held (the file is closed after this), and only
+        // while the path names our file.
+        if names(&self.path, &self.file) {
+            let _ = fs::remove_file(&self.path);
+        }
     }
 }
 
@@ -439,6 +605,96 @@ mod tests {
         let lock = DirLock::acquire(tmp.path(), None, None).unwrap();
         assert_eq!(lock.taken_over().len(), 1);
         child.wait().unwrap();
+    }
+
+    /// A lock file of a process that never runs (a process id above the kernel's limit of
+    /// 2^22), on this host.
+    fn dead_holder() -> Holder {
+        Holder {
+            pid: 4_194_305,
+            host: host_name(),
+            scenario: None,
+        }
+    }
+
+    #[test]
+    fn concurrent_takeovers_of_a_dead_lock_leave_one_holder() {
+        if !Path::new("/proc/self").exists() {
+            return;
+        }
+        const ROUNDS: usize = 100;
+        const RACERS: usize = 8;
+        let shard = Shard::new(1, 2).unwrap();
+        for round in 0..ROUNDS {
+            let writer = if round % 2 == 0 { None } else { Some(shard) };
+            let tmp = tempfile::tempdir().unwrap();
+            fs::write(tmp.path().join(file_name(writer)), dead_holder().text()).unwrap();
+            let start = std::sync::Barrier::new(RACERS);
+            let outcomes: Vec<Result<DirLock, LockError>> = std::thread::scope(|s| {
+                let racers: Vec<_> = (0..RACERS)
+                    .map(|_| {
+                        s.spawn(|| {
+                            start.wait();
+                            DirLock::acquire(tmp.path(), writer, None)
+                        })
+                    })
+                    .collect();
+                racers.into_iter().map(|r| r.join().unwrap()).collect()
+            });
+            let holders = outcomes.iter().filter(|o| o.is_ok()).count();
+            assert_eq!(holders, 1, "round {round}: {holders} writers hold the lock");
+            for o in &outcomes {
+                if let Err(e) = o {
+                    assert!(matches!(e, LockError::Held { .. }), "round {round}: {e}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_dead_process_lock_whose_os_lock_is_held_is_not_taken_over() {
+        if !Path::new("/proc/self").exists() {
+            return;
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join(PREFIX);
+        fs::write(&path, dead_holder().text()).unwrap();
+        // A live process in the middle of taking it over holds its OS lock.
+        let taker = File::open(&path).unwrap();
+        taker.try_lock().unwrap();
+        let err = DirLock::acquire(tmp.path(), None, None).unwrap_err();
+        assert!(matches!(err, LockError::Held { .. }), "{err}");
+        assert_eq!(fs::read_to_string(&path).unwrap(), dead_holder().text());
+        drop(taker);
+        let lock = DirLock::acquire(tmp.path(), None, None).unwrap();
+        assert_eq!(lock.taken_over().len(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_lock_file_replaced_after_it_was_opened_is_told_apart() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join(PREFIX);
+        fs::write(&path, "pid=1\n").unwrap();
+        let opened = File::open(&path).unwrap();
+        assert!(names(&path, &opened));
+        fs::remove_file(&path).unwrap();
+        assert!(!names(&path, &opened));
+        fs::write(&path, "pid=2\n").unwrap();
+        assert!(!names(&path, &opened));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_lock_leaves_a_lock_file_that_is_not_its_own() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join(PREFIX);
+        let lock = DirLock::acquire(tmp.path(), None, None).unwrap();
+        // Deleted by hand and taken by another writer while the first still ran.
+        fs::remove_file(&path).unwrap();
+        fs::write(&path, "pid=2\n").unwrap();
+        drop(lock);
+        assert_eq!(fs::read_to_string(&path).unwrap(), "pid=2\n");
     }
 
     #[test]
