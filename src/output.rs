@@ -14,7 +14,8 @@
 //!     timeseries.csv                         TIMESERIES_FILE
 //!     run.json                               RUN_FILE (what the run simulated: crate::identity)
 //!     trace.csv                              TRACE_FILE
-//!     summary.json                           RUN_SUMMARY_FILE (written last: the run is complete)
+//!     summary.json                           RUN_SUMMARY_FILE (written last, with the CSVs'
+//!                                            sizes: the run is complete while they hold)
 //! ```
 //!
 //! Every directory name under `DIR` (sweep point names; the default `DIR`, the scenario's name)
@@ -24,6 +25,8 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::report::run_summary::{RunSummary, WrittenFile};
 
 /// The resolved scenario, every default written out.
 pub const SCENARIO_FILE: &str = "scenario.toml";
@@ -37,7 +40,8 @@ pub const TIMESERIES_FILE: &str = "timeseries.csv";
 pub const RUN_FILE: &str = "run.json";
 /// Per-flow event traces of a run, when asked for.
 pub const TRACE_FILE: &str = "trace.csv";
-/// A run's summary; written last, so its presence marks the run complete.
+/// A run's summary; written last, listing the run's CSV files with their sizes, so its
+/// presence marks the run complete ([`read_complete_run`]).
 pub const RUN_SUMMARY_FILE: &str = "summary.json";
 /// The cross-seed summary table, `DIR/summary.csv`.
 pub const SUMMARY_CSV_FILE: &str = "summary.csv";
@@ -204,11 +208,72 @@ pub fn check_dir_name(name: &str) -> Result<(), NameError> {
     }
 }
 
-/// Whether the run in `dir` finished: its summary.json, written last, reads as a run's summary
-/// ([`crate::report::run_summary::RunSummary`]). A missing, truncated or unreadable one, or one
-/// that is JSON but not a run summary, means the run must be done again.
+/// Why a run directory holds no complete run ([`read_complete_run`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Incomplete {
+    /// summary.json, written last, is missing or does not read as a run's summary: the run
+    /// never finished (or its summary was cut short).
+    #[error("no summary.json that reads as a run summary")]
+    NoSummary,
+    /// A file the summary lists is not there (deleted, or not a file).
+    #[error("{name} is missing")]
+    Missing {
+        /// The file's name.
+        name: String,
+    },
+    /// A file the summary lists has another size than written (truncated, say by a full
+    /// disk, or rewritten).
+    #[error("{name} holds {found} bytes, not the {written} written")]
+    Resized {
+        /// The file's name.
+        name: String,
+        /// Its size as written, bytes.
+        written: u64,
+        /// Its size now, bytes.
+        found: u64,
+    },
+    /// The summary lists a name that is no file name of the run's directory.
+    #[error("summary.json lists `{0}`, which names no file of the run's directory")]
+    BadName(String),
+}
+
+/// The summary of the run in `dir` when the run is complete: its summary.json, written last,
+/// reads as a run's summary ([`RunSummary`]), and every file it lists
+/// ([`RunSummary::files`]) is there with the size written. Only summary.json is read; the
+/// other files' sizes come from the file system. A summary.json that lists no file (written
+/// before htsim recorded them) counts on its own, as it did then. Otherwise says why the run
+/// must be done again.
+pub fn read_complete_run(dir: &Path) -> Result<RunSummary, Incomplete> {
+    let summary =
+        RunSummary::read(&dir.join(RUN_SUMMARY_FILE)).map_err(|_| Incomplete::NoSummary)?;
+    for file in &summary.files {
+        if check_dir_name(&file.name).is_err() {
+            return Err(Incomplete::BadName(file.name.clone()));
+        }
+        match fs::metadata(dir.join(&file.name)) {
+            Ok(meta) if meta.is_file() => {
+                if meta.len() != file.bytes {
+                    return Err(Incomplete::Resized {
+                        name: file.name.clone(),
+                        written: file.bytes,
+                        found: meta.len(),
+                    });
+                }
+            }
+            _ => {
+                return Err(Incomplete::Missing {
+                    name: file.name.clone(),
+                })
+            }
+        }
+    }
+    Ok(summary)
+}
+
+/// Whether the run in `dir` is complete ([`read_complete_run`]). A run that is not must be
+/// done again.
 pub fn is_complete(dir: &Path) -> bool {
-    crate::report::run_summary::RunSummary::read(&dir.join(RUN_SUMMARY_FILE)).is_ok()
+    read_complete_run(dir).is_ok()
 }
 
 /// Removes the run directory `dir`, its summary.json first: a removal cut short (a killed
@@ -296,8 +361,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     result
 }
 
-/// The files of one finished run, as bytes ready to write.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// The files of one finished run, ready to write.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunFiles {
     /// flows.csv, when asked for.
     pub flows_csv: Option<Vec<u8>>,
@@ -307,14 +372,20 @@ pub struct RunFiles {
     pub timeseries_csv: Option<Vec<u8>>,
     /// trace.csv, when asked for.
     pub trace_csv: Option<Vec<u8>>,
-    /// summary.json.
-    pub summary_json: Vec<u8>,
+    /// The run's summary, written as summary.json ([`write_run`] sets its
+    /// [`RunSummary::files`]).
+    pub summary: RunSummary,
 }
 
-/// Writes a run's files into `dir`: `run_json` (its identity) first, summary.json last. The
-/// files of an earlier run in `dir` (a killed or stale run, maybe with other outputs asked
-/// for) are removed first, summary.json before the rest, so that `dir` never holds a file
-/// this run did not write; nothing outside `dir` (other runs) is touched.
+/// Writes a run's files into `dir`: `run_json` (its identity) first, summary.json last, listing
+/// the result files (the CSVs) with their sizes ([`RunSummary::files`]), so that one lost or
+/// cut short later makes the run incomplete ([`read_complete_run`]). run.json is not listed:
+/// it holds the command line, whose length would make summary.json differ between runs with
+/// other `--jobs`; the runner checks it by reading it.
+///
+/// The files of an earlier run in `dir` (a killed or stale run, maybe with other outputs
+/// asked for) are removed first, summary.json before the rest, so that `dir` never holds a
+/// file this run did not write; nothing outside `dir` (other runs) is touched.
 pub fn write_run(dir: &Path, run_json: &[u8], files: &RunFiles) -> io::Result<()> {
     fs::create_dir_all(dir)?;
     for name in [
@@ -331,39 +402,39 @@ pub fn write_run(dir: &Path, run_json: &[u8], files: &RunFiles) -> io::Result<()
         }
     }
     write_atomic(&dir.join(RUN_FILE), run_json)?;
-    if let Some(b) = &files.flows_csv {
-        write_atomic(&dir.join(FLOWS_FILE), b)?;
+    let mut written = Vec::new();
+    for (name, bytes) in [
+        (FLOWS_FILE, files.flows_csv.as_deref()),
+        (LINKS_FILE, files.links_csv.as_deref()),
+        (TIMESERIES_FILE, files.timeseries_csv.as_deref()),
+        (TRACE_FILE, files.trace_csv.as_deref()),
+    ] {
+        if let Some(bytes) = bytes {
+            write_atomic(&dir.join(name), bytes)?;
+            written.push(WrittenFile {
+                name: name.to_string(),
+                bytes: bytes.len() as u64,
+            });
+        }
     }
-    if let Some(b) = &files.links_csv {
-        write_atomic(&dir.join(LINKS_FILE), b)?;
-    }
-    if let Some(b) = &files.timeseries_csv {
-        write_atomic(&dir.join(TIMESERIES_FILE), b)?;
-    }
-    if let Some(b) = &files.trace_csv {
-        write_atomic(&dir.join(TRACE_FILE), b)?;
-    }
-    write_atomic(&dir.join(RUN_SUMMARY_FILE), &files.summary_json)
+    let summary = RunSummary {
+        files: written,
+        ..files.summary.clone()
+    };
+    write_atomic(&dir.join(RUN_SUMMARY_FILE), summary.to_json().as_bytes())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The summary.json of a run with nothing in it: what makes a run complete.
-    fn empty_summary() -> Vec<u8> {
-        crate::report::run_summary::RunSummary {
+    /// The summary of a run with nothing in it: what makes a run complete.
+    fn empty_summary() -> RunSummary {
+        RunSummary {
             point: "base".into(),
-            point_index: 0,
             seed: 1,
-            window_start_ns: 0,
-            window_end_ns: 0,
-            classes: Vec::new(),
-            layers: Vec::new(),
-            cost: crate::report::run_summary::RunCost::new(0, 0, 0, 0.0),
+            ..RunSummary::default()
         }
-        .to_json()
-        .into_bytes()
     }
 
     #[test]
@@ -375,7 +446,7 @@ mod tests {
         );
         for d in [&dir, &other] {
             fs::create_dir_all(d).unwrap();
-            fs::write(d.join(RUN_SUMMARY_FILE), empty_summary()).unwrap();
+            fs::write(d.join(RUN_SUMMARY_FILE), empty_summary().to_json()).unwrap();
             fs::write(d.join(FLOWS_FILE), "flows").unwrap();
         }
         assert!(is_complete(&dir));
@@ -405,7 +476,7 @@ mod tests {
             links_csv: None,
             timeseries_csv: None,
             trace_csv: None,
-            summary_json: empty_summary(),
+            summary: empty_summary(),
         };
         write_run(&dir, b"{}", &files).unwrap();
         let mut names: Vec<String> = fs::read_dir(&dir)
@@ -474,7 +545,7 @@ mod tests {
             links_csv: None,
             timeseries_csv: None,
             trace_csv: None,
-            summary_json: empty_summary(),
+            summary: empty_summary(),
         };
         write_run(&dir, b"{}", &files).unwrap();
         assert!(is_complete(&dir));
@@ -493,6 +564,69 @@ mod tests {
             fs::write(dir.join(RUN_SUMMARY_FILE), json).unwrap();
             assert!(!is_complete(&dir), "{json}");
         }
+    }
+
+    #[test]
+    fn a_run_with_a_file_lost_or_cut_short_is_not_complete() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = run_dir(tmp.path(), "base", 1);
+        let files = RunFiles {
+            flows_csv: Some(b"class,flow_id\nshort,1\n".to_vec()),
+            links_csv: Some(b"link\n".to_vec()),
+            summary: empty_summary(),
+            ..RunFiles::default()
+        };
+        write_run(&dir, b"{}", &files).unwrap();
+        let listed = read_complete_run(&dir).unwrap().files;
+        let sizes: Vec<(&str, u64)> = listed.iter().map(|f| (f.name.as_str(), f.bytes)).collect();
+        assert_eq!(sizes, [(FLOWS_FILE, 22), (LINKS_FILE, 5)]);
+        // Cut short, grown, deleted: each makes the run incomplete, saying which file.
+        fs::write(dir.join(FLOWS_FILE), b"class,fl").unwrap();
+        assert_eq!(
+            read_complete_run(&dir).unwrap_err(),
+            Incomplete::Resized {
+                name: FLOWS_FILE.into(),
+                written: 22,
+                found: 8
+            }
+        );
+        fs::write(dir.join(FLOWS_FILE), b"class,flow_id\nshort,1\nshort,2\n").unwrap();
+        assert!(!is_complete(&dir));
+        fs::write(dir.join(FLOWS_FILE), b"class,flow_id\nshort,9\n").unwrap();
+        assert!(is_complete(&dir), "same size: only the size is checked");
+        fs::remove_file(dir.join(LINKS_FILE)).unwrap();
+        assert_eq!(
+            read_complete_run(&dir).unwrap_err().to_string(),
+            "links.csv is missing"
+        );
+        // A file the run did not write (timeseries.csv was not asked for) is not looked for.
+        write_run(&dir, b"{}", &files).unwrap();
+        assert!(is_complete(&dir) && !dir.join(TIMESERIES_FILE).exists());
+    }
+
+    #[test]
+    fn a_summary_without_a_file_list_counts_on_its_own() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = run_dir(tmp.path(), "base", 1);
+        fs::create_dir_all(&dir).unwrap();
+        // As written before htsim listed the files: no `files` key at all.
+        let old = empty_summary().to_json();
+        assert!(!old.contains("\"files\""), "{old}");
+        fs::write(dir.join(RUN_SUMMARY_FILE), &old).unwrap();
+        assert!(is_complete(&dir), "without flows.csv or run.json");
+        // A listed name that leaves the run's directory makes no run complete.
+        let outside = RunSummary {
+            files: vec![WrittenFile {
+                name: "../seed-2".into(),
+                bytes: 0,
+            }],
+            ..empty_summary()
+        };
+        fs::write(dir.join(RUN_SUMMARY_FILE), outside.to_json()).unwrap();
+        assert_eq!(
+            read_complete_run(&dir).unwrap_err(),
+            Incomplete::BadName("../seed-2".into())
+        );
     }
 
     #[test]

@@ -257,6 +257,10 @@ pub struct RunReport {
     pub replaced: Vec<String>,
     /// Lock files of writers found gone and taken over.
     pub locks_taken_over: Vec<String>,
+    /// Runs of this shard whose summary.json was there but not every file it lists, at the
+    /// size written ([`output::read_complete_run`]): simulated again like any incomplete run.
+    /// Their ids, with what was wrong.
+    pub damaged: Vec<(String, String)>,
     /// Skipped runs that another htsim build simulated (same settings), with that build
     /// ([`crate::identity::build_name`]): their results stand, but came from other code.
     pub skipped_other_build: Vec<(String, String)>,
@@ -267,8 +271,11 @@ pub struct RunReport {
 
 /// What the output directory holds for one run of the full run list.
 enum Existing {
-    /// No complete run: it is to be run.
+    /// No run that finished (no summary.json that reads as one): it is to be run.
     Absent,
+    /// A summary.json, but a file it lists lost or of another size: to be run again, like an
+    /// absent run.
+    Damaged(output::Incomplete),
     /// Complete, with the settings asked for now; the build that simulated it when it is not
     /// this one.
     Current(Option<String>),
@@ -286,8 +293,10 @@ fn existing_runs(
     runs.iter()
         .map(|run| {
             let dir = run.dir(out);
-            if !output::is_complete(&dir) {
-                return Existing::Absent;
+            match output::read_complete_run(&dir) {
+                Ok(_) => {}
+                Err(output::Incomplete::NoSummary) => return Existing::Absent,
+                Err(why) => return Existing::Damaged(why),
             }
             let Some(recorded) = RunIdentity::read(&dir.join(output::RUN_FILE)) else {
                 return Existing::Stale(Staleness::NoIdentity);
@@ -307,9 +316,10 @@ fn existing_runs(
         .collect()
 }
 
-/// Runs every run of the shard that is not complete yet, at most `options.jobs` at a time,
-/// writing each run's files (its run.json identity first, summary.json last) as soon as it
-/// finishes. `on_event` is called once per run, from worker threads.
+/// Runs every run of the shard that is not complete yet ([`output::read_complete_run`]: also
+/// one whose files were lost or cut short since it was written, [`RunReport::damaged`]), at
+/// most `options.jobs` at a time, writing each run's files (its run.json identity first,
+/// summary.json last) as soon as it finishes. `on_event` is called once per run, from worker threads.
 ///
 /// Before anything runs: locks the output directory ([`DirLock`], held until this returns),
 /// and compares every complete run of the full run list in it with the settings asked for now.
@@ -399,6 +409,13 @@ pub fn run_all(
         .iter()
         .filter(|(_, e)| !matches!(e, Existing::Current(_)))
         .count();
+    let damaged = runs
+        .iter()
+        .filter_map(|(run, e)| match e {
+            Existing::Damaged(why) => Some((run.id(&loaded.scenario.name), why.to_string())),
+            _ => None,
+        })
+        .collect();
     let name = &loaded.scenario.name;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.jobs.min(to_do).max(1))
@@ -440,6 +457,7 @@ pub fn run_all(
         selected: runs.len(),
         replaced: stale.into_iter().map(|s| s.id).collect(),
         locks_taken_over: lock.taken_over().to_vec(),
+        damaged,
         ..RunReport::default()
     };
     for ((run, _), outcome) in runs.iter().zip(outcomes) {

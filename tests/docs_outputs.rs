@@ -10,7 +10,7 @@ use htsim::identity::RunIdentity;
 use htsim::output::{FLOWS_COLUMNS, LINKS_COLUMNS};
 use htsim::report::aggregate::metric_catalogue;
 use htsim::report::reference::REFERENCE_COLUMNS;
-use htsim::report::run_summary::{ClassSummary, LayerSummary, RunCost, RunSummary};
+use htsim::report::run_summary::{ClassSummary, LayerSummary, RunCost, RunSummary, WrittenFile};
 use htsim::report::stats::Summary;
 use htsim::simulate::timeseries::{series_unit, TIMESERIES_COLUMNS};
 use htsim::transport::trace::{TraceKind, TRACE_COLUMNS};
@@ -184,6 +184,10 @@ fn every_field_of_a_runs_summary_json_is_defined_once() {
         classes: vec![class],
         layers: vec![layer],
         cost: RunCost::new(1, 1, 1, 1.0),
+        files: vec![WrittenFile {
+            name: "flows.csv".into(),
+            bytes: 1,
+        }],
     };
     let json: serde_json::Value = serde_json::from_str(&run.to_json()).unwrap();
     let mut code: Vec<String> = keys(&json);
@@ -211,6 +215,14 @@ fn every_field_of_a_runs_summary_json_is_defined_once() {
     let cost_names = backticked(cost_row.last().unwrap());
     for key in keys(&json["cost"]) {
         assert!(cost_names.contains(&key), "cost `{key}` in the `cost` row");
+    }
+    let files_row = &rows.iter().find(|(n, _)| n == "files").unwrap().1;
+    let files_names = backticked(files_row.last().unwrap());
+    for key in keys(&json["files"][0]) {
+        assert!(
+            files_names.contains(&key),
+            "files `{key}` in the `files` row"
+        );
     }
     let paragraph = text
         .split("\n\n")

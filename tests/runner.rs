@@ -59,12 +59,12 @@ fn fake(scenario: &Scenario, seed: u64) -> Result<RunFiles, RunError> {
         links_csv: Some(format!("link\n{subflows}\n").into_bytes()),
         timeseries_csv: None,
         trace_csv: None,
-        summary_json: summary(seed, x),
+        summary: summary(seed, x),
     })
 }
 
 /// A run summary (no flows, no links) of `seed` carrying `x`: what makes a run complete.
-fn summary(seed: u64, x: u64) -> Vec<u8> {
+fn summary(seed: u64, x: u64) -> RunSummary {
     RunSummary {
         point: "fake".into(),
         point_index: 0,
@@ -74,9 +74,8 @@ fn summary(seed: u64, x: u64) -> Vec<u8> {
         classes: Vec::new(),
         layers: Vec::new(),
         cost: RunCost::new(0, 0, 0, 0.0),
+        files: Vec::new(),
     }
-    .to_json()
-    .into_bytes()
 }
 
 /// Every file under `dir`, by relative path.
@@ -341,7 +340,7 @@ transport = { kind = "tcp" }
         // Every run edits the file while it runs.
         std::fs::write(&cdf, format!("0 0\n{seed}0000 50\n90000 100\n")).unwrap();
         Ok(RunFiles {
-            summary_json: summary(seed, 0),
+            summary: summary(seed, 0),
             ..RunFiles::default()
         })
     };

@@ -92,7 +92,7 @@ fn a_tiny_run_completes_its_flows_and_writes_the_specified_files() {
     assert_eq!(links.lines().count(), 1 + 2 * 16 + 64);
     assert!(links.contains("\nbase,7,host0->tor0.0,host0,tor0.0,host,1000000000,"));
 
-    let summary: serde_json::Value = serde_json::from_slice(&out.files.summary_json).unwrap();
+    let summary: serde_json::Value = serde_json::to_value(&out.files.summary).unwrap();
     assert_eq!(summary["seed"], 7);
     assert!(summary["cost"]["events"].as_u64().unwrap() > 0);
     assert!(summary["cost"]["peak_packets_in_flight"].as_u64().unwrap() > 0);

@@ -280,6 +280,7 @@ pub fn metric_catalogue() -> Vec<MetricInfo> {
         classes: vec![ClassSummary::default()],
         layers: vec![LayerSummary::default()],
         cost: RunCost::new(0, 0, 0, 0.0),
+        files: Vec::new(),
     };
     metric_values(&run)
         .into_iter()
@@ -493,6 +494,7 @@ mod tests {
                 ..LayerSummary::default()
             }],
             cost: RunCost::new(1000 * seed, 10, 5, 0.5 * seed as f64),
+            files: Vec::new(),
         }
     }
 

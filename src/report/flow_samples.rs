@@ -163,6 +163,7 @@ mod tests {
             classes: vec![],
             layers: vec![],
             cost: RunCost::new(1, 1, 1, 1.0),
+            files: Vec::new(),
         };
         let (in_a, in_b) = (run_dir(a.path(), "base", 1), run_dir(b.path(), "base", 1));
         std::fs::create_dir_all(&in_a).unwrap();

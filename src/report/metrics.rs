@@ -339,6 +339,7 @@ pub fn summarize_run(id: RunId, input: &RunInput<'_>) -> RunSummary {
         classes,
         layers,
         cost: input.cost,
+        files: Vec::new(),
     }
 }
 

@@ -200,6 +200,7 @@ mod tests {
                     classes: vec![],
                     layers: vec![],
                     cost: RunCost::new(seed, 1, 1, 1.0),
+                    files: Vec::new(),
                 }
                 .write(&run_dir)
                 .unwrap();

@@ -16,7 +16,7 @@ use super::stats::Summary;
 use crate::output::{RUNS_DIR, RUN_SUMMARY_FILE};
 
 /// Everything measured in one run (one sweep point, one seed).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunSummary {
     /// The sweep point's name: `base`, or `key=value` pairs joined by `,`.
     pub point: String,
@@ -34,6 +34,22 @@ pub struct RunSummary {
     pub layers: Vec<LayerSummary>,
     /// What the run cost to simulate.
     pub cost: RunCost,
+    /// The run's result files (its CSVs) as [`crate::output::write_run`] wrote them, each
+    /// with its size:
+    /// the run is complete only while every one is there with that size
+    /// ([`crate::output::read_complete_run`]). Empty, and left out of the JSON, in summaries
+    /// written before htsim recorded it: such a summary counts on its own, as it did then.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<WrittenFile>,
+}
+
+/// A file of a run's directory as it was written.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WrittenFile {
+    /// Its name in the run's directory (`flows.csv`).
+    pub name: String,
+    /// Its size, bytes.
+    pub bytes: u64,
 }
 
 /// Flow metrics of one flow class in one run (docs/model.md 9.6).
@@ -135,7 +151,7 @@ pub struct LayerSummary {
 /// What a run cost to simulate. Wall-clock figures differ between machines and runs; they are
 /// kept in the per-run file only, never in the cross-seed summaries (which are byte-identical
 /// across runs and job counts).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunCost {
     /// Events processed.
     pub events: u64,
@@ -207,8 +223,9 @@ impl RunSummary {
 }
 
 /// The run summaries found under `DIR/runs/*/seed-*/summary.json` of each directory, for
-/// `htsim report DIR...` (shard directories are merged by passing them all). Runs whose
-/// summary.json is missing or does not read as a summary are incomplete and left out.
+/// `htsim report DIR...` (shard directories are merged by passing them all). Incomplete runs
+/// ([`crate::output::read_complete_run`]: summary.json missing or not a summary, a file it
+/// lists lost or of another size) are left out.
 ///
 /// Sorted by (point index, point, seed). When the same (point, seed) appears in several
 /// directories (overlapping shards, or a re-run), the first directory in `dirs` wins. A
@@ -223,9 +240,7 @@ pub fn read_run_summaries(dirs: &[PathBuf]) -> Result<Vec<RunSummary>> {
         }
         for point_dir in sorted_subdirs(&runs_dir)? {
             for seed_dir in sorted_subdirs(&point_dir)? {
-                // A summary that does not read is an incomplete run
-                // ([`crate::output::is_complete`]), like a missing one.
-                let Ok(run) = RunSummary::read(&seed_dir.join(RUN_SUMMARY_FILE)) else {
+                let Ok(run) = crate::output::read_complete_run(&seed_dir) else {
                     continue;
                 };
                 if seen.insert((run.point.clone(), run.seed)) {

@@ -105,7 +105,7 @@ pub struct RunContext {
 pub struct RunOutput {
     /// The files to write (flows.csv and links.csv when the scenario asks for them).
     pub files: RunFiles,
-    /// The per-run summary (also in `files.summary_json`).
+    /// The per-run summary (also in `files.summary`).
     pub summary: RunSummary,
     /// Per flow and per link, typed: the rows of flows.csv and links.csv (built whether or not
     /// the scenario asks for those files).
@@ -451,7 +451,6 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
             cost,
         },
     );
-    let summary_json = summary.to_json();
     let results = RunResults::new(
         classes,
         &flows,
@@ -472,7 +471,7 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
             .then(|| outputs::links_csv(&run_columns, &results)),
         timeseries_csv: sampler.map(|s| s.into_csv(&run_columns)),
         trace_csv: trace.map(|(_, log)| outputs::trace_csv(&run_columns, &log)),
-        summary_json: summary_json.into_bytes(),
+        summary: summary.clone(),
     };
     Ok(RunOutput {
         files,

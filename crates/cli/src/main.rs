@@ -344,6 +344,12 @@ fn run(args: RunArgs) -> Result<(), Failure> {
     for lock in &report.locks_taken_over {
         note!("note: took over the lock of a writer that is gone: {lock}");
     }
+    if let Some((id, why)) = report.damaged.first() {
+        note!(
+            "note: {} run(s) had a file lost or cut short since they were written and were              simulated again (e.g. {id}: {why})",
+            report.damaged.len()
+        );
+    }
     if !report.replaced.is_empty() {
         note!(
             "replaced {} stale run(s) (--replace-stale)",
@@ -634,10 +640,24 @@ the report needs {} to know which runs to summarise",
     };
     if let Some(loaded) = &loaded {
         let runs = runner::run_list(loaded);
-        let missing: Vec<String> = runs
+        // Each run no directory holds complete, with its first copy whose files were lost or
+        // cut short (its directory and what is wrong), if any.
+        let missing: Vec<(String, Option<String>)> = runs
             .iter()
-            .filter(|r| !dirs.iter().any(|d| htsim::output::is_complete(&r.dir(d))))
-            .map(|r| r.id(&loaded.scenario.name))
+            .filter_map(|r| {
+                let mut damaged = None;
+                for d in dirs {
+                    let dir = r.dir(d);
+                    match htsim::output::read_complete_run(&dir) {
+                        Ok(_) => return None,
+                        Err(htsim::output::Incomplete::NoSummary) => {}
+                        Err(why) => {
+                            damaged.get_or_insert(format!("{}: {why}", dir.display()));
+                        }
+                    }
+                }
+                Some((r.id(&loaded.scenario.name), damaged))
+            })
             .collect();
         if !args.quiet || !missing.is_empty() {
             note!(
@@ -649,8 +669,11 @@ the report needs {} to know which runs to summarise",
                 if dirs.len() == 1 { "y" } else { "ies" }
             );
         }
-        for m in missing.iter().take(20) {
-            note!("  missing: {m}");
+        for (id, damaged) in missing.iter().take(20) {
+            match damaged {
+                None => note!("  missing: {id}"),
+                Some(why) => note!("  missing: {id} (incomplete copy: {why})"),
+            }
         }
         options.plots |= loaded.scenario.output.plots;
         options.references = htsim::report::reference::checks(loaded);

@@ -63,6 +63,16 @@ fn setup(text: &str) -> tempfile::TempDir {
     dir
 }
 
+/// Takes the list of files out of the summary.json of the run in `run`: as an htsim from
+/// before the list wrote it.
+fn without_file_list(run: &Path) {
+    let path = run.join("summary.json");
+    let mut summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert!(summary.as_object_mut().unwrap().remove("files").is_some());
+    std::fs::write(&path, serde_json::to_vec_pretty(&summary).unwrap()).unwrap();
+}
+
 /// `rate_bps` of the first row of a links.csv.
 fn first_rate(links_csv: &Path) -> u64 {
     let mut r = csv::Reader::from_path(links_csv).unwrap();
@@ -372,6 +382,59 @@ fn unreadable_run_summaries_are_incomplete_runs_for_run_and_report() {
 }
 
 #[test]
+fn runs_with_a_file_lost_or_cut_short_are_incomplete_for_run_and_report() {
+    let dir = setup(STAR);
+    let p = dir.path();
+    expect(0, &["run", "s.toml", "--out", "X", "-q"], p);
+    let x = p.join("X");
+    let flows = |seed: u64| x.join(format!("runs/base/seed-{seed}/flows.csv"));
+    let (whole_1, whole_2) = (
+        std::fs::read(flows(1)).unwrap(),
+        std::fs::read(flows(2)).unwrap(),
+    );
+    // Deleted by hand: report leaves the run out and says why; run does it again.
+    std::fs::remove_file(flows(1)).unwrap();
+    let err = expect(0, &["report", "X"], p);
+    assert!(err.contains("1 of 2 run(s) complete"), "{err}");
+    assert!(
+        err.contains("missing: star/base/seed-1 (incomplete copy: ")
+            && err.contains("seed-1: flows.csv is missing)"),
+        "{err}"
+    );
+    assert_eq!(first_n(&x.join("summary.csv")), "1");
+    let err = expect(0, &["run", "s.toml", "--out", "X"], p);
+    assert!(
+        err.contains("1 run(s) had a file lost or cut short")
+            && err.contains("star/base/seed-1: flows.csv is missing"),
+        "{err}"
+    );
+    assert!(err.contains("1 run(s) finished, 1 skipped"), "{err}");
+    assert_eq!(std::fs::read(flows(1)).unwrap(), whole_1);
+    assert_eq!(first_n(&x.join("summary.csv")), "2");
+    // Cut short (a disk that filled up): the same.
+    std::fs::write(flows(2), &whole_2[..whole_2.len() / 2]).unwrap();
+    let err = expect(0, &["report", "X"], p);
+    let cut = format!(
+        "flows.csv holds {} bytes, not the {} written",
+        whole_2.len() / 2,
+        whole_2.len()
+    );
+    assert!(
+        err.contains("missing: star/base/seed-2") && err.contains(&cut),
+        "{err}"
+    );
+    let err = expect(0, &["run", "s.toml", "--out", "X"], p);
+    assert!(err.contains("1 run(s) finished, 1 skipped"), "{err}");
+    assert_eq!(std::fs::read(flows(2)).unwrap(), whole_2);
+    // A summary.json written before htsim listed the files counts on its own, as it did.
+    without_file_list(&x.join("runs/base/seed-1"));
+    std::fs::remove_file(flows(1)).unwrap();
+    let err = expect(0, &["run", "s.toml", "--out", "X"], p);
+    assert!(err.contains("0 run(s) finished, 2 skipped"), "{err}");
+    assert!(!flows(1).exists());
+}
+
+#[test]
 fn closed_output_pipes_do_not_stop_the_runs() {
     // `htsim run s.toml 2>&1 | head -1`: once the reader has gone, every message fails to
     // print; the runs and the summary must still be written, and the exit code say so.
@@ -590,6 +653,16 @@ fn report_plots_fail_on_a_missing_or_binary_flows_csv() {
     let flows = p.join("X/runs/base/seed-1/flows.csv");
     let good = std::fs::read(&flows).unwrap();
     std::fs::remove_file(&flows).unwrap();
+    // Its summary.json lists flows.csv: the run is incomplete, left out and named.
+    let err = expect(0, &["report", "X", "--plots"], p);
+    assert!(
+        err.contains("missing: star/base/seed-1 (incomplete copy: ")
+            && err.contains("flows.csv is missing"),
+        "{err}"
+    );
+    // Written before htsim listed the files, the summary counts on its own: the plots read
+    // flows.csv and fail, naming it.
+    without_file_list(&p.join("X/runs/base/seed-1"));
     let err = expect(1, &["report", "X", "--plots", "-q"], p);
     assert!(err.contains("flows.csv: missing"), "{err}");
     std::fs::write(&flows, [0xff_u8, 0xfe, 0, 1, 2, 0x80, b'\n', 0x9f]).unwrap();

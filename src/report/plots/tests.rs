@@ -144,6 +144,7 @@ fn sweep_runs(paper: impl Fn(u64, u64) -> Option<f64>) -> Vec<RunSummary> {
                         })
                         .collect(),
                     cost: RunCost::new(1_000_000 * seed, 1, 1, 1.0),
+                    files: Vec::new(),
                 });
             }
             index += 1;
