@@ -22,12 +22,12 @@
 //! destination) and the hosts of each partition/aggregate job are in [`super::generator`]; a job
 //! class (`jobs = { ... }`) has no matrix and takes no connection here.
 
-use std::collections::VecDeque;
 use std::path::Path;
 
 use htsim_core::rng::{RngStreams, SimRng};
 use htsim_core::units::parse_share;
-use htsim_topology::topology::{NodeId, NodeKind, Topology};
+use htsim_topology::hops::HopPairs;
+use htsim_topology::topology::Topology;
 use htsim_workload::matrix::{self, LocalityBase};
 use htsim_workload::{
     parse_pairs, split_connections, Connection, EmpiricalCdf, HostLayout, NewDestinations,
@@ -277,7 +277,7 @@ pub fn plan(
                             &mut pool_memory,
                         )
                         .map_err(fail)?
-                        .draw_times(&mut matrix_rng, matrix_key.draws)
+                        .into_draws(&mut matrix_rng, matrix_key.draws)
                         .map_err(|e| fail(SetupError::new("matrix", e)))?;
                         matrices.push((matrix_key, conns.len(), conns));
                         matrices.len() - 1
@@ -402,14 +402,6 @@ struct PoolMemory<'a> {
 }
 
 impl PoolMemory<'_> {
-    /// How many more connections fit in each of `draws` draws.
-    fn room(&self, draws: usize) -> usize {
-        self.budget.map_or(usize::MAX, |b| {
-            let left = b.max_connections().saturating_sub(self.held) / (draws.max(1) as u64);
-            usize::try_from(left).unwrap_or(usize::MAX)
-        })
-    }
-
     /// Takes `per_draw` x `draws` connections, or the error that they do not fit.
     fn take(&mut self, per_draw: u64, draws: usize) -> Result<(), SetupError> {
         self.check(per_draw, draws)?;
@@ -489,7 +481,7 @@ impl MatrixSource {
     }
 
     /// [`MatrixSource::new`] without taking the connections; a `neighbours` matrix, whose
-    /// pairs are listed here, stops listing them when they no longer fit in `memory`.
+    /// pairs are listed here, is counted first and refused when they do not fit in `memory`.
     fn resolve(
         key: &MatrixKey,
         topology: &Topology,
@@ -518,27 +510,29 @@ impl MatrixSource {
             Recipe::Pairs(spec) => Ok(MatrixSource::Fixed(explicit_pairs(spec, n, base_dir)?)),
             Recipe::Neighbours(d) => {
                 let distance = u32::try_from(*d).unwrap_or(u32::MAX);
-                let rows = switch_hops(topology, &hosts);
-                let room = memory.room(key.draws);
-                let pairs = matrix::at_distance(rows, distance, room).map_err(|e| {
-                    if let matrix::MatrixError::TooManyPairs { limit } = e {
-                        let over = memory.check(limit as u64 + 1, key.draws);
-                        return over.expect_err("`room` is the most that fits");
-                    }
-                    SetupError::new("distance", e.to_string()).with_hint(
+                let ids: Vec<u32> = hosts.iter().map(|&h| h as u32).collect();
+                let pairs = HopPairs::new(topology, &ids, distance);
+                let tally = pairs.tally();
+                if tally.pairs == 0 {
+                    let e = matrix::MatrixError::NoPairAtDistance {
+                        distance,
+                        farthest: tally.farthest.unwrap_or(0),
+                    };
+                    return Err(SetupError::new("distance", e.to_string()).with_hint(
                         "`distance` counts the switches between two hosts: on a BCube(n, k) \
                              1 to k + 1, on a FatTree 1 (one rack), 3 (one pod) or 5",
-                    )
-                })?;
-                Ok(MatrixSource::Fixed(
-                    pairs
-                        .into_iter()
-                        .map(|c| Connection {
-                            src: hosts[c.src],
-                            dst: hosts[c.dst],
-                        })
-                        .collect(),
-                ))
+                    ));
+                }
+                // Counted first: the pairs are listed only when they fit.
+                memory.check(tally.pairs, key.draws)?;
+                let mut list = Vec::with_capacity(usize::try_from(tally.pairs).unwrap_or(0));
+                pairs.for_each(|src, dst| {
+                    list.push(Connection {
+                        src: hosts[src as usize],
+                        dst: hosts[dst as usize],
+                    })
+                });
+                Ok(MatrixSource::Fixed(list))
             }
             recipe => {
                 let layout = if key.hosts.is_some() {
@@ -567,6 +561,15 @@ impl MatrixSource {
             out.extend(self.draw(rng)?);
         }
         Ok(out)
+    }
+
+    /// [`MatrixSource::draw_times`], taking a fixed matrix drawn once as it is rather than
+    /// copying it (a `neighbours` matrix may hold most of the run's memory).
+    fn into_draws(self, rng: &mut SimRng, draws: usize) -> Result<Vec<Connection>, String> {
+        match self {
+            MatrixSource::Fixed(pairs) if draws == 1 => Ok(pairs),
+            source => source.draw_times(rng, draws),
+        }
     }
 
     /// Draws the matrix (a fixed one is the same every time).
@@ -683,48 +686,6 @@ fn explicit_pairs(
                 .collect()
         }
     }
-}
-
-/// The switch hops between the hosts `hosts` of `topology`, one row per host of `hosts`: entry
-/// `j` of row `i` is the fewest switches on any path from `hosts[i]` to `hosts[j]` that only
-/// crosses nodes that forward (switches, and a BCube's hosts), `None` without such a path. On a
-/// BCube that is the number of digits two hosts differ in; on a FatTree 1 under one ToR, 3 in
-/// one pod, 5 across pods.
-fn switch_hops<'a>(
-    topology: &'a Topology,
-    hosts: &'a [usize],
-) -> impl Iterator<Item = Vec<Option<u32>>> + 'a {
-    let nodes = topology.nodes();
-    let node_of = |h: usize| topology.hosts()[h].node.0 as usize;
-    hosts.iter().map(move |&h| {
-        // A 0-1 breadth-first search: entering a switch costs 1, entering a host 0.
-        let start = node_of(h);
-        let mut dist = vec![u32::MAX; nodes.len()];
-        let mut queue = VecDeque::from([start]);
-        dist[start] = 0;
-        while let Some(n) = queue.pop_front() {
-            if n != start && !nodes[n].forwards {
-                continue;
-            }
-            for link in topology.links_of_node(NodeId(n as u32)) {
-                let next = link.to.0 as usize;
-                let switch = nodes[next].kind == NodeKind::Switch;
-                let d = dist[n] + u32::from(switch);
-                if d < dist[next] {
-                    dist[next] = d;
-                    if switch {
-                        queue.push_back(next);
-                    } else {
-                        queue.push_front(next);
-                    }
-                }
-            }
-        }
-        hosts
-            .iter()
-            .map(|&g| Some(dist[node_of(g)]).filter(|&d| d != u32::MAX))
-            .collect()
-    })
 }
 
 /// The size distribution of a class; errors name the key within the class.

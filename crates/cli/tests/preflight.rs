@@ -369,8 +369,9 @@ fn a_billion_flows_per_second_are_refused_with_the_estimate() {
 
 #[test]
 fn traffic_matrices_larger_than_memory_are_refused_before_they_are_drawn() {
-    // 2000 hosts of a star are all one switch apart: a `neighbours` matrix lists 2000 x 1999
-    // pairs (64 MB), which took memory until it ran out before the flows were counted.
+    // 2000 hosts of a star are all one switch apart: a `neighbours` matrix of 2000 x 1999
+    // pairs (64 MB) took memory until it ran out before the flows were counted; its pairs are
+    // now counted, and refused, before they are listed.
     let star = |hosts: &str, class: &str| {
         scenario("")
             .replace("hosts = 4", &format!("hosts = {hosts}"))
@@ -385,7 +386,7 @@ fn traffic_matrices_larger_than_memory_are_refused_before_they_are_drawn() {
         "1",
         &[
             "s.toml:8:10: `flows.n.matrix`",
-            "(2097153 connections in its traffic matrices, 16 B each)",
+            "(3998000 connections in its traffic matrices, 16 B each)",
         ],
     );
     // 1000 draws of a permutation of 1000 hosts: a pool of 1 M connections (16 MB) for a

@@ -4,6 +4,7 @@
 
 use crate::cabling::{Cable, Cabling, QueueFactory, QueueSite};
 use crate::error::{Result, TopologyError};
+use crate::hops::HopRule;
 use crate::paths::{csr, Paths, ShortestPaths};
 use crate::topology::{HostInfo, LayerId, LinkInfo, Node, NodeId, NodeKind, Topology};
 use htsim_core::ids::LinkId;
@@ -69,6 +70,7 @@ pub(crate) struct Assembler<'w, 'q> {
     links: Vec<LinkInfo>,
     hosts: Vec<HostInfo>,
     layers: Vec<String>,
+    hops: HopRule,
 }
 
 impl<'w, 'q> Assembler<'w, 'q> {
@@ -91,6 +93,7 @@ impl<'w, 'q> Assembler<'w, 'q> {
             links: Vec::new(),
             hosts: Vec::new(),
             layers: Vec::new(),
+            hops: HopRule::Searched,
         })
     }
 
@@ -193,6 +196,11 @@ impl<'w, 'q> Assembler<'w, 'q> {
         [self.link(a, b, cable), self.link(b, a, cable)]
     }
 
+    /// Sets how the switch hops between hosts are found (default: searched).
+    pub(crate) fn set_hop_rule(&mut self, rule: HopRule) {
+        self.hops = rule;
+    }
+
     /// Finishes with equal-cost shortest paths computed on demand by BFS.
     pub(crate) fn finish_shortest(self, racks: u32, pods: u32) -> Topology {
         self.finish(racks, pods, None)
@@ -229,6 +237,7 @@ impl<'w, 'q> Assembler<'w, 'q> {
             racks,
             pods,
             paths,
+            hops: self.hops,
         };
         self.world.set_path_source(topology.path_source());
         topology

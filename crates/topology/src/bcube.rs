@@ -28,6 +28,7 @@
 use crate::assemble::{ensure_size, invalid, Assembler};
 use crate::cabling::{Cabling, QueueFactory};
 use crate::error::{Result, TopologyError};
+use crate::hops::HopRule;
 use crate::paths::Paths;
 use crate::topology::{NodeId, Topology};
 use htsim_core::ids::{HostId, LinkId};
@@ -115,6 +116,7 @@ impl BCube {
             first,
             shortest_only: false,
         };
+        a.set_hop_rule(HopRule::Digits { n, k });
         Ok(a.finish(per_level, per_level, Some(Paths::BCube(paths))))
     }
 }

@@ -19,6 +19,7 @@ use crate::assemble::{ensure_size, invalid, Assembler};
 use crate::cabling::{Cabling, QueueFactory};
 use crate::error::Result;
 use crate::fattree::CABLE_LAYERS;
+use crate::hops::HopRule;
 use crate::topology::{NodeId, Topology};
 use htsim_core::world::World;
 
@@ -95,6 +96,7 @@ impl Dhft {
                 a.cable(agg, cores[(group * h2 + m) as usize], core_l);
             }
         }
+        a.set_hop_rule(HopRule::ByLocality);
         Ok(a.finish_shortest(pairs, k))
     }
 }

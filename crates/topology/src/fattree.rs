@@ -21,6 +21,7 @@
 use crate::assemble::{ensure_size, invalid, Assembler};
 use crate::cabling::{Cabling, QueueFactory};
 use crate::error::Result;
+use crate::hops::HopRule;
 use crate::paths::Paths;
 use crate::topology::{NodeId, Topology};
 use htsim_core::ids::{HostId, LinkId};
@@ -137,6 +138,7 @@ impl FatTree {
             hosts,
             first: first.0,
         };
+        a.set_hop_rule(HopRule::ByLocality);
         Ok(a.finish(tors, k, Some(Paths::FatTree(paths))))
     }
 }

@@ -13,6 +13,7 @@
 //!   the world: arithmetic FatTree paths, BCube's parallel paths, or all shortest paths by BFS on
 //!   demand. Path *choice* (ECMP hash of the 5-tuple, per-packet spraying, one fixed path) is
 //!   the engine's (`htsim_core::routing`).
+//! - [`hops`]: switch hops between hosts, and the host pairs at a given number of them.
 //! - [`events`]: selecting links (by name, id, or a random fraction of a layer's switches) and
 //!   scheduling rate, buffer, down and up changes on them.
 //! - [`error`]: the [`TopologyError`](error::TopologyError) enum; nothing here panics on
@@ -27,6 +28,7 @@ pub mod error;
 pub mod events;
 pub mod fattree;
 pub mod file;
+pub mod hops;
 pub mod paths;
 pub mod star;
 pub mod topology;

@@ -2,6 +2,7 @@
 //! their rack and pod, name lookup, and per host pair the path count and locality.
 
 use crate::error::{did_you_mean, Result, TopologyError};
+use crate::hops::HopRule;
 use crate::paths::Paths;
 use htsim_core::ids::{HostId, LinkId};
 use htsim_core::routing::PathSource;
@@ -92,6 +93,7 @@ pub struct Topology {
     pub(crate) racks: u32,
     pub(crate) pods: u32,
     pub(crate) paths: Paths,
+    pub(crate) hops: HopRule,
 }
 
 impl Topology {
@@ -263,6 +265,11 @@ impl Topology {
             classes.push(*ids.entry((h.rack, h.pod, out, into)).or_insert(next));
         }
         classes
+    }
+
+    /// How the switch hops between hosts are found ([`crate::hops`]).
+    pub fn hop_rule(&self) -> HopRule {
+        self.hops
     }
 
     /// Number of equal-cost paths from `src` to `dst` (0 when `src == dst`).

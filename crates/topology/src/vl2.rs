@@ -16,6 +16,7 @@
 use crate::assemble::{ensure_size, invalid, Assembler};
 use crate::cabling::{Cabling, QueueFactory};
 use crate::error::Result;
+use crate::hops::HopRule;
 use crate::topology::{NodeId, Topology};
 use htsim_core::world::World;
 
@@ -90,6 +91,7 @@ impl Vl2 {
                 a.cable(agg, int, int_l);
             }
         }
+        a.set_hop_rule(HopRule::ByLocality);
         Ok(a.finish_shortest(tors, self.di / 2))
     }
 }

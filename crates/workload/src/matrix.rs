@@ -115,12 +115,6 @@ pub enum MatrixError {
         /// The largest distance between two of the hosts.
         farthest: u32,
     },
-    /// More pairs than the caller can hold.
-    #[error("more than {limit} pairs")]
-    TooManyPairs {
-        /// The most pairs asked for.
-        limit: usize,
-    },
 }
 
 /// A traffic-matrix recipe, as a scenario's `matrix` key names it; [`TrafficMatrix::build`]
@@ -503,39 +497,6 @@ pub fn random_each<R: Rng + ?Sized>(
         .enumerate()
         .map(|(src, dst)| Connection { src, dst })
         .collect())
-}
-
-/// Every ordered pair of distinct hosts exactly `distance` switch hops apart, listed by source,
-/// then destination: row `a` of `hops` holds the distance from host `a` to every host (`None`:
-/// no path), one row at a time. Each host thus talks to all of its neighbours at that distance
-/// (on a BCube at distance 1, its one-hop neighbours at every level: the "BCube read" of
-/// many-to-one reads). At most `limit` pairs are listed: past them, the error
-/// [`MatrixError::TooManyPairs`] (n hosts have up to n(n - 1) pairs).
-pub fn at_distance(
-    hops: impl IntoIterator<Item = Vec<Option<u32>>>,
-    distance: u32,
-    limit: usize,
-) -> Result<Vec<Connection>, MatrixError> {
-    let mut out = Vec::new();
-    let mut farthest = 0;
-    for (src, row) in hops.into_iter().enumerate() {
-        for (dst, &h) in row.iter().enumerate() {
-            let Some(h) = h else { continue };
-            if src != dst {
-                farthest = farthest.max(h);
-                if h == distance {
-                    if out.len() == limit {
-                        return Err(MatrixError::TooManyPairs { limit });
-                    }
-                    out.push(Connection { src, dst });
-                }
-            }
-        }
-    }
-    if out.is_empty() {
-        return Err(MatrixError::NoPairAtDistance { distance, farthest });
-    }
-    Ok(out)
 }
 
 /// An incast over hosts `0..n`: one uniform receiver and `senders` distinct uniform senders other
@@ -1279,38 +1240,6 @@ mod tests {
         assert_eq!(
             random_each(&mut rng, &one_rack, three),
             Err(MatrixError::NoOffRackPair)
-        );
-    }
-
-    #[test]
-    fn at_distance_lists_every_pair_that_far() {
-        // A path of 4 hosts, one switch between neighbours: host 3 unreachable from 0.
-        let hops = vec![
-            vec![Some(0), Some(1), Some(2), None],
-            vec![Some(1), Some(0), Some(1), Some(2)],
-            vec![Some(2), Some(1), Some(0), Some(1)],
-            vec![None, Some(2), Some(1), Some(0)],
-        ];
-        let pairs = |d| {
-            at_distance(hops.clone(), d, usize::MAX)
-                .unwrap()
-                .iter()
-                .map(|c| (c.src, c.dst))
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(pairs(1), [(0, 1), (1, 0), (1, 2), (2, 1), (2, 3), (3, 2)]);
-        assert_eq!(pairs(2), [(0, 2), (1, 3), (2, 0), (3, 1)]);
-        assert_eq!(
-            at_distance(hops.clone(), 3, usize::MAX),
-            Err(MatrixError::NoPairAtDistance {
-                distance: 3,
-                farthest: 2
-            })
-        );
-        assert_eq!(at_distance(hops.clone(), 2, 4).unwrap().len(), 4);
-        assert_eq!(
-            at_distance(hops.clone(), 2, 3),
-            Err(MatrixError::TooManyPairs { limit: 3 })
         );
     }
 
