@@ -121,8 +121,28 @@ pub fn check_pairs(
 /// The first host of a path class and, if it has one, a second.
 type ClassHosts = (u32, Option<u32>);
 
+/// Up to two of `hosts` of each path class (`classes`, by host), classes in order of first
+/// appearance.
+fn class_hosts(hosts: &[u32], classes: &[u32]) -> Vec<ClassHosts> {
+    let mut at: HashMap<u32, usize> = HashMap::new();
+    let mut drawn: Vec<ClassHosts> = Vec::new();
+    for &h in hosts {
+        match at.get(&classes[h as usize]) {
+            Some(&i) => {
+                drawn[i].1.get_or_insert(h);
+            }
+            None => {
+                at.insert(classes[h as usize], drawn.len());
+                drawn.push((h, None));
+            }
+        }
+    }
+    drawn
+}
+
 /// One (source, destination) pair of `pairs` per pair of path classes, grouped by
-/// destination; computed when first asked for.
+/// destination (on a BCube with shortest paths, one per path count and locality); computed
+/// when first asked for.
 fn representatives<'a>(
     pairs: ClassPairs<'a>,
     topology: &'a Topology,
@@ -141,28 +161,18 @@ fn representatives<'a>(
                 known.sort_by_key(|&(_, d)| d);
                 (known, Vec::new())
             }
-            ClassPairs::Drawn { hosts, .. } => {
-                // Up to two hosts of each class; hosts beyond the topology are reported by
-                // the class's matrix.
+            ClassPairs::Drawn { hosts, rack_local } => {
+                // Hosts beyond the topology are reported by the class's matrix.
                 let all: Box<dyn Iterator<Item = u64>> = match hosts {
                     Some(h) => Box::new(h.iter().copied().filter(|&h| h < n)),
                     None => Box::new(0..n),
                 };
-                let mut at: HashMap<u32, usize> = HashMap::new();
-                let mut drawn: Vec<ClassHosts> = Vec::new();
-                for h in all {
-                    let h = h as u32;
-                    match at.get(&classes[h as usize]) {
-                        Some(&i) => {
-                            drawn[i].1.get_or_insert(h);
-                        }
-                        None => {
-                            at.insert(classes[h as usize], drawn.len());
-                            drawn.push((h, None));
-                        }
-                    }
+                let all: Vec<u32> = all.map(|h| h as u32).collect();
+                match topology.first_pair_per_reach(&all, rack_local) {
+                    // A class per host: one pair per path count and locality instead.
+                    Some(pairs) => (pairs, Vec::new()),
+                    None => (Vec::new(), class_hosts(&all, &classes)),
                 }
-                (Vec::new(), drawn)
             }
         };
         let rack_local = match pairs {

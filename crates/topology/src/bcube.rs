@@ -34,6 +34,7 @@ use crate::topology::{NodeId, Topology};
 use htsim_core::ids::{HostId, LinkId};
 use htsim_core::routing::PathSource;
 use htsim_core::world::World;
+use std::collections::HashMap;
 
 /// Parameters of BCube(n, k).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,6 +163,83 @@ impl BCubePaths {
                 h = self.hop(h, l, want, out);
             }
         }
+    }
+}
+
+impl BCubePaths {
+    /// With shortest paths only: of each distinct (locality, path count) that an ordered pair
+    /// of distinct hosts of `hosts` has (two hosts of one rack only if `rack_local`), the first
+    /// such pair (source, destination) in the order destination by destination through
+    /// `hosts`, then source by source; in that order.
+    ///
+    /// A pair's path count is the number of digits its hosts differ in, and it shares a rack
+    /// when they differ in digit 0 alone, so the pairs of a destination `d` that agree with it
+    /// exactly at a set of levels are counted from the hosts agreeing with it at least there
+    /// (hosts grouped by those digits), by inclusion and exclusion over the larger sets: a
+    /// pass over `hosts` per set of levels and per destination, not per pair.
+    pub(crate) fn first_pair_per_reach(&self, hosts: &[u32], rack_local: bool) -> Vec<(u32, u32)> {
+        let levels = self.k + 1;
+        let sets = 1usize << levels;
+        let same_rack = (sets - 1) & !1;
+        let key = |h: u32, mask: usize| -> u32 {
+            (0..levels)
+                .filter(|l| mask & (1 << l) != 0)
+                .map(|l| self.digit(h, l) * self.n.pow(l))
+                .sum()
+        };
+        let groups: Vec<HashMap<u32, i64>> = (0..sets)
+            .map(|mask| {
+                let mut g = HashMap::new();
+                for &h in hosts {
+                    *g.entry(key(h, mask)).or_insert(0) += 1;
+                }
+                g
+            })
+            .collect();
+        // A reach by the levels a pair agrees at: 0 for one rack, else 1 + its path count.
+        let reach = |agree: usize| -> usize {
+            if agree == same_rack {
+                0
+            } else {
+                1 + levels as usize - agree.count_ones() as usize
+            }
+        };
+        let agreement = |s: u32, d: u32| -> usize {
+            (0..levels)
+                .filter(|&l| self.digit(s, l) == self.digit(d, l))
+                .fold(0, |m, l| m | 1 << l)
+        };
+        let mut first_destination: Vec<Option<usize>> = vec![None; levels as usize + 2];
+        for (j, &d) in hosts.iter().enumerate() {
+            let at_least: Vec<i64> = (0..sets).map(|b| groups[b][&key(d, b)] - 1).collect();
+            for agree in 0..sets - 1 {
+                let exact: i64 = (agree..sets)
+                    .filter(|&b| b & agree == agree)
+                    .map(|b| match (b ^ agree).count_ones() % 2 {
+                        0 => at_least[b],
+                        _ => -at_least[b],
+                    })
+                    .sum();
+                let r = reach(agree);
+                if exact > 0 && (rack_local || r != 0) && first_destination[r].is_none() {
+                    first_destination[r] = Some(j);
+                }
+            }
+        }
+        let mut out: Vec<(usize, usize)> = first_destination
+            .iter()
+            .enumerate()
+            .filter_map(|(r, &j)| {
+                let j = j?;
+                let d = hosts[j];
+                let i = hosts
+                    .iter()
+                    .position(|&s| s != d && reach(agreement(s, d)) == r)?;
+                Some((j, i))
+            })
+            .collect();
+        out.sort_unstable();
+        out.into_iter().map(|(j, i)| (hosts[i], hosts[j])).collect()
     }
 }
 

@@ -272,6 +272,19 @@ impl Topology {
         self.hops
     }
 
+    /// On a BCube with shortest paths only, whose hosts are each a path class of their own
+    /// while a pair's path count and locality depend only on the digits its hosts differ in:
+    /// of each (locality, path count) that an ordered pair of distinct `hosts` has (two hosts
+    /// of one rack only if `rack_local`), the first such pair (source, destination), in the
+    /// order destination by destination through `hosts`, then source by source. `None` on
+    /// every other topology, where one pair per two [`Topology::path_classes`] is few.
+    pub fn first_pair_per_reach(&self, hosts: &[u32], rack_local: bool) -> Option<Vec<(u32, u32)>> {
+        match &self.paths {
+            Paths::BCube(p) if p.shortest_only => Some(p.first_pair_per_reach(hosts, rack_local)),
+            _ => None,
+        }
+    }
+
     /// Number of equal-cost paths from `src` to `dst` (0 when `src == dst`).
     pub fn path_count(&self, src: HostId, dst: HostId) -> u32 {
         self.paths.path_count(src, dst)

@@ -613,3 +613,57 @@ fn hosts_of_one_path_class_have_the_same_path_counts_and_localities() {
         }
     }
 }
+
+#[test]
+fn bcube_shortest_pairs_per_reach_are_the_first_of_each_in_a_full_listing() {
+    // Destination by destination, source by source, the first pair of each (locality, path
+    // count) over every ordered pair, against the counting of first_pair_per_reach.
+    let brute = |t: &Topology, hosts: &[u32], rack_local: bool| {
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for &d in hosts {
+            for &s in hosts {
+                let (a, b) = (HostId(s), HostId(d));
+                let locality = t.locality(a, b);
+                if s == d || (!rack_local && locality == Locality::SameTor) {
+                    continue;
+                }
+                if seen.insert((locality, t.path_count(a, b))) {
+                    out.push((s, d));
+                }
+            }
+        }
+        out
+    };
+    let mut pairs = 0;
+    for (n, k) in [(2, 0), (3, 1), (4, 1), (3, 2), (2, 3), (3, 3)] {
+        let mut w = World::new(1);
+        let mut t = BCube { n, k }
+            .build(&mut w, &cabling(), &mut droptail)
+            .unwrap();
+        assert_eq!(t.first_pair_per_reach(&[0, 1], true), None);
+        t.keep_shortest_paths(&mut w);
+        let count = t.host_count();
+        let all: Vec<u32> = (0..count).collect();
+        let reversed: Vec<u32> = (0..count).rev().collect();
+        let scrambled: Vec<u32> = (0..count).map(|h| (h * 7 + 3) % count).collect();
+        let some: Vec<u32> = (0..count).filter(|h| h % 5 == 2 || h % 7 == 0).collect();
+        let few = [count - 1, 0];
+        for hosts in [&all[..], &reversed, &scrambled, &some, &few] {
+            for rack_local in [true, false] {
+                let expected = brute(&t, hosts, rack_local);
+                pairs += expected.len();
+                assert_eq!(
+                    t.first_pair_per_reach(hosts, rack_local),
+                    Some(expected),
+                    "BCube({n}, {k}), {hosts:?}, rack_local {rack_local}"
+                );
+            }
+        }
+    }
+    assert!(pairs > 100, "{pairs}");
+    let t = Star { hosts: 4 }
+        .build(&mut World::new(1), &cabling(), &mut droptail)
+        .unwrap();
+    assert_eq!(t.first_pair_per_reach(&[0, 1, 2], true), None);
+}
