@@ -391,7 +391,7 @@ fn t_two_sided_cdf(t: f64, df: u64) -> f64 {
         }
         sum
     };
-    if df % 2 == 0 {
+    if df.is_multiple_of(2) {
         s * series(0, df / 2 - 1)
     } else if df == 1 {
         2.0 * theta / std::f64::consts::PI
