@@ -91,7 +91,7 @@ const NO_INDEX: u32 = u32::MAX;
 
 /// Entries (one distance and one count per forwarding node) of attachment trees a
 /// [`ShortestPaths`] keeps: 64 MiB.
-const ATTACHMENT_CACHE_ENTRIES: usize = 1 << 23;
+pub const ATTACHMENT_CACHE_ENTRIES: usize = 1 << 23;
 
 /// A CSR adjacency of `n` nodes from `(tail, item)` pairs, items kept in input order per tail.
 pub(crate) fn csr<T: Copy>(
