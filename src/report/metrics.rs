@@ -103,7 +103,8 @@ pub struct FlowInput {
     pub record: FlowRecord,
     /// Ideal FCT ([`ideal_fct`]); `None` for infinite flows.
     pub ideal_fct: Option<SimTime>,
-    /// The partition/aggregate job the flow belongs to, if any (ids unique within a class).
+    /// The partition/aggregate job the flow belongs to, if any: its number, unique within the
+    /// run.
     pub job: Option<u64>,
     /// The flow's counters at the window start (zeros for a flow that was not open then).
     pub at_window_start: FlowBytes,
@@ -417,7 +418,7 @@ fn class_summary(class: usize, input: &RunInput<'_>) -> ClassSummary {
 /// One partition/aggregate job as its flows' records show it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct JobSpan {
-    /// The job's id within its class.
+    /// The job's number within the run.
     pub job: u64,
     /// When the job started: the earliest arrival of its flows (its requests open at once).
     pub start: SimTime,
@@ -433,9 +434,9 @@ impl JobSpan {
     }
 }
 
-/// The jobs of class `class` that started inside the measurement window, by job id: every flow
-/// of the class with a job id counts (a response that arrives after the warmup belongs to a job
-/// that started before it, which is left out whole).
+/// The jobs of class `class` that started inside the measurement window, by job number: every
+/// flow of the class with a job number counts (a response that arrives after the warmup
+/// belongs to a job that started before it, which is left out whole).
 pub fn job_spans(class: usize, input: &RunInput<'_>) -> Vec<JobSpan> {
     // Per job: (all flows completed, first arrival, last end).
     let mut jobs: BTreeMap<u64, (bool, SimTime, SimTime)> = BTreeMap::new();

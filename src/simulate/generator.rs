@@ -21,17 +21,20 @@
 //! response has completed (or failed), the job is over and, while `now < duration` (the jobs
 //! keep `concurrent` running for the whole measured duration; there is no 0.2 s margin), a new
 //! job starts at that instant. Responses of running jobs open in the drain too. Every flow of a
-//! job carries the job's id ([`StartedFlow::job`]): 0, 1, 2, ... per class, in the order jobs
-//! start.
+//! job carries the job's number ([`StartedFlow::job`]): 0, 1, 2, ... within the run, over every
+//! job class, in the order jobs start (jobs starting at one instant in the order they are
+//! started: a class's first `concurrent` one after another, classes at one instant in class
+//! order), so job n's requests have lower flow ids than job n + 1's.
 //!
 //! Streams (so that transports compared on one seed see the same workload): sizes from
 //! `workload.sizes.<class>` (closed loop: its substream per connection; a new destination from
 //! the connection's substream of `workload.destinations.<class>`, one number per flow), Poisson
 //! gaps from `workload.arrivals.<class>`, the connection of each Poisson arrival from
-//! `workload.pick.<class>`, the hosts of job `j` from `substream("workload.jobs.<class>", j)`;
+//! `workload.pick.<class>`, the hosts of the class's `j`-th job (from 0) from
+//! `substream("workload.jobs.<class>", j)`;
 //! each connection's own RNG is `substream("conn", flow_id)`.
 //! Flow ids are numbered in arrival order (arrivals at one instant in class order), so open-loop
-//! classes get the same ids, pairs, sizes and times whatever the transport; job `j` of a class
+//! classes get the same ids, pairs, sizes and times whatever the transport; a class's `j`-th job
 //! has the same client and servers whatever the transport (when it starts depends on how fast
 //! earlier jobs finished).
 
@@ -70,7 +73,7 @@ pub struct StartedFlow {
     /// When it was opened.
     pub arrival: SimTime,
     /// The partition/aggregate job it belongs to (a job class's requests and responses): the
-    /// job's id, 0, 1, 2, ... per class in the order jobs start.
+    /// job's number, 0, 1, 2, ... within the run (over every class) in the order jobs start.
     pub job: Option<u64>,
 }
 
@@ -90,6 +93,7 @@ struct NewFlow {
 #[derive(Clone, Copy, Debug)]
 struct JobFlow {
     class: u32,
+    /// The job's number within the run.
     job: u64,
     client: u32,
     server: u32,
@@ -97,10 +101,10 @@ struct JobFlow {
     response: bool,
 }
 
-/// A running job: its id and the responses it still waits for.
+/// A running job: its number within the run and the responses it still waits for.
 #[derive(Clone, Copy, Debug)]
 struct RunningJob {
-    id: u64,
+    number: u64,
     responses_left: usize,
 }
 
@@ -116,8 +120,9 @@ struct ClassState {
     loop_sizes: Vec<SimRng>,
     /// Closed loop with `new_destination`: how destinations are drawn.
     redraw: Option<Redraw>,
-    /// A job class: the id of the next job to start.
-    next_job: u64,
+    /// A job class: the jobs it has started (the next one draws its hosts from substream
+    /// `jobs_started` of `workload.jobs.<class>`).
+    jobs_started: u64,
     /// A job class: the jobs running.
     running: Vec<RunningJob>,
     /// A class with matrix rounds: the current round.
@@ -174,6 +179,8 @@ pub struct Generator {
     round_flows: HashMap<u32, u32>,
     /// The next job or round flow token.
     next_token: u32,
+    /// The number of the next job to start, over every class.
+    next_job: u64,
     started: Vec<StartedFlow>,
     /// The sending endpoint of each started flow, by flow id.
     senders: Vec<EndpointId>,
@@ -240,7 +247,7 @@ impl Generator {
                     rounds: None,
                     loop_sizes,
                     redraw,
-                    next_job: 0,
+                    jobs_started: 0,
                     running: Vec::new(),
                     round: 0,
                     round_open: 0,
@@ -260,6 +267,7 @@ impl Generator {
             job_flows: HashMap::new(),
             round_flows: HashMap::new(),
             next_token: loop_slots.len() as u32,
+            next_job: 0,
             loop_slots,
             started: Vec::new(),
             senders: Vec::new(),
@@ -466,11 +474,13 @@ impl Generator {
         let Some(plan) = class.plan.jobs.as_ref() else {
             return;
         };
-        let id = class.next_job;
-        class.next_job += 1;
-        let mut rng = self
-            .streams
-            .substream(&format!("workload.jobs.{}", class.plan.name), id);
+        let mut rng = self.streams.substream(
+            &format!("workload.jobs.{}", class.plan.name),
+            class.jobs_started,
+        );
+        class.jobs_started += 1;
+        let number = self.next_job;
+        self.next_job += 1;
         let job = match plan.shape.next_job(&mut rng, &plan.layout, &[]) {
             Ok(job) => job,
             Err(e) => {
@@ -479,7 +489,7 @@ impl Generator {
             }
         };
         class.running.push(RunningJob {
-            id,
+            number,
             responses_left: job.servers.len(),
         });
         for &server in &job.servers {
@@ -487,7 +497,7 @@ impl Generator {
                 ctx,
                 JobFlow {
                     class: c as u32,
-                    job: id,
+                    job: number,
                     client: job.client as u32,
                     server: server as u32,
                     response: false,
@@ -511,7 +521,7 @@ impl Generator {
         }
         let c = f.class as usize;
         let running = &mut self.classes[c].running;
-        let Some(i) = running.iter().position(|j| j.id == f.job) else {
+        let Some(i) = running.iter().position(|j| j.number == f.job) else {
             return;
         };
         running[i].responses_left -= 1;
