@@ -58,6 +58,7 @@ pub const RUNS_DIR: &str = "runs";
 pub const FLOWS_COLUMNS: &[&str] = &[
     "class",
     "flow_id",
+    "job",
     "transport",
     "src",
     "dst",

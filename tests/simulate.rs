@@ -2,6 +2,7 @@
 //! conserved, the files have the columns of docs/outputs.md, transports compared on one seed
 //! see the same workload, and every multipath transport kind runs.
 
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use htsim::output::{FLOWS_COLUMNS, LINKS_COLUMNS};
@@ -55,31 +56,42 @@ fn a_tiny_run_completes_its_flows_and_writes_the_specified_files() {
     let mut lines = flows.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "point,seed,class,flow_id,transport,src,dst,size_bytes,arrival_ns,start_ns,end_ns,fct_ns,\
-         ideal_fct_ns,slowdown,completed,bytes_acked,goodput_bps,goodput_sent_bps,subflow_goodput_bps,packets_sent,retransmits,fast_retransmits,timeouts,subflows"
+        "point,seed,class,flow_id,job,transport,src,dst,size_bytes,arrival_ns,start_ns,end_ns,\
+         fct_ns,ideal_fct_ns,slowdown,completed,bytes_acked,goodput_bps,goodput_sent_bps,\
+         subflow_goodput_bps,packets_sent,retransmits,fast_retransmits,timeouts,subflows"
     );
     assert_eq!(flows.lines().count(), 1 + out.started.len());
+    let at = |name: &str| FLOWS_COLUMNS.iter().position(|c| *c == name).unwrap();
     for line in lines {
         // The run's columns (no sweep: point `base`), then the flow's.
         let fields: Vec<&str> = line.split(',').collect();
         let (run, f) = fields.split_at(2);
         assert_eq!(run, ["base", "7"], "{line}");
         assert_eq!(f.len(), FLOWS_COLUMNS.len(), "{line}");
+        let v = |name: &str| f[at(name)];
+        // No class runs jobs.
+        assert_eq!(v("job"), "", "{line}");
         // The flow arrives (its first SYN), then starts (its SYN-ACK).
-        let (arrival, start): (u64, u64) = (f[6].parse().unwrap(), f[7].parse().unwrap());
+        let (arrival, start): (u64, u64) = (
+            v("arrival_ns").parse().unwrap(),
+            v("start_ns").parse().unwrap(),
+        );
         assert!(arrival < start, "{line}");
-        if f[0] == "short" {
-            assert_eq!(f[5], "30000");
-            assert_eq!(f[12], "true", "{line}");
-            let slowdown: f64 = f[11].parse().unwrap();
+        if v("class") == "short" {
+            assert_eq!(v("size_bytes"), "30000");
+            assert_eq!(v("completed"), "true", "{line}");
+            let slowdown: f64 = v("slowdown").parse().unwrap();
             assert!(slowdown >= 1.0, "{line}");
-            let (fct, ideal): (u64, u64) = (f[9].parse().unwrap(), f[10].parse().unwrap());
+            let (fct, ideal): (u64, u64) = (
+                v("fct_ns").parse().unwrap(),
+                v("ideal_fct_ns").parse().unwrap(),
+            );
             assert!(fct > 0 && ideal > 0, "{line}");
         } else {
-            assert_eq!(f[5], "", "infinite flows have no size: {line}");
+            assert_eq!(v("size_bytes"), "", "infinite flows have no size: {line}");
             // Never completed (as in the summary): they run to the end.
-            assert_eq!((f[8], f[12]), ("", "false"), "{line}");
-            assert!(f[14].parse::<f64>().unwrap() > 1e8, "{line}");
+            assert_eq!((v("end_ns"), v("completed")), ("", "false"), "{line}");
+            assert!(v("goodput_bps").parse::<f64>().unwrap() > 1e8, "{line}");
         }
     }
 
@@ -426,6 +438,126 @@ transport = { kind = "tcp" }
     let jct = c.jct_ms.unwrap();
     assert!((jct.mean - 0.1992).abs() < 1e-12 && (jct.max - 0.1992).abs() < 1e-12);
     assert_eq!((c.finite_flows, c.completed), (12, 12));
+}
+
+/// Two job classes on two hosts, every job with one server: of the three jobs class `a` starts
+/// at t = 0, two have the same client, the same server and the same arrival, and only flows.csv
+/// `job` tells them apart.
+const TWIN_JOBS: &str = r#"
+[run]
+duration = "3ms"
+drain = "20ms"
+[topology]
+kind = "star"
+hosts = 2
+link_rate = "1Gbps"
+link_delay = "10us"
+[[flows]]
+name = "a"
+jobs = { servers = 1, request = "1000B", response = "20KB", concurrent = 3 }
+transport = { kind = "tcp" }
+[[flows]]
+name = "b"
+jobs = { servers = 1, request = "2000B", response = "10KB", concurrent = 2 }
+transport = { kind = "tcp" }
+"#;
+
+#[test]
+fn the_job_column_tells_apart_jobs_that_start_together_with_one_client() {
+    let out = run(&scenario(TWIN_JOBS, &[]), 3, &RunContext::default()).unwrap();
+    let rows = flow_rows(&out);
+    let jobs: Vec<u64> = rows.iter().map(|f| f["job"].parse().unwrap()).collect();
+    // The column is the simulator's job of each flow, in the file and in the typed records.
+    assert_eq!(
+        jobs,
+        out.started
+            .iter()
+            .map(|f| f.job.unwrap())
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        jobs,
+        out.results
+            .flows
+            .iter()
+            .map(|f| f.job.unwrap())
+            .collect::<Vec<_>>()
+    );
+    // Numbers within the run, in the order jobs started (so of their first flow ids): at
+    // t = 0, class a's three jobs, then class b's two.
+    let mut numbered = 0;
+    for &j in &jobs {
+        assert!(j <= numbered, "job {j} before job {numbered}");
+        if j == numbered {
+            numbered += 1;
+        }
+    }
+    let at_zero: Vec<(&str, u64)> = rows
+        .iter()
+        .zip(&jobs)
+        .filter(|(f, _)| f["arrival_ns"] == "0")
+        .map(|(f, &j)| (f["class"].as_str(), j))
+        .collect();
+    assert_eq!(at_zero, [("a", 0), ("a", 1), ("a", 2), ("b", 3), ("b", 4)]);
+    // Of class a's three requests at t = 0 (flows 0 to 2) on two hosts, two have the same
+    // client and server: nothing but the column tells their jobs apart.
+    let pair = |f: usize| (&rows[f]["src"], &rows[f]["dst"]);
+    let twins = [(0, 1), (0, 2), (1, 2)]
+        .into_iter()
+        .find(|&(f, g)| pair(f) == pair(g))
+        .unwrap();
+    assert_ne!(jobs[twins.0], jobs[twins.1]);
+
+    // Each job by its number: its request, then the response opened when the request ended,
+    // both in the job's class; JCT from the request's arrival to the response's end.
+    let mut by_job: BTreeMap<u64, Vec<&HashMap<String, String>>> = BTreeMap::new();
+    for (f, &j) in rows.iter().zip(&jobs) {
+        by_job.entry(j).or_default().push(f);
+    }
+    assert_eq!(by_job.len() as u64, numbered);
+    let mut jct_ms: HashMap<&str, Vec<f64>> = HashMap::new();
+    for (j, flows) in &by_job {
+        let [request, response] = flows[..] else {
+            panic!("job {j}: {flows:?}");
+        };
+        let class = request["class"].as_str();
+        let request_bytes = if class == "a" { "1000" } else { "2000" };
+        assert_eq!(request["size_bytes"], request_bytes, "job {j}");
+        assert_eq!(response["class"], class, "job {j}");
+        assert_eq!(
+            (&response["src"], &response["dst"]),
+            (&request["dst"], &request["src"]),
+            "job {j}"
+        );
+        assert_eq!(response["arrival_ns"], request["end_ns"], "job {j}");
+        assert_eq!(response["completed"], "true", "job {j}");
+        let start: u64 = request["arrival_ns"].parse().unwrap();
+        let end: u64 = response["end_ns"].parse().unwrap();
+        jct_ms
+            .entry(class)
+            .or_default()
+            .push((end - start) as f64 / 1e6);
+    }
+    // The summary's job completion times are those, to the files' rounding to whole ns.
+    for (i, class) in ["a", "b"].into_iter().enumerate() {
+        let c = &out.summary.classes[i];
+        let values = &jct_ms[class];
+        assert_eq!(
+            (c.jobs_completed, c.jobs_unfinished),
+            (values.len() as u64, 0)
+        );
+        assert!(values.len() > 5, "{class}: {} jobs", values.len());
+        let jct = c.jct_ms.unwrap();
+        let mean = values.iter().sum::<f64>() / values.len() as f64;
+        let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = values.iter().copied().fold(0.0, f64::max);
+        for (summary, file) in [(jct.mean, mean), (jct.min, min), (jct.max, max)] {
+            assert!(
+                (summary - file).abs() <= 1e-6,
+                "{class}: {jct:?} vs {values:?}"
+            );
+        }
+    }
 }
 
 /// One row of flows.csv by column name.

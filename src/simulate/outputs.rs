@@ -10,7 +10,8 @@
 //!
 //! - Every file starts with the run's columns ([`RunColumns`]: `point`, `seed`, one per sweep
 //!   axis).
-//! - flows.csv: `start_ns` is the FCT origin (subflow 0's SYN-ACK; empty if never
+//! - flows.csv: `job` is the number of the flow's partition/aggregate job, empty for a flow of
+//!   no job; `start_ns` is the FCT origin (subflow 0's SYN-ACK; empty if never
 //!   established); `completed` is true only for a finite flow that delivered all its bytes (an
 //!   infinite flow is never completed: it runs to the end of the run, as in the summary);
 //!   `end_ns`, `fct_ns` are empty unless completed; `size_bytes`, `ideal_fct_ns` and
@@ -130,6 +131,7 @@ pub fn flows_csv(run: &RunColumns, results: &RunResults) -> Vec<u8> {
         w.write_record(run_fields.iter().cloned().chain([
             class.name.clone(),
             f.flow_id.to_string(),
+            opt(f.job),
             class.transport.clone(),
             format!("host{}", f.src.0),
             format!("host{}", f.dst.0),

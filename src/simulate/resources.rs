@@ -32,9 +32,9 @@ pub const BYTES_PER_LINK: u64 = 4096;
 pub const BYTES_PER_TIMESERIES_ROW: u64 = 160;
 
 /// Bytes per flow a run opens, kept until the run ends: the generator's record of the flow
-/// (`StartedFlow`, 48 B), the engine's record once it completed (`FlowRecord`, 136 B), the slot
-/// and metrics input built from both at the end (`Option<FlowRecord>` and `FlowInput`, 344 B),
-/// its typed result (`FlowResult`, 200 B) and its flows.csv row (about 150 B): 878 B by
+/// (`StartedFlow`, 64 B), the engine's record once it completed (`FlowRecord`, 144 B), the slot
+/// and metrics input built from both at the end (`Option<FlowRecord>` and `FlowInput`, 400 B),
+/// its typed result (`FlowResult`, 240 B) and its flows.csv row (about 150 B): 998 B by
 /// `size_of` (see the test below), rounded up to 1 KiB for allocator overhead. Transport state of open flows is transient and not counted.
 pub const BYTES_PER_FLOW: u64 = 1024;
 

@@ -32,6 +32,9 @@ pub struct ClassInfo {
 pub struct FlowResult {
     /// The flow's number, unique within the run, in the order flows arrived (`flow_id`).
     pub flow_id: u64,
+    /// The number of the partition/aggregate job the flow belongs to, unique within the run,
+    /// 0, 1, 2, ... in the order jobs started; `None` for a flow of no job (`job`).
+    pub job: Option<u64>,
     /// Index of the flow's class in [`RunResults::classes`] (scenario order);
     /// [`RunResults::class_of`] gives the class itself.
     pub class: usize,
@@ -96,6 +99,7 @@ impl FlowResult {
         let finite = r.size_bytes.is_some();
         FlowResult {
             flow_id: r.flow_id,
+            job: flow.job,
             class: flow.class,
             src: r.src,
             dst: r.dst,

@@ -117,10 +117,10 @@ fn one_and_two_jobs_give_identical_results_and_rerunning_resumes() {
     let flows = &fa[Path::new("runs/transports.long.kind=dctcp/seed-2/flows.csv")];
     // Every row says which run it belongs to: its point, seed and swept value.
     assert!(flows.starts_with(
-        "point,seed,transports.long.kind,class,flow_id,transport,src,dst,size_bytes,"
+        "point,seed,transports.long.kind,class,flow_id,job,transport,src,dst,size_bytes,"
     ));
     assert!(
-        flows.contains("\ntransports.long.kind=dctcp,2,dctcp,long,0,dctcp,host"),
+        flows.contains("\ntransports.long.kind=dctcp,2,dctcp,long,0,,dctcp,host"),
         "{flows}"
     );
 
