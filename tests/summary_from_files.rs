@@ -24,9 +24,9 @@
 //! the statistics of the per-run values (each run's summary.json, checked against its files
 //! first) are compared to the last bits of f64 arithmetic.
 //!
-//! flows.csv does not say which job a flow belongs to: jobs are rebuilt from the rules of
-//! docs/scenarios.md ([`check_jobs`]), which tell every job apart except jobs that start at
-//! once with the same client; the scenarios start those before the warmup only.
+//! Jobs are the flows.csv rows that share a `job` number ([`check_job_numbers`] checks the
+//! numbering, [`check_jobs`] that each job has the shape docs/scenarios.md gives it and the job
+//! metrics).
 //!
 //! What the files do not determine, and is not recomputed here:
 //!
@@ -534,6 +534,7 @@ fn check_run(run: &RunDir, known: &Known) {
         assert_eq!(row.int("seed"), Some(run.seed), "{name}");
     }
     check_flow_rows(run, known);
+    check_job_numbers(run, known);
     let classes = s["classes"].as_array().unwrap();
     let summary_classes: Vec<&str> = classes
         .iter()
@@ -833,11 +834,45 @@ fn check_values(what: &str, list: Option<&Value>, allowance: Allowance, values: 
     }
 }
 
-/// The job metrics of `json` (a class's summary) from the class's flows. flows.csv does not
-/// say which job a flow belongs to; docs/scenarios.md does: a job opens a request from its
-/// client to each of its servers at once, and a server's response (server to client) at the
-/// instant its request completes. So a job is the requests of one (arrival, client), with the
-/// responses from their servers that arrive at their ends.
+/// flows.csv `job` (docs/outputs.md): empty for the flows of classes without jobs; for the
+/// others, numbers unique within the run (each job in one class), 0, 1, 2, ... in the order of
+/// each job's first flow id.
+fn check_job_numbers(run: &RunDir, known: &Known) {
+    let name = run.name();
+    let mut class_of: Vec<&str> = Vec::new();
+    for f in &run.flows {
+        let (class, id) = (f.str("class"), f.int("flow_id").unwrap());
+        let is_job_class = known.jobs.iter().any(|j| j.0 == class);
+        let Some(job) = f.int("job") else {
+            assert!(
+                !is_job_class,
+                "{name} flow {id}: a {class} flow without a job"
+            );
+            continue;
+        };
+        assert!(
+            is_job_class,
+            "{name} flow {id}: a {class} flow with job {job}"
+        );
+        match class_of.get(job as usize) {
+            Some(&first) => assert_eq!(first, class, "{name} flow {id}: job {job}'s class"),
+            None => {
+                assert_eq!(
+                    job,
+                    class_of.len() as u64,
+                    "{name} flow {id}: job numbers in order"
+                );
+                class_of.push(class);
+            }
+        }
+    }
+}
+
+/// The job metrics of `json` (a class's summary) from the class's flows, grouped into jobs by
+/// flows.csv `job`. Each job has the shape docs/scenarios.md gives it: a request from its
+/// client to each of `servers` distinct servers, opened at once, and a server's response
+/// (server to client) opened at the instant its request completed (or failed, at an instant no
+/// file gives). A job completed when all its flows, every request and every response, did.
 fn check_jobs(run: &RunDir, known: &Known, json: &Value, flows: &[&Row]) {
     let class = json["class"].as_str().unwrap();
     let what = |field: &str| format!("{} {class}.{field}", run.name());
@@ -857,70 +892,70 @@ fn check_jobs(run: &RunDir, known: &Known, json: &Value, flows: &[&Row]) {
         assert!(json["jct_ms"].is_null(), "{}", what("jct_ms"));
         return;
     };
-    let mut jobs: BTreeMap<(u64, &str), Vec<&Row>> = BTreeMap::new();
-    let mut responses: HashMap<(&str, &str, u64), &Row> = HashMap::new();
+    let mut jobs: BTreeMap<u64, Vec<&Row>> = BTreeMap::new();
     for &f in flows {
-        let (src, dst, arrival) = (f.str("src"), f.str("dst"), f.int("arrival_ns").unwrap());
-        match f.int("size_bytes") {
-            Some(s) if s == request => jobs.entry((arrival, src)).or_default().push(f),
-            Some(s) if s == response => {
-                assert!(
-                    responses.insert((src, dst, arrival), f).is_none(),
-                    "{}",
-                    what("jobs")
-                );
-            }
-            other => panic!("{}: a job flow of {other:?} bytes", what("jobs")),
-        }
+        jobs.entry(f.int("job").unwrap()).or_default().push(f);
     }
-    let (mut answered, mut unfinished, mut jct_ms) = (0, 0, Vec::new());
-    for (&(start, _), requests) in &jobs {
-        // Jobs that start together (a class's first `concurrent`) may share a client: they
-        // are told apart only when measured, which these scenarios keep them from being.
-        let merged = requests.len() / servers;
-        assert_eq!(
-            requests.len() % servers,
-            0,
-            "{}: requests at {start}",
-            what("jobs")
-        );
-        assert!(
-            merged == 1 || start < run.warmup_ns,
-            "{}: jobs at {start}",
-            what("jobs")
-        );
-        // Each completed request's response.
-        let answers: Vec<Option<&Row>> = requests
+    let (mut unfinished, mut jct_ms) = (0, Vec::new());
+    for (job, rows) in &jobs {
+        let what_job = format!("{} job {job}", what("jobs"));
+        let (requests, responses): (Vec<&Row>, Vec<&Row>) = rows
             .iter()
-            .map(|q| {
-                let end = q.int("end_ns")?;
-                let answer = responses.get(&(q.str("dst"), q.str("src"), end));
-                assert!(answer.is_some(), "{}: no response at {end}", what("jobs"));
-                answer.copied()
-            })
-            .collect();
-        answered += answers.iter().flatten().count();
+            .partition(|f| f.int("size_bytes") == Some(request));
+        assert!(
+            responses
+                .iter()
+                .all(|f| f.int("size_bytes") == Some(response)),
+            "{what_job}"
+        );
+        let client = requests[0].str("src");
+        let start = requests[0].int("arrival_ns").unwrap();
+        let mut server_names: Vec<&str> = requests.iter().map(|q| q.str("dst")).collect();
+        server_names.sort_unstable();
+        server_names.dedup();
+        assert_eq!(server_names.len(), servers, "{what_job}: servers");
+        assert_eq!(requests.len(), servers, "{what_job}: one request each");
+        assert!(!server_names.contains(&client), "{what_job}: client");
+        for q in &requests {
+            assert_eq!(
+                (q.str("src"), q.int("arrival_ns")),
+                (client, Some(start)),
+                "{what_job}: requests at once"
+            );
+            // The response to a request that completed opened at its end; one that did not
+            // complete may have a response (it failed) or not (still open at the end).
+            let answers: Vec<&&Row> = responses
+                .iter()
+                .filter(|r| r.str("src") == q.str("dst"))
+                .collect();
+            assert!(answers.len() <= 1, "{what_job}: one response per server");
+            for r in &answers {
+                assert_eq!(r.str("dst"), client, "{what_job}: response to the client");
+            }
+            if let Some(end) = q.int("end_ns") {
+                assert_eq!(answers.len(), 1, "{what_job}: no response at {end}");
+                assert_eq!(answers[0].int("arrival_ns"), Some(end), "{what_job}");
+            }
+        }
+        assert!(
+            responses
+                .iter()
+                .all(|r| server_names.contains(&r.str("src"))),
+            "{what_job}: responses from its servers"
+        );
+        // Jobs that started in the warmup are not measured.
         if start < run.warmup_ns {
             continue;
         }
-        let job_flows = requests.iter().chain(answers.iter().flatten());
-        let ends: Option<Vec<u64>> = job_flows.map(|f| f.int("end_ns")).collect();
-        match ends.filter(|_| answers.iter().all(Option::is_some)) {
-            Some(ends) => jct_ms.push((ends.into_iter().max().unwrap() - start) as f64 / 1e6),
-            None => unfinished += 1,
+        // The job completed when every flow did (with every request completed, each has its
+        // response among the rows, checked above).
+        if rows.iter().all(|f| f.str("completed") == "true") {
+            let end = rows.iter().map(|f| f.int("end_ns").unwrap()).max().unwrap();
+            jct_ms.push((end - start) as f64 / 1e6);
+        } else {
+            unfinished += 1;
         }
     }
-    // The other responses answer requests that failed (a response opens when its request
-    // fails too, at an instant no file gives): at most one per request without an end.
-    let open_requests = jobs
-        .values()
-        .flatten()
-        .filter(|q| q.int("end_ns").is_none());
-    assert!(
-        responses.len() - answered <= open_requests.count(),
-        "{}",
-        what("jobs")
-    );
     let jobs_completed = json["jobs_completed"].as_u64();
     assert_eq!(
         jobs_completed,
