@@ -478,9 +478,15 @@ fn create(
                 if !names(path, &file) {
                     continue;
                 }
-                file.write_all(me.text().as_bytes())
+                if let Err(e) = file
+                    .write_all(me.text().as_bytes())
                     .and_then(|()| file.sync_all())
-                    .map_err(io)?;
+                {
+                    // Not left behind empty or cut short (say on a full disk): such a file
+                    // would read as held by an unknown writer until deleted by hand.
+                    let _ = fs::remove_file(path);
+                    return Err(io(e));
+                }
                 return Ok(file);
             }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
