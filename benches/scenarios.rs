@@ -57,7 +57,7 @@ fn bench(name: &str) -> Result<(), Box<dyn std::error::Error>> {
                 assignments: loaded.points[r.point].assignments.clone(),
                 progress: None,
             };
-            run(&loaded.points[r.point].scenario, r.seed, &cx).map(|out| out.summary.cost)
+            run(&loaded.points[r.point].scenario, r.seed, &cx).map(|out| out.summary().cost)
         })
         .collect::<Result<Vec<_>, _>>()?;
     let wall = start.elapsed().as_secs_f64();

@@ -45,7 +45,7 @@ pub fn run_example() -> Result<String, Box<dyn Error>> {
     let scenario = &loaded.points[0].scenario;
     let out = run(scenario, 1, &RunContext::default())?;
     let mut text = String::new();
-    for class in &out.summary.classes {
+    for class in &out.summary().classes {
         if class.long_flows > 0 {
             let goodput = class.goodput_mbps.as_ref().map_or(0.0, |s| s.mean);
             text += &format!(
@@ -60,7 +60,7 @@ pub fn run_example() -> Result<String, Box<dyn Error>> {
             );
         }
     }
-    let cost = &out.summary.cost;
+    let cost = &out.summary().cost;
     text += &format!(
         "{} events, {} data packets delivered, packets conserved: {}\n",
         cost.events,

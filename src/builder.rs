@@ -39,7 +39,7 @@
 //! // Every default is filled in, as the loader fills it in for a file.
 //! assert_eq!(scenario.topology.params.int("oversubscription"), Some(1));
 //! let out = run(&scenario, 1, &RunContext::default()).unwrap();
-//! assert_eq!(out.summary.classes[0].long_flows, 4);
+//! assert_eq!(out.summary().classes[0].long_flows, 4);
 //!
 //! // A bad value gives the loader's error, naming the field.
 //! let err = builder.topology(TopologyConfig::fattree(5)).build().unwrap_err();
@@ -976,7 +976,7 @@ impl FlowClass {
     ///     .build()
     ///     .unwrap();
     /// let out = run(&scenario, 1, &RunContext::default()).unwrap();
-    /// assert_eq!(out.summary.classes[0].long_flows, 3 * 16);
+    /// assert_eq!(out.summary().classes[0].long_flows, 3 * 16);
     /// ```
     pub fn draws(mut self, draws: u64) -> Self {
         self.draws = Some(draws);

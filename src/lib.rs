@@ -37,7 +37,7 @@
 //! let drops: u64 = out.results.links.iter().map(|l| l.packets_dropped).sum();
 //! println!("busiest core link {core:.1}% busy, {drops} packets dropped");
 //! // Per class, as in the run's summary.json.
-//! assert_eq!(out.summary.classes[0].long_flows, 4);
+//! assert_eq!(out.summary().classes[0].long_flows, 4);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!

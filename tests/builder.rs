@@ -508,7 +508,7 @@ fn a_topology_file_assembled_in_code_runs() {
         .build()
         .unwrap();
     let out = run(&scenario, 1, &RunContext::default()).unwrap();
-    let class = &out.summary.classes[0];
+    let class = &out.summary().classes[0];
     assert_eq!(class.finite_flows, 4);
     assert_eq!(class.completed, 4);
 }

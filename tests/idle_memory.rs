@@ -57,7 +57,11 @@ transport = {{ kind = "tcp" }}
     let before = LIVE.load(Ordering::Relaxed);
     PEAK.store(before, Ordering::Relaxed);
     let out = run(scenario, 1, &RunContext::default()).unwrap();
-    assert_eq!(out.summary.classes[0].completed, 16, "every flow completes");
+    assert_eq!(
+        out.summary().classes[0].completed,
+        16,
+        "every flow completes"
+    );
     drop(out);
     PEAK.load(Ordering::Relaxed) - before
 }

@@ -75,7 +75,7 @@ fn xmp_long_flows_progress_over_ecn_queues_with_conservation() {
     assert_eq!(t.kind, "xmp");
     let out = run(&s, 3, &RunContext::default()).unwrap();
     assert!(out.conservation.holds());
-    let (long, short) = (&out.summary.classes[0], &out.summary.classes[1]);
+    let (long, short) = (&out.summary().classes[0], &out.summary().classes[1]);
     assert_eq!(long.long_flows, 8, "{long:?}");
     // Every long flow moves data: at least 50 Mb/s each on 1 Gb/s links over 300 ms.
     let goodput = long.goodput_mbps.as_ref().unwrap();
@@ -155,7 +155,7 @@ fn the_reorder_hold_is_a_transport_key_off_by_default() {
             .zip(&completed)
             .filter(|(start, done)| !start.is_empty() && *done != "true")
             .count();
-        assert_eq!(stalled, 0, "{:?}", out.summary.classes[1]);
+        assert_eq!(stalled, 0, "{:?}", out.summary().classes[1]);
         assert!(started.iter().filter(|s| !s.is_empty()).count() >= 15);
         ["long", "short"]
             .iter()

@@ -47,10 +47,10 @@ fn a_tiny_run_completes_its_flows_and_writes_the_specified_files() {
     let s = scenario(TINY, &[]);
     let out = run(&s, 7, &RunContext::default()).unwrap();
     assert!(out.conservation.holds());
-    let short = &out.summary.classes[1];
+    let short = &out.summary().classes[1];
     assert!(short.finite_flows >= 20, "{short:?}");
     assert_eq!(short.completed, short.finite_flows, "{short:?}");
-    assert_eq!(out.summary.classes[0].long_flows, 4);
+    assert_eq!(out.summary().classes[0].long_flows, 4);
 
     let flows = String::from_utf8(out.files.flows_csv.unwrap()).unwrap();
     let mut lines = flows.lines();
@@ -149,7 +149,7 @@ fn every_multipath_transport_kind_runs_from_a_scenario() {
         );
         let out = run(&s, 1, &RunContext::default()).unwrap();
         assert!(out.conservation.holds(), "{kind}");
-        let short = &out.summary.classes[1];
+        let short = &out.summary().classes[1];
         assert_eq!(short.completed, short.finite_flows, "{kind}: {short:?}");
     }
 }
@@ -184,7 +184,7 @@ set = { capacity = "10pkt" }
 "#;
     let s = scenario(text, &[]);
     let out = run(&s, 5, &RunContext::default()).unwrap();
-    let (looped, incast) = (&out.summary.classes[0], &out.summary.classes[1]);
+    let (looped, incast) = (&out.summary().classes[0], &out.summary().classes[1]);
     // Closed loop: each of 4 hosts runs flows back to back until 0.4 s.
     assert!(looped.finite_flows > 20, "{looped:?}");
     // Rounds at 0, 0.1, 0.2, 0.3 s (another only while 0.4 s - now > 0.1 s), 5 senders each.
@@ -327,7 +327,7 @@ fn partition_aggregate_jobs_have_their_shape_order_and_concurrency() {
         }
         spans.push((start, end));
     }
-    let incast = &out.summary.classes[1];
+    let incast = &out.summary().classes[1];
     assert_eq!(incast.jobs_completed, jcts_ms.len() as u64);
     assert_eq!(
         incast.jobs_completed + incast.jobs_unfinished,
@@ -433,7 +433,7 @@ transport = { kind = "tcp" }
     }
     // Back to back from t = 0 while t < 1 ms: jobs start at 0, 199.2, ..., 996 us.
     assert_eq!(jobs.len(), 6);
-    let c = &out.summary.classes[0];
+    let c = &out.summary().classes[0];
     assert_eq!((c.jobs_completed, c.jobs_unfinished), (6, 0));
     let jct = c.jct_ms.unwrap();
     assert!((jct.mean - 0.1992).abs() < 1e-12 && (jct.max - 0.1992).abs() < 1e-12);
@@ -540,7 +540,7 @@ fn the_job_column_tells_apart_jobs_that_start_together_with_one_client() {
     }
     // The summary's job completion times are those, to the files' rounding to whole ns.
     for (i, class) in ["a", "b"].into_iter().enumerate() {
-        let c = &out.summary.classes[i];
+        let c = &out.summary().classes[i];
         let values = &jct_ms[class];
         assert_eq!(
             (c.jobs_completed, c.jobs_unfinished),
@@ -701,7 +701,7 @@ fn subflow_goodput_is_goodput_for_single_path_transports() {
             let g: f64 = f["subflow_goodput_bps"].parse().unwrap();
             assert!(g <= PAYLOAD_LINE_RATE_BPS, "{kind}: {f:?}");
         }
-        let long = &out.summary.classes[0];
+        let long = &out.summary().classes[0];
         assert_eq!(long.long_flows, 16);
         assert_eq!(long.subflow_goodput_values_mbps, long.goodput_values_mbps);
         assert_eq!(long.subflow_goodput_mbps, long.goodput_mbps);
@@ -891,7 +891,7 @@ fn the_counters_of_flows_csv_and_links_csv_count_every_packet_of_an_idle_flow() 
         let busy_pct = 100.0 * bytes as f64 * 8e-9 / 1e-3;
         assert_eq!(l["utilisation_pct"], format!("{busy_pct:.4}"), "{l:?}");
     }
-    assert_eq!(out.summary.cost.data_packets_delivered, 3);
+    assert_eq!(out.summary().cost.data_packets_delivered, 3);
 }
 
 #[test]
@@ -1014,7 +1014,7 @@ where = { link = ["host0->switch", "switch->host1"] }
 set = { rate = "10Gbps" }
 "#;
     let out = run(&scenario(text, &[]), 1, &RunContext::default()).unwrap();
-    let links = String::from_utf8(out.files.links_csv.unwrap()).unwrap();
+    let links = String::from_utf8(out.files.links_csv.clone().unwrap()).unwrap();
     let row = links
         .lines()
         .find(|l| l.starts_with("base,1,host0->switch,"))
@@ -1030,7 +1030,7 @@ set = { rate = "10Gbps" }
     );
     assert!(sent_bits / (1e9 * 10e-3) > 1.5, "the rate did rise: {row}");
     let host = out
-        .summary
+        .summary()
         .layers
         .iter()
         .find(|l| l.layer == "host")
@@ -1067,7 +1067,7 @@ fn the_ideal_fct_is_a_lower_bound_so_slowdown_needs_no_clamp() {
             "{f:?}"
         );
         assert_eq!(f["slowdown"], slowdown);
-        let s = out.summary.classes[0].slowdown.unwrap();
+        let s = out.summary().classes[0].slowdown.unwrap();
         assert_eq!(
             s.min,
             fct.parse::<f64>().unwrap() / ideal.parse::<f64>().unwrap()
@@ -1231,7 +1231,7 @@ fn the_fct_cdf_counts_the_flows_the_summary_counts_when_there_is_a_warmup() {
         in_warmup > 0,
         "not vacuous: some flows completed in the warmup"
     );
-    let summary = &out.summary.classes[1];
+    let summary = &out.summary().classes[1];
     assert_eq!(cdf.len() as u64, summary.completed);
     // The same flows: the same mean FCT (flows.csv has whole ns, the summary ps).
     let mean = cdf.iter().sum::<f64>() / cdf.len() as f64;
@@ -1279,12 +1279,12 @@ fn drops_on_a_link_that_is_down_count_in_links_csv_and_the_loss_rates() {
     ]
     .map(|c| f[c].as_str());
     assert_eq!(got, ["100000", "", "", "false", "", "0"], "{f:?}");
-    let c = &out.summary.classes[0];
+    let c = &out.summary().classes[0];
     assert_eq!((c.finite_flows, c.completed, c.unfinished), (1, 0, 1));
     // The host layer: host0's link at 100%, host1's at 0%. The paper's figure has one
     // interval (the 1 ms window): L = 100 x 50 B dropped / 50 B arrived, and 0, mean 50%.
     let host = out
-        .summary
+        .summary()
         .layers
         .iter()
         .find(|l| l.layer == "host")

@@ -62,7 +62,7 @@ fn inline_pairs_are_the_flows_in_order() {
     let out = run(&s, 1, &RunContext::default()).unwrap();
     let started: Vec<(u32, u32)> = out.started.iter().map(|f| (f.src, f.dst)).collect();
     assert_eq!(started, [(0, 5), (3, 9), (3, 9), (15, 0)]);
-    assert_eq!(out.summary.classes[0].completed, 4);
+    assert_eq!(out.summary().classes[0].completed, 4);
     // Written out and read back to the same scenario.
     let text = s.to_toml_string().unwrap();
     assert!(
@@ -517,7 +517,7 @@ fn host_subsets_give_each_class_a_matrix_of_its_own() {
     assert!(receivers.iter().all(|r| r.len() >= 6), "{receivers:?}");
     let out = run(&s, 3, &RunContext::default()).unwrap();
     assert_eq!(
-        out.summary.classes[0].completed + out.summary.classes[1].completed,
+        out.summary().classes[0].completed + out.summary().classes[1].completed,
         14
     );
     // The set is written out compactly and read back.
@@ -846,7 +846,7 @@ fn draws_give_every_host_that_many_connections() {
     assert!((3..=4).contains(&most), "{most}");
     // The flows run: 3 long flows per host of the FatTree.
     let out = run(&s, 1, &RunContext::default()).unwrap();
-    assert_eq!(out.summary.classes[0].long_flows, 48);
+    assert_eq!(out.summary().classes[0].long_flows, 48);
     // Counts are in connections: 20 of 2 x 16 fit, 20 of 16 do not.
     ok(&fattree("draws = 2\nsenders = 20\nsize = \"infinite\""));
     bad(

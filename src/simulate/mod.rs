@@ -35,7 +35,7 @@
 //! "#;
 //! let loaded = load_str("demo", text, std::path::Path::new("."), &LoadOptions::default()).unwrap();
 //! let out = run(&loaded.points[0].scenario, 1, &RunContext::default()).unwrap();
-//! println!("{} flows, {} completed", out.summary.classes[0].finite_flows, out.summary.classes[0].completed);
+//! println!("{} flows, {} completed", out.summary().classes[0].finite_flows, out.summary().classes[0].completed);
 //! ```
 //!
 //! Every transport kind (tcp, dctcp, ps, mptcp, mmptcp, xmp) runs, for matrix classes and for
@@ -103,10 +103,9 @@ pub struct RunContext {
 /// Everything one run produced.
 #[derive(Clone, Debug)]
 pub struct RunOutput {
-    /// The files to write (flows.csv and links.csv when the scenario asks for them).
+    /// The files to write (flows.csv and links.csv when the scenario asks for them) and the
+    /// run's summary ([`RunOutput::summary`]).
     pub files: RunFiles,
-    /// The per-run summary (also in `files.summary`).
-    pub summary: RunSummary,
     /// Per flow and per link, typed: the rows of flows.csv and links.csv (built whether or not
     /// the scenario asks for those files).
     pub results: RunResults,
@@ -116,6 +115,13 @@ pub struct RunOutput {
     pub stats: WorldStats,
     /// The packet conservation identity at the end of the run (it holds, or the run failed).
     pub conservation: Conservation,
+}
+
+impl RunOutput {
+    /// The per-run summary (the summary.json of the run, as [`RunFiles::summary`] holds it).
+    pub fn summary(&self) -> &RunSummary {
+        &self.files.summary
+    }
 }
 
 /// The executor that simulates a scenario with the engine.
@@ -471,11 +477,10 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
             .then(|| outputs::links_csv(&run_columns, &results)),
         timeseries_csv: sampler.map(|s| s.into_csv(&run_columns)),
         trace_csv: trace.map(|(_, log)| outputs::trace_csv(&run_columns, &log)),
-        summary: summary.clone(),
+        summary,
     };
     Ok(RunOutput {
         files,
-        summary,
         results,
         started,
         stats,

@@ -402,7 +402,7 @@ fn child(cases: &[Case], i: usize) -> Result<(), Failure> {
     let wall_seconds = start.elapsed().as_secs_f64();
     let cpu_seconds = cpu_seconds().zip(cpu_start).map(|(end, start)| end - start);
     let s = &point.scenario;
-    let cost = &out.summary.cost;
+    let cost = &out.summary().cost;
     let m = Measurement {
         name: s.name.clone(),
         description: s.description.clone(),
