@@ -220,17 +220,26 @@ impl<'a> Classes<'a> {
 
     fn for_each(&self, distance: u32, mut pair: impl FnMut(u32, u32)) {
         let present = self.present();
+        // The classes at `distance` from each present class, one row (one search) per class
+        // however the classes interleave in `hosts`: each entry stands for at least one pair,
+        // so the lists are no larger than the pairs listed.
+        let mut near: Vec<Vec<u32>> = vec![Vec::new(); self.members.len()];
+        for &c in &present {
+            let row = self.row(c);
+            near[c as usize] = present
+                .iter()
+                .copied()
+                .filter(|&other| row[other as usize] == distance)
+                .collect();
+        }
         let mut targets: Vec<u32> = Vec::new();
         let mut last = None;
         for (i, &h) in self.hosts.iter().enumerate() {
             let c = self.class_of[h as usize];
             if last != Some(c) {
-                let row = self.row(c);
                 targets.clear();
-                for &other in &present {
-                    if row[other as usize] == distance {
-                        targets.extend(&self.members[other as usize]);
-                    }
+                for &other in &near[c as usize] {
+                    targets.extend(&self.members[other as usize]);
                 }
                 targets.sort_unstable();
                 last = Some(c);
