@@ -766,3 +766,38 @@ fn a_sweep_of_many_bad_values_reports_the_first_twenty_and_counts_the_rest() {
         "30 more problem(s) at other sweep points, not shown"
     );
 }
+
+#[test]
+fn first_fit_reads_back_and_bad_settings_are_errors_at_their_key() {
+    // BASE is 25 lines: the [routing] table added below is line 26, its keys 27 and 28.
+    let routing = |keys: &str| format!("{BASE}[routing]\n{keys}\n");
+    let loaded = ok(&routing("first_fit = \"100ms\""));
+    let ff = loaded.scenario.routing.first_fit.clone().unwrap();
+    assert_eq!(ff.interval, htsim::core::SimTime::from_ms(100));
+    assert!((ff.threshold - 0.1).abs() < 1e-12, "{}", ff.threshold);
+    let text = loaded.scenario.to_toml_string().unwrap();
+    assert!(text.contains("first_fit = \"100ms\""), "{text}");
+    assert!(text.contains("first_fit_threshold = \"10%\""), "{text}");
+    assert_eq!(ok(&text).scenario, loaded.scenario, "reads back:\n{text}");
+    // Off (explicitly or by default) writes nothing, so older scenarios read back as before.
+    let off = ok(&routing("first_fit = \"off\"")).scenario;
+    assert_eq!(off.routing.first_fit, None);
+    assert!(!off.to_toml_string().unwrap().contains("first_fit"));
+    assert_eq!(off, ok(BASE).scenario);
+    let e = bad(&routing("first_fit = \"0s\""));
+    check(&e, 27, "routing.first_fit", "never lets time pass");
+    let e = bad(&routing("first_fit = \"often\""));
+    check(&e, 27, "routing.first_fit", "not a valid duration");
+    assert!(
+        e.hint.as_deref().is_some_and(|h| h.contains("\"off\"")),
+        "{e}"
+    );
+    let e = bad(&routing("mode = \"spray\"\nfirst_fit = \"1s\""));
+    check(&e, 28, "routing.first_fit", "needs `mode = \"ecmp\"`");
+    let e = bad(&routing("first_fit_threshold = \"5%\""));
+    check(&e, 27, "routing.first_fit_threshold", "which is off");
+    let e = bad(&routing(
+        "first_fit = \"1s\"\nfirst_fit_threshold = \"120%\"",
+    ));
+    check(&e, 28, "routing.first_fit_threshold", "over 100%");
+}

@@ -411,10 +411,40 @@ pub enum RoutingMode {
 }
 
 /// `[routing]`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RoutingConfig {
     /// The mode.
     pub mode: RoutingMode,
+    /// The central First Fit scheduler (`first_fit`, `first_fit_threshold`); `None` when off
+    /// (the default).
+    pub first_fit: Option<FirstFitConfig>,
+}
+
+impl Serialize for RoutingConfig {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("mode", &self.mode)?;
+        // Written only when on, so that scenarios without it read back (and hash) as before.
+        if let Some(ff) = &self.first_fit {
+            m.serialize_entry("first_fit", &format_duration(ff.interval))?;
+            m.serialize_entry("first_fit_threshold", &ff.threshold_text)?;
+        }
+        m.end()
+    }
+}
+
+/// A central First Fit scheduler (docs/model.md 3.1): every `interval` it moves each
+/// single-path flow that sent more than `threshold` of its host's link rate in the last
+/// interval onto the least-loaded of its equal-cost paths.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FirstFitConfig {
+    /// Time between two scans (`first_fit`).
+    pub interval: SimTime,
+    /// The share of the sender's host link rate above which a flow is scheduled, 0..=1
+    /// (`first_fit_threshold`).
+    pub threshold: f64,
+    /// `threshold` as written (`"10%"`), kept for writing back exactly.
+    pub threshold_text: String,
 }
 
 /// A transport's settings: its kind and parameters.

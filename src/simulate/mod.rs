@@ -42,6 +42,7 @@
 //! partition/aggregate job classes (`jobs = { ... }`) alike; each flow of a job carries the
 //! job's id into the metrics (job completion time, [`crate::report::metrics`]).
 
+pub mod first_fit;
 pub mod generator;
 pub mod network;
 pub mod outputs;
@@ -351,7 +352,13 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
         }
     };
     let step = SimTime::from_ps((end.as_ps() / PROGRESS_SLICES).max(1));
-    // Time series (only when asked): the world also stops at every sample time.
+    let mut first_fit = scenario
+        .routing
+        .first_fit
+        .as_ref()
+        .map(|c| first_fit::FirstFit::new(c, world.links().len()));
+    // Time series and the First Fit scheduler (only when asked): the world also stops at
+    // every sample and scan time.
     loop {
         let now = world.now();
         let mut target = next_checkpoint
@@ -360,6 +367,9 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
             .min(end);
         if let Some(s) = &sampler {
             target = target.min(s.next_time());
+        }
+        if let Some(ff) = &first_fit {
+            target = target.min(ff.next_time());
         }
         // A window starting with the run: its first snapshot comes before the first event.
         let before_any_event = window.start == SimTime::ZERO && counters_start.is_none();
@@ -374,6 +384,10 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
             if s.next_time() == target {
                 s.sample(&world, generator.started(), generator.senders());
             }
+        }
+        if let Some(ff) = first_fit.as_mut().filter(|ff| ff.next_time() == target) {
+            let new = ff.new_flows(generator.started(), generator.senders());
+            ff.scan(&mut world, &new);
         }
         if let Some(at) = next_checkpoint.filter(|&c| stop_for(c) == target) {
             if counters_start.is_none() && window.start > SimTime::ZERO {

@@ -181,6 +181,26 @@ pub fn listing(what: Option<ListWhat>) -> String {
              path per packet; single: one fixed path per host pair; shortest: ecmp over the \
              minimum-hop paths only",
         );
+        l.key(
+            0,
+            "first_fit",
+            "= off",
+            &format!(
+                "\"off\" or {}, above 0s",
+                params::ParamKind::Duration.expected()
+            ),
+            "a central First Fit scheduler scanning this often: single-path TCP and DCTCP \
+             flows above first_fit_threshold move to the least-loaded equal-cost path \
+             (needs mode = ecmp)",
+        );
+        l.key(
+            0,
+            "first_fit_threshold",
+            "= 10%",
+            "a share such as \"10%\"",
+            "with first_fit: the share of the sender's host link rate a flow must exceed \
+             over one interval to be placed",
+        );
     }
     if show(ListWhat::Transports) {
         l.text("transports ([transports.<name>] kind = ..., or inline in a flow class):");

@@ -40,6 +40,13 @@ pub trait Endpoint: Any + Send {
     fn sample(&self) -> Option<FlowSample> {
         None
     }
+    /// A central scheduler moves this sender onto path `index` of its path set: every packet
+    /// it sends from now on takes that path (packets already sent keep theirs). Returns
+    /// whether it moved: `false` (the default) for endpoints that are not single-path senders
+    /// routed per flow (docs/model.md 3.1).
+    fn pin_path(&mut self, _index: u32) -> bool {
+        false
+    }
 }
 
 /// The route a flow was last given by [`Ctx::choose_route_cached`], with what it was chosen

@@ -331,6 +331,16 @@ impl World {
         slot.endpoint.as_deref()
     }
 
+    /// The live endpoint `id`, if any, to act on between runs of the event loop (a central
+    /// scheduler moving a sender with [`Endpoint::pin_path`]).
+    pub fn endpoint_mut(&mut self, id: EndpointId) -> Option<&mut dyn Endpoint> {
+        let slot = self.slots.get_mut(id.index as usize)?;
+        if slot.generation != id.generation {
+            return None;
+        }
+        slot.endpoint.as_deref_mut()
+    }
+
     /// Calls the endpoint's [`Endpoint::stop`] at `at`.
     pub fn schedule_stop(&mut self, id: EndpointId, at: SimTime) {
         self.schedule(at.max(self.now), Event::Stop(id));

@@ -10,6 +10,7 @@ use crate::config::tcp_keys_and;
 use crate::config::{Profile, TcpConfig};
 use crate::error::TransportError;
 use crate::newreno::NewReno;
+use crate::path::PathPolicy;
 use crate::receiver::ReceiverStats;
 use crate::subflow::{DataSource, Subflow, SubflowCounters, SubflowEnv, TimerOutcome, FIRST_SEQ};
 use crate::transport::{
@@ -393,5 +394,18 @@ impl Endpoint for TcpSender {
         Some(FlowSample {
             cwnd_bytes: self.sf.cwnd(),
         })
+    }
+
+    /// Moves a per-flow routed sender (ECMP, or pinned by an earlier move) onto path `index`;
+    /// packet scatter's senders do not move.
+    fn pin_path(&mut self, index: u32) -> bool {
+        let path = self.sf.path_mut();
+        match path.policy {
+            PathPolicy::Ecmp | PathPolicy::Pinned(_) => {
+                path.policy = PathPolicy::Pinned(index);
+                true
+            }
+            PathPolicy::Scatter(_) | PathPolicy::Cycle(_) => false,
+        }
     }
 }
