@@ -1,6 +1,6 @@
 //! The central First Fit scheduler (`[routing] first_fit`, docs/model.md 3.1): two long TCP
-//! flows that ECMP puts on one path are moved apart at its first scan, and flows it never
-//! places run exactly as without it.
+//! (or DCTCP) flows that ECMP puts on one path are moved apart at its first scan, a flow that
+//! ends gives its place back, and flows it never places run exactly as without it.
 
 use htsim::simulate::{run, RunContext, RunOutput};
 
@@ -47,22 +47,31 @@ fn goodputs(out: &RunOutput) -> Vec<f64> {
 
 #[test]
 fn two_flows_ecmp_puts_on_one_path_are_moved_apart() {
+    for kind in ["tcp", "dctcp"] {
+        let transport = format!("flows.long.transport={{ kind = \"{kind}\" }}");
+        moved_apart(&transport);
+    }
+}
+
+/// With `transport` (an override of the flows' transport), finds a seed where ECMP puts the two
+/// flows on one ToR uplink, and checks that the scheduler moves them apart.
+fn moved_apart(transport: &str) {
     // With 2 aggregation switches above ToR 0, ECMP sends both flows up the same one in half
     // the seeds; they then share 1 Gb/s. Find such a seed.
     let shared = (1..=40)
         .find(|&seed| {
-            let g = goodputs(&run_seed(&[], seed));
+            let g = goodputs(&run_seed(&[transport], seed));
             g.iter().sum::<f64>() < 1.2 * PAYLOAD_LINE_RATE_BPS
         })
         .expect("ECMP puts the two flows on one ToR uplink in some seed of 40");
     // Each moves more than 10% of 1 Gb/s in the first 10 ms, so the first scan places the
     // first on path 0 and the second on the first path sharing no link with it (path 2: the
     // other aggregation switch); from 10 ms on each has a path of its own.
-    let out = run_seed(&["routing.first_fit=\"10ms\""], shared);
+    let out = run_seed(&[transport, "routing.first_fit=\"10ms\""], shared);
     for g in goodputs(&out) {
         assert!(
             g > 0.95 * PAYLOAD_LINE_RATE_BPS,
-            "seed {shared}: {g} b/s with First Fit, line rate {PAYLOAD_LINE_RATE_BPS}"
+            "{transport}, seed {shared}: {g} b/s with First Fit, line rate {PAYLOAD_LINE_RATE_BPS}"
         );
     }
     // Both ToR 0 uplinks carry one flow's data over the window.
@@ -114,4 +123,52 @@ fn flows_it_never_places_run_as_without_it() {
         assert_eq!(on.files.flows_csv, off.files.flows_csv, "{what}");
         assert_eq!(on.files.links_csv, off.files.links_csv, "{what}");
     }
+}
+
+#[test]
+fn a_flow_that_ends_gives_its_place_back() {
+    // `a` (2 MB from host0 to host4) is placed on path 0 at the first scan (10 ms), through
+    // ToR 0's uplink to agg0.0, and completes before 20 ms. `c` (long, host1 to host5, from the
+    // same ToR) starts at 60 ms and is placed at 70 ms: with `a`'s place given back, path 0 is
+    // empty again and `c` takes it (agg0.0); had `a` kept it, paths 0 and 1 (both through
+    // agg0.0) would count one flow and `c` would go up agg0.1.
+    let text = r#"
+[run]
+duration = "300ms"
+[topology]
+kind = "fattree"
+k = 4
+link_rate = "1Gbps"
+link_delay = "10us"
+[routing]
+first_fit = "10ms"
+[[flows]]
+name = "a"
+matrix = "pairs"
+pairs = [[0, 4]]
+size = "2MB"
+transport = { kind = "tcp" }
+[[flows]]
+name = "c"
+matrix = "pairs"
+pairs = [[1, 5]]
+size = "infinite"
+start = "60ms"
+transport = { kind = "tcp" }
+"#;
+    let out = run(&scenario(text, &[]), 1, &RunContext::default()).unwrap();
+    assert!(out.results.flows[0].completed, "{:?}", out.results.flows[0]);
+    let up = |agg: &str| {
+        out.results
+            .links
+            .iter()
+            .find(|l| l.from == "tor0.0" && l.to == agg)
+            .unwrap()
+            .bytes_enqueued
+    };
+    let (via0, via1) = (up("agg0.0"), up("agg0.1"));
+    assert!(
+        via0 > 5 * via1,
+        "tor0.0 -> agg0.0 {via0} B, -> agg0.1 {via1} B"
+    );
 }
