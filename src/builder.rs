@@ -160,6 +160,14 @@ impl ScenarioBuilder {
         self.put(&["routing", "mode"], &mode)
     }
 
+    /// `routing.first_fit` and `routing.first_fit_threshold`: a central First Fit scheduler
+    /// that scans the flows every `interval` and places those above `threshold` (a share of the
+    /// host link rate such as `"10%"`; docs/model.md 3.1). Needs ECMP routing.
+    pub fn first_fit(self, interval: SimTime, threshold: &str) -> Self {
+        self.put(&["routing", "first_fit"], &format_duration(interval))
+            .put(&["routing", "first_fit_threshold"], &threshold)
+    }
+
     /// `[transports.<name>]`: a named transport that flow classes refer to by name
     /// (`FlowClass::transport("name")`) and sweeps address (`transports.<name>.subflows`).
     pub fn transport(self, name: &str, transport: TransportConfig) -> Self {

@@ -751,3 +751,16 @@ fn paired_sweeps_and_references_build_as_the_file_loads_them() {
         "topology.link_rate=10Gbps,transports.long.cc=uncoupled,queue.mark_threshold=10pkt"
     );
 }
+
+#[test]
+fn a_built_first_fit_scheduler_equals_the_one_loaded_from_toml() {
+    let built = demo()
+        .first_fit(SimTime::from_ms(100), "8%")
+        .build()
+        .unwrap();
+    let text = format!("{DEMO}\n[routing]\nfirst_fit = \"100ms\"\nfirst_fit_threshold = \"8%\"\n");
+    assert_eq!(built, load(&text).unwrap().scenario);
+    let ff = built.routing.first_fit.as_ref().unwrap();
+    assert_eq!(ff.interval, SimTime::from_ms(100));
+    assert!((ff.threshold - 0.08).abs() < 1e-12, "{}", ff.threshold);
+}
