@@ -139,6 +139,13 @@ pub fn split_connections<R: Rng + ?Sized>(
 }
 
 /// Removes the chosen items from `pool` and returns them; both keep their relative order.
+///
+/// Memory, for a pool of n items of s bytes (docs/model.md 9.3 splits matrices of millions of
+/// connections): the sample's indices (4 B each, and `index::sample` may hold up to n of them)
+/// are turned into one bit per item and dropped before anything else is allocated; then the
+/// smaller of the two parts is copied out (at most n/2 items) and the larger one compacted
+/// within the pool's own storage, so the peak above the pool is about max(4 n, s n / 2) + n / 8
+/// bytes. Taking every item returns the pool's storage without a copy.
 fn take<R: Rng + ?Sized, T: Copy>(
     rng: &mut R,
     senders: &Senders,
@@ -147,21 +154,36 @@ fn take<R: Rng + ?Sized, T: Copy>(
     what: &'static str,
 ) -> Result<Vec<T>, SendersError> {
     let count = senders.count_of(total, pool.len(), what)?;
-    let mut picked = vec![false; pool.len()];
-    for k in index::sample(rng, pool.len(), count) {
-        picked[k] = true;
+    let len = pool.len();
+    let mut picked = vec![0u64; len.div_ceil(64)];
+    for k in index::sample(rng, len, count) {
+        picked[k / 64] |= 1 << (k % 64);
     }
-    let mut chosen = Vec::with_capacity(count);
-    let mut kept = Vec::with_capacity(pool.len() - count);
-    for (item, picked) in pool.iter().zip(picked) {
-        if picked {
-            chosen.push(*item);
+    if count == len {
+        return Ok(std::mem::take(pool));
+    }
+    let is_picked = |i: usize| (picked[i / 64] >> (i % 64)) & 1 == 1;
+    // The items of one part are moved to the front of the pool, in order; the other part's
+    // are copied out.
+    let compact_chosen = count > len - count;
+    let mut other = Vec::with_capacity(if compact_chosen { len - count } else { count });
+    let mut front = 0;
+    for i in 0..len {
+        let item = pool[i];
+        if is_picked(i) == compact_chosen {
+            pool[front] = item;
+            front += 1;
         } else {
-            kept.push(*item);
+            other.push(item);
         }
     }
-    *pool = kept;
-    Ok(chosen)
+    pool.truncate(front);
+    pool.shrink_to_fit();
+    if compact_chosen {
+        Ok(std::mem::replace(pool, other))
+    } else {
+        Ok(other)
+    }
 }
 
 #[cfg(test)]
@@ -248,6 +270,55 @@ mod tests {
         }
         // Binomial(2000, 0.1): sd 13.4; 200 +- 60 is beyond 4 sd.
         assert!(hits.iter().all(|&h| (140..260).contains(&h)), "{hits:?}");
+    }
+
+    /// The split as it was made before it was done in place: the same draws, both parts in
+    /// order.
+    fn take_by_copying(rng: &mut Pcg64, count: usize, pool: &mut Vec<u32>) -> Vec<u32> {
+        let mut picked = vec![false; pool.len()];
+        for k in index::sample(rng, pool.len(), count) {
+            picked[k] = true;
+        }
+        let mut chosen = Vec::new();
+        let mut kept = Vec::new();
+        for (item, picked) in pool.iter().zip(picked) {
+            if picked {
+                chosen.push(*item);
+            } else {
+                kept.push(*item);
+            }
+        }
+        *pool = kept;
+        chosen
+    }
+
+    #[test]
+    fn the_in_place_split_takes_what_a_copying_split_took() {
+        for len in [0usize, 1, 2, 7, 64, 65, 1000, 5000] {
+            for count in [
+                0,
+                1,
+                len / 3,
+                len / 2,
+                len.div_ceil(2),
+                2 * len / 3,
+                len.saturating_sub(1),
+                len,
+            ] {
+                let count = count.min(len);
+                let mut a = Pcg64::seed_from_u64(len as u64 * 31 + count as u64);
+                let mut b = a.clone();
+                let mut pool: Vec<u32> = (0..len as u32).map(|x| x * 7 + 3).collect();
+                let mut reference = pool.clone();
+                let taken = take(&mut a, &Senders::Count(count), len, &mut pool, "x").unwrap();
+                let expected = take_by_copying(&mut b, count, &mut reference);
+                assert_eq!(taken, expected, "len {len} count {count}");
+                assert_eq!(pool, reference, "len {len} count {count}");
+                assert_eq!(pool.capacity(), pool.len(), "len {len} count {count}");
+                // The streams are left in the same state.
+                assert_eq!(a.random::<u64>(), b.random::<u64>());
+            }
+        }
     }
 
     #[test]
