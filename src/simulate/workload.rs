@@ -256,6 +256,7 @@ pub fn plan(
                         &layout,
                         &scenario.base_dir,
                         &mut pool_memory,
+                        true,
                     )
                     .map_err(fail)?,
                     draws: matrix_key.draws,
@@ -275,6 +276,7 @@ pub fn plan(
                             &layout,
                             &scenario.base_dir,
                             &mut pool_memory,
+                            false,
                         )
                         .map_err(fail)?
                         .into_draws(&mut matrix_rng, matrix_key.draws)
@@ -402,24 +404,26 @@ struct PoolMemory<'a> {
 }
 
 impl PoolMemory<'_> {
-    /// Takes `per_draw` x `draws` connections, or the error that they do not fit.
-    fn take(&mut self, per_draw: u64, draws: usize) -> Result<(), SetupError> {
-        self.check(per_draw, draws)?;
-        self.held = self
-            .held
-            .saturating_add(per_draw.saturating_mul(draws as u64));
+    /// Takes `per_draw` x `draws` connections, and `per_draw` more if `kept` (a fixed matrix
+    /// kept for later rounds), or the error that they do not fit.
+    fn take(&mut self, per_draw: u64, draws: usize, kept: bool) -> Result<(), SetupError> {
+        self.check(per_draw, draws, kept)?;
+        self.held = self.held.saturating_add(Self::count(per_draw, draws, kept));
         Ok(())
     }
 
-    /// Whether `per_draw` x `draws` more connections fit; the error (at `draws` when there
-    /// are several draws, else at `matrix`) when they do not.
-    fn check(&self, per_draw: u64, draws: usize) -> Result<(), SetupError> {
+    /// The connections of `draws` draws of `per_draw`, and a kept copy if `kept`.
+    fn count(per_draw: u64, draws: usize, kept: bool) -> u64 {
+        per_draw.saturating_mul((draws as u64).saturating_add(u64::from(kept)))
+    }
+
+    /// Whether [`PoolMemory::take`] would fit; the error (at `draws` when there are several
+    /// draws, else at `matrix`) when it would not.
+    fn check(&self, per_draw: u64, draws: usize, kept: bool) -> Result<(), SetupError> {
         let Some(budget) = self.budget else {
             return Ok(());
         };
-        let held = self
-            .held
-            .saturating_add(per_draw.saturating_mul(draws as u64));
+        let held = self.held.saturating_add(Self::count(per_draw, draws, kept));
         let key = if draws > 1 { "draws" } else { "matrix" };
         budget.check_connections(held).map_err(|e| {
             let draws = if draws > 1 {
@@ -427,10 +431,15 @@ impl PoolMemory<'_> {
             } else {
                 String::new()
             };
+            let kept = if kept {
+                ", and its pairs kept for later rounds"
+            } else {
+                ""
+            };
             e.within(key).with_hint(format!(
-                "the class's matrix needs room for {per_draw} connections{draws}: fewer hosts \
-                 (`hosts`), fewer draws, a smaller topology, fewer runs at once (--jobs), or \
-                 set {MEMORY_LIMIT_ENV} if more memory is free"
+                "the class's matrix needs room for {per_draw} connections{draws}{kept}: fewer \
+                 hosts (`hosts`), fewer draws, a smaller topology, fewer runs at once (--jobs), \
+                 or set {MEMORY_LIMIT_ENV} if more memory is free"
             ))
         })
     }
@@ -452,16 +461,19 @@ enum MatrixSource {
 impl MatrixSource {
     /// Resolves `key` on `topology` (whose hosts `layout` describes), reading a pairs file from
     /// `base_dir`, and takes its connections out of `memory`; errors name the key within the
-    /// class.
+    /// class. With `rounds` (a class with matrix rounds, which keeps its source for the run) a
+    /// fixed matrix's pairs are taken once more: they stay while each round's are drawn.
     fn new(
         key: &MatrixKey,
         topology: &Topology,
         layout: &HostLayout,
         base_dir: &Path,
         memory: &mut PoolMemory<'_>,
+        rounds: bool,
     ) -> Result<MatrixSource, SetupError> {
-        let source = MatrixSource::resolve(key, topology, layout, base_dir, memory)?;
-        memory.take(source.connections(), key.draws)?;
+        let source = MatrixSource::resolve(key, topology, layout, base_dir, memory, rounds)?;
+        let kept = rounds && matches!(source, MatrixSource::Fixed(_));
+        memory.take(source.connections(), key.draws, kept)?;
         Ok(source)
     }
 
@@ -488,6 +500,7 @@ impl MatrixSource {
         layout: &HostLayout,
         base_dir: &Path,
         memory: &PoolMemory<'_>,
+        rounds: bool,
     ) -> Result<MatrixSource, SetupError> {
         let n = layout.num_hosts();
         let hosts: Vec<usize> = match &key.hosts {
@@ -524,7 +537,7 @@ impl MatrixSource {
                     ));
                 }
                 // Counted first: the pairs are listed only when they fit.
-                memory.check(tally.pairs, key.draws)?;
+                memory.check(tally.pairs, key.draws, rounds)?;
                 let mut list = Vec::with_capacity(usize::try_from(tally.pairs).unwrap_or(0));
                 pairs.for_each(|src, dst| {
                     list.push(Connection {
@@ -554,12 +567,22 @@ impl MatrixSource {
     }
 
     /// `draws` independent draws of the matrix, one after the other, their connections in
-    /// that order (a fixed matrix repeated).
+    /// that order (a fixed matrix repeated). One draw is returned as drawn; several are
+    /// gathered in a list sized for them at once, rather than one grown by doubling (a grown
+    /// list and its copy are up to three times the connections).
     fn draw_times(&self, rng: &mut SimRng, draws: usize) -> Result<Vec<Connection>, String> {
-        let mut out = Vec::new();
-        for _ in 0..draws {
-            out.extend(self.draw(rng)?);
+        if draws == 1 {
+            return self.draw(rng);
         }
+        let most = self.connections().saturating_mul(draws as u64);
+        let mut out = Vec::with_capacity(usize::try_from(most).unwrap_or(0));
+        for _ in 0..draws {
+            match self {
+                MatrixSource::Fixed(pairs) => out.extend_from_slice(pairs),
+                MatrixSource::Drawn { .. } => out.extend(self.draw(rng)?),
+            }
+        }
+        out.shrink_to_fit();
         Ok(out)
     }
 
