@@ -42,9 +42,23 @@ pub const BYTES_PER_FLOW: u64 = 1024;
 /// trace.csv row (64 B + about 60 B), held until the run ends.
 pub const BYTES_PER_TRACE_EVENT: u64 = 128;
 
-/// Bytes per connection of a traffic matrix ([`htsim_workload::Connection`]): a run's matrices
-/// are drawn before its flows are counted, so their size is checked first, by this.
-pub const BYTES_PER_CONNECTION: u64 = std::mem::size_of::<htsim_workload::Connection>() as u64;
+/// Bytes per connection of a traffic matrix at set-up's peak: a run's matrices are drawn
+/// before its flows are counted, so their size is checked first, by this.
+///
+/// A [`htsim_workload::Connection`] is 16 B ([`CONNECTION_SIZE`]), held in the matrix's pool.
+/// Drawing it several times holds the source with the draws (16 B / `draws` more, at most
+/// 8 B), dropped before the split. Splitting the pool among classes (`senders`) turns the sample into one bit per connection (1/8 B) after
+/// holding its indices (4 B per connection at most, `rand::seq::index::sample`), and copies
+/// the smaller part (at most half, 8 B) while compacting the other in the pool: 16 + 8 + 1/8 =
+/// 24.125 B, measured at 24.4 B with the neighbours search's per-host lists (a FatTree k = 24
+/// matrix of 456 192 connections split in half: tests/matrix_memory.rs). Rounded up to 25 B.
+/// A class with matrix rounds keeps a fixed matrix's pairs for the run, and is charged for
+/// them as for one more draw. Per-host working memory (the hosts of a drawn matrix, the
+/// search's lists) is covered by the network's [`BYTES_PER_LINK`].
+pub const BYTES_PER_CONNECTION: u64 = 25;
+
+/// Bytes of one [`htsim_workload::Connection`] held in a pool.
+pub const CONNECTION_SIZE: u64 = std::mem::size_of::<htsim_workload::Connection>() as u64;
 
 /// The environment variable that sets the memory available to htsim (a size such as
 /// `"512MiB"` or `"8GB"`), instead of what the machine reports.
@@ -305,6 +319,13 @@ mod tests {
             "{e}"
         );
         assert_eq!(mib(3 << 30), "3.0 GiB");
+    }
+
+    #[test]
+    fn the_per_connection_cost_covers_a_pool_and_its_split() {
+        // The pool, half of it copied out, and a bit per connection (see BYTES_PER_CONNECTION).
+        let peak = CONNECTION_SIZE as f64 * 1.5 + 0.125;
+        assert!(peak <= BYTES_PER_CONNECTION as f64, "{peak}");
     }
 
     #[test]

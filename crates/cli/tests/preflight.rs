@@ -386,7 +386,7 @@ fn traffic_matrices_larger_than_memory_are_refused_before_they_are_drawn() {
         "1",
         &[
             "s.toml:8:10: `flows.n.matrix`",
-            "(3998000 connections in its traffic matrices, 16 B each)",
+            "(3998000 connections in its traffic matrices, 25 B each)",
         ],
     );
     // 1000 draws of a permutation of 1000 hosts: a pool of 1 M connections (16 MB) for a
@@ -400,7 +400,7 @@ fn traffic_matrices_larger_than_memory_are_refused_before_they_are_drawn() {
         "1",
         &[
             "s.toml:8:9: `flows.p.draws`",
-            "(1000000 connections in its traffic matrices, 16 B each)",
+            "(1000000 connections in its traffic matrices, 25 B each)",
             "1000 connections x 1000 draws",
         ],
     );
