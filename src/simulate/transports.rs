@@ -140,6 +140,12 @@ fn class_hosts(hosts: &[u32], classes: &[u32]) -> Vec<ClassHosts> {
     drawn
 }
 
+/// Whether each host is a path class of its own (`classes` numbers them from 0 in order of
+/// first appearance).
+fn class_per_host(classes: &[u32]) -> bool {
+    classes.iter().max().map_or(0, |&c| c as usize + 1) == classes.len()
+}
+
 /// One (source, destination) pair of `pairs` per pair of path classes, grouped by
 /// destination (on a BCube with shortest paths, one per path count and locality); computed
 /// when first asked for.
@@ -152,6 +158,25 @@ fn representatives<'a>(
         let n = classes.len() as u64;
         let mut seen = HashSet::new();
         let (known, drawn): (Vec<(u32, u32)>, Vec<ClassHosts>) = match pairs {
+            ClassPairs::Known(list) if class_per_host(&classes) => {
+                // Every pair of classes is a pair of hosts (a BCube with shortest paths): a set
+                // of them would hold up to every pair of the list (28 B each, beside the 16 B of
+                // the pair). The check depends on a pair's reach only, so of each reach the pair
+                // it would meet first in the order below (by destination, then in list order)
+                // is enough: it fails at the same pair.
+                let mut first: HashMap<Reach, (u32, usize, u32)> = HashMap::new();
+                for (i, c) in list.iter().enumerate() {
+                    let (s, d) = (c.src as u32, c.dst as u32);
+                    let at = first.entry(reach(topology, s, d)).or_insert((d, i, s));
+                    if d < at.0 {
+                        *at = (d, i, s);
+                    }
+                }
+                let mut known: Vec<(u32, usize, u32)> = first.into_values().collect();
+                known.sort_unstable();
+                let known = known.into_iter().map(|(d, _, s)| (s, d)).collect();
+                (known, Vec::new())
+            }
             ClassPairs::Known(list) => {
                 let mut known: Vec<(u32, u32)> = list
                     .iter()
@@ -195,4 +220,86 @@ fn representatives<'a>(
                 rack_local || topology.locality(HostId(s), HostId(d)) != TopoLocality::SameTor
             })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pair a check would fail at: the first of `pairs` in the check's order whose reach
+    /// fails `ok`.
+    fn first_failing(
+        pairs: impl Iterator<Item = (u32, u32)>,
+        topology: &Topology,
+        ok: impl Fn(Reach) -> bool,
+    ) -> Option<(u32, u32)> {
+        pairs.into_iter().find(|&(s, d)| !ok(reach(topology, s, d)))
+    }
+
+    #[test]
+    fn known_pairs_of_a_class_per_host_fail_at_the_pair_every_pair_would() {
+        let text = r#"
+[run]
+duration = "1ms"
+[topology]
+kind = "bcube"
+n = 4
+k = 2
+link_rate = "1Gbps"
+[routing]
+mode = "shortest"
+[[flows]]
+name = "n"
+size = "1KB"
+transport = { kind = "tcp" }
+"#;
+        let loaded = crate::scenario::load_str(
+            "b.toml",
+            text,
+            std::path::Path::new("."),
+            &crate::scenario::LoadOptions::default(),
+        )
+        .unwrap();
+        let mut world = htsim_core::world::World::new(1);
+        let topology =
+            super::super::network::build(&mut world, &loaded.points[0].scenario).unwrap();
+        let classes = topology.path_classes();
+        assert!(class_per_host(&classes));
+        let n = classes.len() as u32;
+        // Every ordered pair, in a scrambled order, some twice.
+        let mut list: Vec<Connection> = (0..n * n)
+            .map(|x| (x * 37 + 11) % (n * n))
+            .map(|x| (x / n, x % n))
+            .chain([(5, 1), (1, 5)])
+            .filter(|&(s, d)| s != d)
+            .map(|(s, d)| Connection {
+                src: s as usize,
+                dst: d as usize,
+            })
+            .collect();
+        list.rotate_left(7);
+        // Every pair by destination, then in list order: what a set of pairs per class gave.
+        let mut all: Vec<(u32, u32)> = list.iter().map(|c| (c.src as u32, c.dst as u32)).collect();
+        all.sort_by_key(|&(_, d)| d);
+        let checks: [Box<dyn Fn(Reach) -> bool>; 4] = [
+            Box::new(|r| r.paths >= 2),
+            Box::new(|r| r.paths >= 3),
+            Box::new(|r| r.locality != Locality::SameTor),
+            Box::new(|_| true),
+        ];
+        for ok in &checks {
+            let got = first_failing(
+                representatives(ClassPairs::Known(&list), &topology),
+                &topology,
+                ok,
+            );
+            let want = first_failing(all.iter().copied(), &topology, ok);
+            assert_eq!(got, want);
+        }
+        // One pair per reach.
+        let reps: Vec<(u32, u32)> = representatives(ClassPairs::Known(&list), &topology).collect();
+        let reaches: HashSet<Reach> = reps.iter().map(|&(s, d)| reach(&topology, s, d)).collect();
+        assert_eq!(reps.len(), reaches.len());
+        assert!(reps.len() >= 3, "{reps:?}");
+    }
 }
