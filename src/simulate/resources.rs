@@ -46,15 +46,16 @@ pub const BYTES_PER_TRACE_EVENT: u64 = 128;
 /// before its flows are counted, so their size is checked first, by this.
 ///
 /// A [`htsim_workload::Connection`] is 16 B ([`CONNECTION_SIZE`]), held in the matrix's pool.
-/// Drawing it several times holds the source with the draws (16 B / `draws` more, at most
-/// 8 B), dropped before the split. Splitting the pool among classes (`senders`) turns the sample into one bit per connection (1/8 B) after
-/// holding its indices (4 B per connection at most, `rand::seq::index::sample`), and copies
-/// the smaller part (at most half, 8 B) while compacting the other in the pool: 16 + 8 + 1/8 =
-/// 24.125 B, measured at 24.4 B with the neighbours search's per-host lists (a FatTree k = 24
-/// matrix of 456 192 connections split in half: tests/matrix_memory.rs). Rounded up to 25 B.
-/// A class with matrix rounds keeps a fixed matrix's pairs for the run, and is charged for
-/// them as for one more draw. Per-host working memory (the hosts of a drawn matrix, the
-/// search's lists) is covered by the network's [`BYTES_PER_LINK`].
+/// Drawing it several times holds the source beside the draws (16 B / `draws` more, at most
+/// 8 B), dropped before the split. Splitting the pool among classes (`senders`) holds the
+/// sample's indices (4 B per connection at most, `rand::seq::index::sample`), turns them into
+/// a bit per connection (1/8 B), then copies the smaller part out (at most half, 8 B) while
+/// compacting the other within the pool: 16 + 8 + 1/8 = 24.125 B, measured at 24.4 B with the
+/// neighbours search's lists (a FatTree k = 24 matrix of 456 192 connections split in half,
+/// tests/matrix_memory.rs); rounded up to 25 B. A class with matrix rounds keeps a fixed
+/// matrix's pairs for the run, and is charged for them as for one more draw. Per-host working
+/// memory (a drawn matrix's hosts, the search's lists, the path classes of the pinned-path
+/// check: a few hundred bytes a host) is within the network's [`BYTES_PER_LINK`].
 pub const BYTES_PER_CONNECTION: u64 = 25;
 
 /// Bytes of one [`htsim_workload::Connection`] held in a pool.
