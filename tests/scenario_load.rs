@@ -794,8 +794,14 @@ fn first_fit_reads_back_and_bad_settings_are_errors_at_their_key() {
     );
     let e = bad(&routing("mode = \"spray\"\nfirst_fit = \"1s\""));
     check(&e, 28, "routing.first_fit", "needs `mode = \"ecmp\"`");
-    let e = bad(&routing("first_fit_threshold = \"5%\""));
-    check(&e, 27, "routing.first_fit_threshold", "which is off");
+    // A threshold without the scheduler is checked, then ignored (a sweep may pair it with
+    // "off" points).
+    assert_eq!(
+        ok(&routing("first_fit_threshold = \"5%\"")).scenario,
+        ok(BASE).scenario
+    );
+    let e = bad(&routing("first_fit_threshold = \"150%\""));
+    check(&e, 27, "routing.first_fit_threshold", "over 100%");
     let e = bad(&routing(
         "first_fit = \"1s\"\nfirst_fit_threshold = \"120%\"",
     ));

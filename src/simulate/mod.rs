@@ -9,6 +9,8 @@
 //! - [`outputs`]: flows.csv and links.csv rendered from those results, and trace.csv;
 //! - [`timeseries`]: timeseries.csv (`[output] timeseries`), sampled while the world runs;
 //!   trace.csv (`[output] trace`) is the run's [`TraceLog`], filled by the traced connections;
+//! - `first_fit`: the central First Fit scheduler (`[routing] first_fit`), which moves flows
+//!   between events at its scan times;
 //! - [`resources`]: a run's memory estimate and the machine's budget;
 //! - [`setup_error`]: why a run cannot be set up, with the key (and file line) at fault;
 //! - [`preflight`]: [`setup`] for every sweep point before the first run (`htsim validate`).
@@ -42,7 +44,7 @@
 //! partition/aggregate job classes (`jobs = { ... }`) alike; each flow of a job carries the
 //! job's id into the metrics (job completion time, [`crate::report::metrics`]).
 
-pub mod first_fit;
+mod first_fit;
 pub mod generator;
 pub mod network;
 pub mod outputs;

@@ -34,8 +34,8 @@ pub(super) fn routing(cx: &Cx, node: &Node) -> Result<RoutingConfig> {
     Ok(RoutingConfig { mode, first_fit })
 }
 
-/// `first_fit` (`"off"` or a scan interval above 0) and `first_fit_threshold` (a share, only
-/// with a scan interval).
+/// `first_fit` (`"off"` or a scan interval above 0) and `first_fit_threshold` (a share,
+/// ignored while `first_fit` is off).
 fn first_fit(t: &Tab, mode: RoutingMode) -> Result<Option<FirstFitConfig>> {
     let threshold_node = t.get("first_fit_threshold");
     let interval = match t.get("first_fit") {
@@ -65,23 +65,12 @@ fn first_fit(t: &Tab, mode: RoutingMode) -> Result<Option<FirstFitConfig>> {
                     )
                     .with_hint("set `routing.mode = \"ecmp\"` or `first_fit = \"off\"`"));
             }
-            Some((interval, n))
+            Some(interval)
         }
         None => None,
     };
-    let Some((interval, _)) = interval else {
-        if let Some(n) = threshold_node {
-            return Err(t
-                .cx
-                .err(
-                    &n.origin,
-                    &t.key("first_fit_threshold"),
-                    "`first_fit_threshold` applies to the First Fit scheduler, which is off",
-                )
-                .with_hint("turn it on with `first_fit = \"100ms\"` (its scan interval)"));
-        }
-        return Ok(None);
-    };
+    // The threshold is read (and checked) even while the scheduler is off, and then ignored:
+    // a sweep may pair `first_fit = "off"` with points that turn it on.
     let (threshold, threshold_text) = match threshold_node {
         Some(n) => (
             share(t.cx, n, &t.key("first_fit_threshold"))?,
@@ -92,6 +81,9 @@ fn first_fit(t: &Tab, mode: RoutingMode) -> Result<Option<FirstFitConfig>> {
                 .expect("the default threshold is a share"),
             DEFAULT_FIRST_FIT_THRESHOLD.to_string(),
         ),
+    };
+    let Some(interval) = interval else {
+        return Ok(None);
     };
     Ok(Some(FirstFitConfig {
         interval,
