@@ -807,3 +807,50 @@ fn first_fit_reads_back_and_bad_settings_are_errors_at_their_key() {
     ));
     check(&e, 28, "routing.first_fit_threshold", "over 100%");
 }
+
+#[test]
+fn an_output_layer_name_gets_a_hint_to_the_scenario_name() {
+    // VL2's intermediate switches are `int` in summary.csv and `core` in a scenario; BCube's
+    // switch levels `level<l>` are one scenario layer, `switch`.
+    let vl2 = r#"
+[run]
+duration = "1ms"
+[topology]
+kind = "vl2"
+[topology.layers.int]
+link_rate = "1Gbps"
+[[flows]]
+name = "n"
+size = "1KB"
+transport = { kind = "tcp" }
+"#;
+    let e = bad(vl2);
+    check(&e, 6, "topology.layers.int", "unknown key `int`");
+    assert!(
+        e.hint
+            .as_deref()
+            .unwrap()
+            .contains("is `core` in a scenario"),
+        "{e}"
+    );
+    let e = bad(&vl2.replace("[topology.layers.int]", "[queue.layers.int]"));
+    assert!(
+        e.hint
+            .as_deref()
+            .unwrap()
+            .contains("is `core` in a scenario"),
+        "{e}"
+    );
+    let bcube = vl2
+        .replace("kind = \"vl2\"", "kind = \"bcube\"")
+        .replace("layers.int", "layers.level1");
+    let e = bad(&bcube);
+    check(&e, 6, "topology.layers.level1", "unknown key `level1`");
+    assert!(
+        e.hint.as_deref().unwrap().contains("part of `switch`"),
+        "{e}"
+    );
+    // Other unknown names keep the spelling suggestion.
+    let e = bad(&vl2.replace("layers.int", "layers.cor"));
+    assert_eq!(e.hint.as_deref(), Some("did you mean `core`?"));
+}

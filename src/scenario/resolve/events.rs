@@ -63,7 +63,10 @@ pub(super) fn events(cx: &Cx, node: &Node, run: &RunConfig, layers: &[&str]) -> 
                             quoted_list(layers)
                         ),
                     )
-                    .with_hint_opt(did_you_mean(&layer, layers.iter().copied())));
+                    .with_hint_opt(
+                        super::topology::output_layer_hint(&layer, layers)
+                            .or_else(|| did_you_mean(&layer, layers.iter().copied())),
+                    ));
             }
             let switches = match wt.get("switches") {
                 Some(s) => {

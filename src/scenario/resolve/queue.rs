@@ -83,7 +83,7 @@ pub(super) fn queue(cx: &Cx, node: &Node, layers: &[&str]) -> Result<QueueConfig
         } else {
             layers.to_vec()
         };
-        let lt = Tab::open(cx, ln, "queue.layers", &names)?;
+        let lt = super::topology::open_layers(cx, ln, "queue.layers", &names)?;
         for e in &lt.table.entries {
             let path = lt.key(&e.key);
             let o = Tab::open(cx, &e.value, &path, &["kind", "capacity", "mark_threshold"])?;
