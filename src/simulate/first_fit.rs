@@ -97,19 +97,25 @@ impl FirstFit {
         for f in new {
             self.watch(world, f);
         }
+        // Each flow's bytes acknowledged now, `None` once it stopped; read once per scan
+        // (moving a sender does not change them).
         let now = world.now();
-        let acked = |world: &World, sender: EndpointId| {
-            world
-                .endpoint(sender)
-                .and_then(|e| e.flow_record(now))
-                .map(|r| r.bytes_acked)
-        };
+        let acked: Vec<Option<u64>> = self
+            .flows
+            .iter()
+            .map(|f| {
+                world
+                    .endpoint(f.sender)
+                    .and_then(|e| e.flow_record(now))
+                    .map(|r| r.bytes_acked)
+            })
+            .collect();
         // Give back the places of flows that slowed down or stopped.
-        for i in 0..self.flows.len() {
+        for (i, bytes) in acked.iter().enumerate() {
             let f = &self.flows[i];
             let Some(route) = f.placed else { continue };
-            let slow = match acked(world, f.sender) {
-                Some(bytes) => (bytes.saturating_sub(f.counter) as f64) < f.threshold_bytes,
+            let slow = match bytes {
+                Some(b) => (b.saturating_sub(f.counter) as f64) < f.threshold_bytes,
                 None => true,
             };
             if slow {
@@ -118,10 +124,8 @@ impl FirstFit {
             }
         }
         // Place the flows that moved more than the threshold.
-        for i in 0..self.flows.len() {
-            let Some(bytes) = acked(world, self.flows[i].sender) else {
-                continue;
-            };
+        for (i, bytes) in acked.iter().enumerate() {
+            let Some(bytes) = *bytes else { continue };
             let f = &mut self.flows[i];
             let moved = bytes.saturating_sub(f.counter);
             f.counter = bytes;
@@ -141,12 +145,9 @@ impl FirstFit {
             }
         }
         // Forget flows that stopped and hold no place.
-        self.flows.retain(|f| {
-            f.placed.is_some()
-                || world
-                    .endpoint(f.sender)
-                    .is_some_and(|e| e.flow_record(now).is_some())
-        });
+        let mut open = acked.iter().map(Option::is_some);
+        self.flows
+            .retain(|f| open.next().unwrap_or(false) || f.placed.is_some());
         self.next = self.next.saturating_add(self.interval);
     }
 
