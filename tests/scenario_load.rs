@@ -850,7 +850,10 @@ transport = { kind = "tcp" }
         e.hint.as_deref().unwrap().contains("part of `switch`"),
         "{e}"
     );
-    // Other unknown names keep the spelling suggestion.
+    // Other unknown names keep the spelling suggestion, and so does `int` on a FatTree,
+    // whose outputs have no such layer.
     let e = bad(&vl2.replace("layers.int", "layers.cor"));
     assert_eq!(e.hint.as_deref(), Some("did you mean `core`?"));
+    let e = bad(&vl2.replace("kind = \"vl2\"", "kind = \"fattree\""));
+    assert!(!e.hint.as_deref().unwrap_or("").contains("VL2"), "{e}");
 }

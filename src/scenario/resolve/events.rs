@@ -8,7 +8,13 @@ use crate::scenario::schema::*;
 use crate::scenario::suggest::did_you_mean;
 use crate::scenario::tree::{Node, Value};
 
-pub(super) fn events(cx: &Cx, node: &Node, run: &RunConfig, layers: &[&str]) -> Result<Vec<Event>> {
+pub(super) fn events(
+    cx: &Cx,
+    node: &Node,
+    run: &RunConfig,
+    kind: &str,
+    layers: &[&str],
+) -> Result<Vec<Event>> {
     let Value::Array(items) = &node.value else {
         return Err(cx.type_err(node, "events", "an array of tables (`[[events]]`)"));
     };
@@ -64,7 +70,7 @@ pub(super) fn events(cx: &Cx, node: &Node, run: &RunConfig, layers: &[&str]) -> 
                         ),
                     )
                     .with_hint_opt(
-                        super::topology::output_layer_hint(&layer, layers)
+                        super::topology::output_layer_hint(kind, &layer)
                             .or_else(|| did_you_mean(&layer, layers.iter().copied())),
                     ));
             }

@@ -138,13 +138,18 @@ pub fn scenario(cx: &Cx, root: &Node) -> Result<Scenario> {
     )?;
     let layers = params::topology(&topology.kind).map_or(&[][..], |k| k.layers);
     let default_table = Node::new(Value::Table(Table::default()), root.origin.clone());
-    let queue = queue(cx, top.get("queue").unwrap_or(&default_table), layers)?;
+    let queue = queue(
+        cx,
+        top.get("queue").unwrap_or(&default_table),
+        &topology.kind,
+        layers,
+    )?;
     let routing = routing(cx, top.get("routing").unwrap_or(&default_table))?;
     let transports = transports(cx, top.get("transports").unwrap_or(&default_table))?;
     let flows_node = top.required("flows", "at least one `[[flows]]` class")?;
     let flows = flows(cx, flows_node, &transports, &run, &topology)?;
     let events = match top.get("events") {
-        Some(n) => events(cx, n, &run, layers)?,
+        Some(n) => events(cx, n, &run, &topology.kind, layers)?,
         None => Vec::new(),
     };
     let output = output(

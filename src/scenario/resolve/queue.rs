@@ -65,7 +65,8 @@ pub(super) fn queue_settings(
     })
 }
 
-pub(super) fn queue(cx: &Cx, node: &Node, layers: &[&str]) -> Result<QueueConfig> {
+/// `[queue]` of a topology of kind `kind`, whose layers are `layers` (any name when empty).
+pub(super) fn queue(cx: &Cx, node: &Node, kind: &str, layers: &[&str]) -> Result<QueueConfig> {
     let t = Tab::open(
         cx,
         node,
@@ -83,7 +84,7 @@ pub(super) fn queue(cx: &Cx, node: &Node, layers: &[&str]) -> Result<QueueConfig
         } else {
             layers.to_vec()
         };
-        let lt = super::topology::open_layers(cx, ln, "queue.layers", &names)?;
+        let lt = super::topology::open_layers(cx, ln, "queue.layers", kind, &names)?;
         for e in &lt.table.entries {
             let path = lt.key(&e.key);
             let o = Tab::open(cx, &e.value, &path, &["kind", "capacity", "mark_threshold"])?;

@@ -48,7 +48,7 @@ pub(super) fn topology(cx: &Cx, node: &Node) -> Result<TopologyConfig> {
     }
     let mut layers = Vec::new();
     if let Some(ln) = t.get("layers") {
-        let lt = open_layers(cx, ln, "topology.layers", &layer_names(topo, ln))?;
+        let lt = open_layers(cx, ln, "topology.layers", kind.name, &layer_names(topo, ln))?;
         for e in &lt.table.entries {
             let path = lt.key(&e.key);
             let o = Tab::open(cx, &e.value, &path, &["link_rate", "link_delay"])?;
@@ -74,12 +74,14 @@ pub(super) fn topology(cx: &Cx, node: &Node) -> Result<TopologyConfig> {
     })
 }
 
-/// Opens a `layers` table whose keys must be among `allowed`; a key the outputs use for a
-/// layer that scenarios spell otherwise gets a hint naming the scenario's spelling.
+/// Opens a `layers` table of a topology of kind `kind` whose keys must be among `allowed`; a
+/// key the outputs use for a layer that scenarios spell otherwise gets a hint naming the
+/// scenario's spelling.
 pub(super) fn open_layers<'a>(
     cx: &'a Cx<'a>,
     node: &'a Node,
     path: &str,
+    kind: &str,
     allowed: &[&str],
 ) -> Result<Tab<'a>> {
     Tab::open(cx, node, path, allowed).map_err(|e| {
@@ -90,7 +92,7 @@ pub(super) fn open_layers<'a>(
             .entries
             .iter()
             .filter(|x| !allowed.contains(&x.key.as_str()))
-            .find_map(|x| output_layer_hint(&x.key, allowed));
+            .find_map(|x| output_layer_hint(kind, &x.key));
         match hint {
             Some(h) => e.with_hint(h),
             None => e,
@@ -98,19 +100,18 @@ pub(super) fn open_layers<'a>(
     })
 }
 
-/// A hint for `name`, a layer name of the outputs (summary.csv's `layer:` classes) that
-/// scenarios spell otherwise, when the scenario's spelling is among `allowed`: VL2's
-/// intermediate switches are `int` in the outputs and `core` in a scenario; BCube's switch
-/// levels `level<l>` are one layer, `switch`.
-pub(super) fn output_layer_hint(name: &str, allowed: &[&str]) -> Option<String> {
+/// A hint for `name`, a layer name of a `kind` topology's outputs (summary.csv's `layer:`
+/// classes) that scenarios spell otherwise: VL2's intermediate switches are `int` in the
+/// outputs and `core` in a scenario; BCube's switch levels `level<l>` are one layer, `switch`.
+pub(super) fn output_layer_hint(kind: &str, name: &str) -> Option<String> {
     let level = name
         .strip_prefix("level")
         .is_some_and(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_digit()));
-    if name == "int" && allowed.contains(&"core") {
+    if kind == "vl2" && name == "int" {
         Some(
             "the outputs' layer `int` (VL2's intermediate switches) is `core` in a scenario".into(),
         )
-    } else if level && allowed.contains(&"switch") {
+    } else if kind == "bcube" && level {
         Some(format!(
             "the outputs' layer `{name}` (a BCube switch level) is part of `switch` in a \
              scenario (every level at once)"
