@@ -10,6 +10,7 @@
 //! - [`endpoint`], [`timer`]: the object-safe [`Endpoint`](endpoint::Endpoint) trait transports
 //!   implement, its [`Ctx`](endpoint::Ctx), and lazily cancelled timers.
 //! - [`world`]: the [`World`](world::World) owning everything in typed arenas, and the event loop.
+//! - [`crossing`]: per-flow counts of the data packets that arrive at chosen links.
 //! - [`rng`]: named, independent random streams from one seed.
 //! - [`flow`]: the per-flow result record; [`source`]: constant-rate and fixed-window sources
 //!   and a sink that exercise the engine without a transport.
@@ -20,6 +21,7 @@
 //! See docs/model.md 15 for the design and `README.md` for figures.
 
 mod blocks;
+pub mod crossing;
 pub mod endpoint;
 pub mod event_queue;
 pub mod flow;

@@ -29,7 +29,9 @@
 //!   losses and recover (or not) by themselves.
 //! - `Up`: the link carries packets again from that instant.
 
-use crate::packet::{PacketId, PacketPool};
+use crate::crossing::Crossings;
+use crate::ids::LinkId;
+use crate::packet::{PacketId, PacketKind, PacketPool};
 use crate::prefetch::prefetch;
 use crate::queue::{Admission, Occupancy, Queue, QueueCounters, Transit};
 use crate::time::{Rate, SimTime};
@@ -68,6 +70,11 @@ pub(crate) struct OnWire {
 /// Where the packets on every link are stored (see [`crate::wires`]).
 pub(crate) type WireStore = Wires<OnWire>;
 
+/// [`Link`] flag: the link is down (drops every arrival).
+const DOWN: u8 = 1;
+/// [`Link`] flag: the link is watched ([`crate::crossing`]).
+const WATCHED: u8 = 2;
+
 /// What became of a packet offered to a link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Offer {
@@ -104,7 +111,9 @@ pub struct Link {
     busy_until: SimTime,
     /// Incremented when the link goes down, so events scheduled before are recognised as stale.
     pub(crate) epoch: u32,
-    up: bool,
+    /// [`DOWN`] and [`WATCHED`]: an offer to a link with neither takes the common path, one
+    /// test for both.
+    flags: u8,
     /// Serialisation time of one byte when it is a whole number of picoseconds (every rate that
     /// divides 8 Tb/s exactly: 100 Mb/s, 1, 10, 40, 100 Gb/s ...), to avoid a 128-bit division.
     ps_per_byte: Option<NonZeroU64>,
@@ -125,7 +134,7 @@ impl Link {
             waiting_bytes: 0,
             busy_until: SimTime::ZERO,
             epoch: 0,
-            up: true,
+            flags: 0,
             ps_per_byte: exact_ps_per_byte(rate),
             delay,
             queue,
@@ -145,7 +154,17 @@ impl Link {
 
     /// Whether the link is up.
     pub fn is_up(&self) -> bool {
-        self.up
+        self.flags & DOWN == 0
+    }
+
+    /// Starts (or stops) counting, per flow, the data packets offered to this link
+    /// ([`crate::crossing`]).
+    pub(crate) fn set_watched(&mut self, watched: bool) {
+        if watched {
+            self.flags |= WATCHED;
+        } else {
+            self.flags &= !WATCHED;
+        }
     }
 
     /// Packets on the link at `now`: waiting, in service or propagating.
@@ -252,19 +271,61 @@ impl Link {
     }
 
     /// Offers a packet arriving at `now`: the discipline admits, marks or drops it, and an
-    /// accepted packet is given its service and landing instants.
+    /// accepted packet is given its service and landing instants. A link that is down drops
+    /// it; a watched one counts it in `crossings` as link `id`'s.
     #[inline(always)]
     pub(crate) fn offer(
         &mut self,
         t: Transit,
         wires: &mut WireStore,
         pool: &mut PacketPool,
+        crossings: &mut Crossings,
+        id: LinkId,
         now: SimTime,
     ) -> Offer {
-        if !self.up {
-            self.queue.count_drop(t.size as u64);
-            return Offer::Dropped;
+        if self.flags != 0 {
+            return self.offer_down_or_watched(t, wires, pool, crossings, id, now);
         }
+        self.admit(t, wires, pool, now)
+    }
+
+    /// [`Link::offer`] to a link that is down or watched: kept out of the per-hop path.
+    #[cold]
+    #[inline(never)]
+    fn offer_down_or_watched(
+        &mut self,
+        t: Transit,
+        wires: &mut WireStore,
+        pool: &mut PacketPool,
+        crossings: &mut Crossings,
+        id: LinkId,
+        now: SimTime,
+    ) -> Offer {
+        let offer = if self.is_up() {
+            self.admit(t, wires, pool, now)
+        } else {
+            self.queue.count_drop(t.size as u64);
+            Offer::Dropped
+        };
+        if self.flags & WATCHED != 0 {
+            let packet = pool.get(t.id);
+            if packet.kind == PacketKind::Data {
+                let dropped = offer == Offer::Dropped;
+                crossings.count(id, packet.flow, t.size as u64, dropped);
+            }
+        }
+        offer
+    }
+
+    /// [`Link::offer`] to a link that is up.
+    #[inline(always)]
+    fn admit(
+        &mut self,
+        t: Transit,
+        wires: &mut WireStore,
+        pool: &mut PacketPool,
+        now: SimTime,
+    ) -> Offer {
         self.settle(wires, now);
         let occupancy = Occupancy {
             packets: self.waiting_packets as u64,
@@ -346,7 +407,7 @@ impl Link {
     /// Takes the link down at `now`; returns every packet on it (waiting, in service,
     /// propagating). Serialisation that had not ended never happened, in the counters.
     pub(crate) fn go_down(&mut self, wires: &mut WireStore, now: SimTime) -> Vec<PacketId> {
-        self.up = false;
+        self.flags |= DOWN;
         self.epoch = self.epoch.wrapping_add(1);
         self.queue.counters = self.counters(wires, now);
         self.queue.counters.packets_lost_link_down += self.wire.len() as u64;
@@ -358,7 +419,7 @@ impl Link {
     }
 
     pub(crate) fn go_up(&mut self) {
-        self.up = true;
+        self.flags &= !DOWN;
     }
 }
 
@@ -398,7 +459,7 @@ mod tests {
             offset_of!(Link, waiting_bytes) + 8,
             offset_of!(Link, busy_until) + 8,
             offset_of!(Link, epoch) + 4,
-            offset_of!(Link, up) + 1,
+            offset_of!(Link, flags) + 1,
         ] {
             assert!(end <= 64, "{end}");
         }

@@ -14,6 +14,7 @@
 //! packet and then its destination endpoint) while it processes the current one; see
 //! `prefetch_upcoming`.
 
+use crate::crossing::{Crossing, Crossings};
 use crate::endpoint::{Ctx, Endpoint};
 use crate::event_queue::{EventQueue, PendingEvents};
 use crate::flow::FlowRecord;
@@ -152,6 +153,8 @@ pub struct World {
     free_slots: Vec<u32>,
     link_changes: Vec<(LinkId, LinkChange)>,
     records: Vec<FlowRecord>,
+    /// Per-flow counts at the watched links ([`crate::crossing`]).
+    crossings: Crossings,
     stats: WorldStats,
     trace: Option<u64>,
     max_links: u64,
@@ -188,6 +191,7 @@ impl World {
             free_slots: Vec::new(),
             link_changes: Vec::new(),
             records: Vec::new(),
+            crossings: Crossings::default(),
             stats: WorldStats::default(),
             trace: None,
             max_links: u64::MAX,
@@ -351,6 +355,27 @@ impl World {
         let i = self.link_changes.len() as u32;
         self.link_changes.push((link, change));
         self.schedule(at.max(self.now), Event::LinkChange(i));
+    }
+
+    /// Watches `links` from now on: every data packet offered to one of them is counted
+    /// against its flow ([`crate::crossing`]), until [`World::take_crossings`]. Links watched
+    /// before stay watched.
+    ///
+    /// # Panics
+    /// If a link is not one of this world's: a bug in the caller's code.
+    pub fn watch_links(&mut self, links: &[LinkId]) {
+        for l in links {
+            self.links[l.0 as usize].set_watched(true);
+        }
+    }
+
+    /// Stops watching every link and returns what was counted since the watch began, ordered by
+    /// link, then flow.
+    pub fn take_crossings(&mut self) -> Vec<Crossing> {
+        for link in &mut self.links {
+            link.set_watched(false);
+        }
+        self.crossings.take()
     }
 
     /// Starts folding every processed event into a hash (see [`World::trace_hash`]).
@@ -623,7 +648,14 @@ impl World {
     #[inline(always)]
     fn enqueue(&mut self, link_id: LinkId, t: Transit) {
         let link = &mut self.links[link_id.0 as usize];
-        match link.offer(t, &mut self.wires, &mut self.pool, self.now) {
+        match link.offer(
+            t,
+            &mut self.wires,
+            &mut self.pool,
+            &mut self.crossings,
+            link_id,
+            self.now,
+        ) {
             Offer::Dropped => {
                 self.stats.packets_dropped += 1;
                 self.pool.release(t.id);

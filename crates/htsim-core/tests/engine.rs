@@ -126,6 +126,106 @@ fn burst_into_droptail_drops_exactly_the_overflow() {
 }
 
 #[test]
+fn watched_links_count_each_flows_data_packets_while_watched() {
+    let mut w = World::new(1);
+    // Two flows share a slow link with a 10-packet buffer; only flow 7 also crosses `side`.
+    let fast = w.add_link(Rate::gbps(10), SimTime::ZERO, droptail(1000));
+    let side = w.add_link(Rate::gbps(10), SimTime::ZERO, droptail(1000));
+    let slow = w.add_link(Rate::mbps(100), SimTime::ZERO, droptail(10));
+    let via_fast = w.routes_mut().intern(&[fast, slow]);
+    let via_side = w.routes_mut().intern(&[side, slow]);
+    let rx = w.spawn(Box::new(Recorder::default()), SimTime::ZERO);
+    let flow = |flow: u32, route: RouteId, n: u64| -> Vec<Packet> {
+        (0..n)
+            .map(|i| Packet {
+                flow,
+                ..data(rx, route, 1500, i)
+            })
+            .collect()
+    };
+    // An ACK of flow 7 on the watched links is not counted.
+    let mut seven = flow(7, via_side, 30);
+    seven.push(Packet {
+        kind: PacketKind::Ack,
+        flow: 7,
+        ..data(rx, via_side, 40, 0)
+    });
+    w.spawn(Box::new(Burst { packets: seven }), SimTime::from_us(5));
+    w.spawn(
+        Box::new(Burst {
+            packets: flow(3, via_fast, 20),
+        }),
+        SimTime::from_us(1),
+    );
+    w.spawn(
+        Box::new(Burst {
+            packets: flow(9, via_fast, 5),
+        }),
+        SimTime::ZERO,
+    );
+    // Flow 9's packets reach `slow` every 1.2 us from 1.2 us: the watch, from 3 us, misses
+    // two of them. Flow 3's wait behind them on `fast`; flow 7's start at 5 us.
+    w.run_until(SimTime::from_us(3));
+    w.watch_links(&[slow, side]);
+    w.run();
+    let got = w.take_crossings();
+    let row = |link: LinkId, flow: u32| got.iter().find(|c| c.link == link && c.flow == flow);
+    let keys: Vec<(u32, u32)> = got.iter().map(|c| (c.link.0, c.flow)).collect();
+    assert_eq!(
+        keys,
+        vec![(side.0, 7), (slow.0, 3), (slow.0, 7), (slow.0, 9)]
+    );
+    let side7 = row(side, 7).unwrap();
+    assert_eq!(
+        (side7.packets, side7.bytes, side7.dropped),
+        (30, 30 * 1500, 0)
+    );
+    // Every data packet offered to `slow` after the watch began, accepted or dropped.
+    let count = |flow: u32| {
+        let c = row(slow, flow).unwrap();
+        assert_eq!(c.bytes, c.packets * 1500);
+        c.packets + c.dropped
+    };
+    assert_eq!((count(9), count(3), count(7)), (3, 20, 30));
+    // With the two packets before the watch and the ACK, they are the link's counters.
+    let q = w.link_counters(slow);
+    let (accepted, dropped) = got
+        .iter()
+        .filter(|c| c.link == slow)
+        .fold((0, 0), |(a, d), c| (a + c.packets, d + c.dropped));
+    assert_eq!(
+        accepted + dropped + 3,
+        q.packets_enqueued + q.packets_dropped
+    );
+    // The ACK, last of flow 7's burst, arrives at a full buffer: dropped, and not counted.
+    assert_eq!(dropped + 1, q.packets_dropped);
+    assert!(row(slow, 7).unwrap().dropped > 0 && row(slow, 3).unwrap().dropped > 0);
+    // The watch is over: nothing more is counted.
+    assert!(w.take_crossings().is_empty());
+    assert_conserved(&w);
+
+    // A watched link that is down drops every arrival, and counts the data ones.
+    let now = w.now();
+    w.watch_links(&[side]);
+    w.schedule_link_change(now, side, LinkChange::Down);
+    w.spawn(
+        Box::new(Burst {
+            packets: flow(5, via_side, 3),
+        }),
+        now + SimTime::from_us(1),
+    );
+    w.run();
+    let got = w.take_crossings();
+    assert_eq!(got.len(), 1);
+    let c = got[0];
+    assert_eq!(
+        (c.link, c.flow, c.packets, c.bytes, c.dropped),
+        (side, 5, 0, 0, 3)
+    );
+    assert_conserved(&w);
+}
+
+#[test]
 fn ecn_marks_exactly_the_arrivals_above_k() {
     let mut w = World::new(1);
     let fast = w.add_link(Rate::gbps(10), SimTime::ZERO, droptail(1000));
