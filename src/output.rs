@@ -14,6 +14,7 @@
 //!     timeseries.csv                         TIMESERIES_FILE
 //!     run.json                               RUN_FILE (what the run simulated: crate::identity)
 //!     trace.csv                              TRACE_FILE
+//!     crossings.csv                          CROSSINGS_FILE
 //!     summary.json                           RUN_SUMMARY_FILE (written last, with the CSVs'
 //!                                            sizes: the run is complete while they hold)
 //! ```
@@ -40,6 +41,8 @@ pub const TIMESERIES_FILE: &str = "timeseries.csv";
 pub const RUN_FILE: &str = "run.json";
 /// Per-flow event traces of a run, when asked for.
 pub const TRACE_FILE: &str = "trace.csv";
+/// Per-flow counts of data packets on the watched links of a run, when asked for.
+pub const CROSSINGS_FILE: &str = "crossings.csv";
 /// A run's summary; written last, listing the run's CSV files with their sizes, so its
 /// presence marks the run complete ([`read_complete_run`]).
 pub const RUN_SUMMARY_FILE: &str = "summary.json";
@@ -95,6 +98,16 @@ pub const LINKS_COLUMNS: &[&str] = &[
     "packets_marked",
     "utilisation_pct",
     "loss_rate_pct",
+];
+
+/// The columns of crossings.csv, in order (docs/outputs.md).
+pub const CROSSINGS_COLUMNS: &[&str] = &[
+    "class",
+    "flow_id",
+    "link",
+    "packets_enqueued",
+    "bytes_enqueued",
+    "packets_dropped",
 ];
 
 /// The columns that say which run a row of a per-run CSV (flows.csv, links.csv,
@@ -373,6 +386,8 @@ pub struct RunFiles {
     pub timeseries_csv: Option<Vec<u8>>,
     /// trace.csv, when asked for.
     pub trace_csv: Option<Vec<u8>>,
+    /// crossings.csv, when asked for.
+    pub crossings_csv: Option<Vec<u8>>,
     /// The run's summary, written as summary.json ([`write_run`] sets its
     /// [`RunSummary::files`]).
     pub summary: RunSummary,
@@ -396,6 +411,7 @@ pub fn write_run(dir: &Path, run_json: &[u8], files: &RunFiles) -> io::Result<()
         LINKS_FILE,
         TIMESERIES_FILE,
         TRACE_FILE,
+        CROSSINGS_FILE,
     ] {
         match fs::remove_file(dir.join(name)) {
             Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
@@ -409,6 +425,7 @@ pub fn write_run(dir: &Path, run_json: &[u8], files: &RunFiles) -> io::Result<()
         (LINKS_FILE, files.links_csv.as_deref()),
         (TIMESERIES_FILE, files.timeseries_csv.as_deref()),
         (TRACE_FILE, files.trace_csv.as_deref()),
+        (CROSSINGS_FILE, files.crossings_csv.as_deref()),
     ] {
         if let Some(bytes) = bytes {
             write_atomic(&dir.join(name), bytes)?;
@@ -477,6 +494,7 @@ mod tests {
             links_csv: None,
             timeseries_csv: None,
             trace_csv: None,
+            crossings_csv: None,
             summary: empty_summary(),
         };
         write_run(&dir, b"{}", &files).unwrap();
@@ -546,6 +564,7 @@ mod tests {
             links_csv: None,
             timeseries_csv: None,
             trace_csv: None,
+            crossings_csv: None,
             summary: empty_summary(),
         };
         write_run(&dir, b"{}", &files).unwrap();

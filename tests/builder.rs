@@ -173,6 +173,7 @@ set = { rate = "100Mbps" }
 flows = true
 links = false
 plots = true
+crossings = ["int0<->agg0", "tor1"]
 [output.timeseries]
 interval = "1ms"
 series = ["queue", "cwnd"]
@@ -268,6 +269,7 @@ flows = ["incast", 3]
             links: false,
             timeseries: None,
             trace: None,
+            crossings: vec!["int0<->agg0".into(), "tor1".into()],
             plots: false,
         })
         .plots(true)

@@ -1,5 +1,5 @@
 //! docs/outputs.md defines every value htsim writes, once: every column of flows.csv,
-//! links.csv, reference.csv, timeseries.csv and trace.csv, every field of a run's summary.json
+//! links.csv, crossings.csv, reference.csv, timeseries.csv and trace.csv, every field of a run's summary.json
 //! and run.json, every metric of summary.csv, each with the unit the code writes. The names
 //! come from the code (the column constants, the serialised records, the metric catalogue), so
 //! a column or metric added without its definition, or a definition left behind, fails here.
@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use htsim::identity::RunIdentity;
-use htsim::output::{FLOWS_COLUMNS, LINKS_COLUMNS};
+use htsim::output::{CROSSINGS_COLUMNS, FLOWS_COLUMNS, LINKS_COLUMNS};
 use htsim::report::aggregate::metric_catalogue;
 use htsim::report::reference::REFERENCE_COLUMNS;
 use htsim::report::run_summary::{ClassSummary, LayerSummary, RunCost, RunSummary, WrittenFile};
@@ -108,10 +108,15 @@ fn assert_columns_defined(section_text: &str, columns: &[&str], file: &str) {
 }
 
 #[test]
-fn every_column_of_flows_csv_and_links_csv_is_defined_once_with_its_unit() {
+fn every_column_of_flows_links_and_crossings_csv_is_defined_once_with_its_unit() {
     let doc = outputs_md();
     assert_columns_defined(section(&doc, "flows.csv"), FLOWS_COLUMNS, "flows.csv");
     assert_columns_defined(section(&doc, "links.csv"), LINKS_COLUMNS, "links.csv");
+    assert_columns_defined(
+        section(&doc, "crossings.csv"),
+        CROSSINGS_COLUMNS,
+        "crossings.csv",
+    );
 }
 
 #[test]
@@ -162,6 +167,11 @@ fn every_field_of_a_runs_summary_json_is_defined_once() {
         subflow_goodput_mbps: stats(),
         subflow_goodput_values_mbps: vec![1.0],
         jain: Some(1.0),
+        crossing_long_flows: Some(1),
+        crossing_goodput_mbps: stats(),
+        crossing_goodput_values_mbps: vec![1.0],
+        crossing_subflow_goodput_mbps: stats(),
+        crossing_subflow_goodput_values_mbps: vec![1.0],
         retransmits: stats(),
         fast_retransmits: stats(),
         timeouts: stats(),

@@ -59,6 +59,7 @@ fn fake(scenario: &Scenario, seed: u64) -> Result<RunFiles, RunError> {
         links_csv: Some(format!("link\n{subflows}\n").into_bytes()),
         timeseries_csv: None,
         trace_csv: None,
+        crossings_csv: None,
         summary: summary(seed, x),
     })
 }

@@ -8,7 +8,8 @@
 //!   fixed order of [`metric_values`]); seeds enter each statistic in ascending order;
 //! - every metric is a statistic over the point's seeds of one value per run, except the pooled
 //!   ones (`finite_goodput_pooled`, `goodput_pooled`, `goodput_paper_pooled`,
-//!   `subflow_goodput_pooled`): their
+//!   `subflow_goodput_pooled`, `crossing_goodput_pooled`, `crossing_subflow_goodput_pooled`):
+//!   their
 //!   statistics are over every completed finite flow or every long flow of every run of the
 //!   point (as the MMPTCP and XMP papers take their means over all flows of all runs), so their
 //!   `n` counts flows, and runs with more flows weigh more;
@@ -154,6 +155,35 @@ pub fn metric_values(run: &RunSummary) -> Vec<MetricValue> {
             push(always, metric, "Mbps", values);
         }
         push(always, "jain", "1", one(c.jain));
+        let watched = c.crossing_long_flows.is_some();
+        let crossing_flows = c.crossing_long_flows.unwrap_or(0);
+        push(
+            watched,
+            "crossing_long_flows",
+            "flows",
+            count(crossing_flows),
+        );
+        let crossing = goodput_metrics(
+            [
+                "crossing_goodput_mean",
+                "crossing_goodput_std",
+                "crossing_goodput_pooled",
+            ],
+            c.crossing_goodput_mbps,
+            &c.crossing_goodput_values_mbps,
+        );
+        let crossing_subflow = goodput_metrics(
+            [
+                "crossing_subflow_goodput_mean",
+                "crossing_subflow_goodput_std",
+                "crossing_subflow_goodput_pooled",
+            ],
+            c.crossing_subflow_goodput_mbps,
+            &c.crossing_subflow_goodput_values_mbps,
+        );
+        for (metric, values) in crossing.into_iter().chain(crossing_subflow) {
+            push(always, metric, "Mbps", values);
+        }
         push(
             always,
             "retransmits_mean",

@@ -11,7 +11,7 @@
 //! at the window's start and end, [`goodput_bps`]); link metrics difference counters taken at
 //! the window's start and end.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use htsim_core::flow::FlowRecord;
 use htsim_core::queue::QueueCounters;
@@ -310,6 +310,9 @@ pub struct RunInput<'a> {
     pub paper: &'a PaperUsage,
     /// The run's cost.
     pub cost: RunCost,
+    /// The flows (by id) whose data packets arrived at a watched link inside the window
+    /// (`[output] crossings`); `None` when no link is watched.
+    pub crossed: Option<&'a HashSet<u64>>,
 }
 
 /// Which run a summary belongs to.
@@ -356,6 +359,7 @@ fn class_summary(class: usize, input: &RunInput<'_>) -> ClassSummary {
     let (mut goodput, mut goodput_paper, mut subflow_goodput) =
         (Vec::new(), Vec::new(), Vec::new());
     let (mut retx, mut fast, mut rto) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut crossing_goodput, mut crossing_subflow_goodput) = (Vec::new(), Vec::new());
     for flow in measured {
         let r = &flow.record;
         let outcome = flow_outcome(flow, window);
@@ -370,6 +374,10 @@ fn class_summary(class: usize, input: &RunInput<'_>) -> ClassSummary {
             outcome.fct.is_some()
         } else if r.start.is_some() {
             goodput.extend(outcome.goodput_bps.map(|b| b / 1e6));
+            if input.crossed.is_some_and(|c| c.contains(&r.flow_id)) {
+                crossing_goodput.extend(outcome.goodput_bps.map(|b| b / 1e6));
+                crossing_subflow_goodput.extend(outcome.subflow_goodput_bps.map(|b| b / 1e6));
+            }
             goodput_paper.extend(outcome.goodput_sent_bps.map(|b| b / 1e6));
             subflow_goodput.extend(outcome.subflow_goodput_bps.map(|b| b / 1e6));
             true
@@ -406,6 +414,11 @@ fn class_summary(class: usize, input: &RunInput<'_>) -> ClassSummary {
         subflow_goodput_mbps: Summary::of(&subflow_goodput),
         subflow_goodput_values_mbps: subflow_goodput,
         jain: jain_index(&goodput),
+        crossing_long_flows: input.crossed.map(|_| crossing_goodput.len() as u64),
+        crossing_goodput_mbps: Summary::of(&crossing_goodput),
+        crossing_goodput_values_mbps: crossing_goodput,
+        crossing_subflow_goodput_mbps: Summary::of(&crossing_subflow_goodput),
+        crossing_subflow_goodput_values_mbps: crossing_subflow_goodput,
         retransmits: Summary::of(&retx),
         fast_retransmits: Summary::of(&fast),
         timeouts: Summary::of(&rto),
@@ -621,6 +634,7 @@ mod tests {
                 paper
             },
             cost: RunCost::new(10, 5, 3, 0.0),
+            crossed: None,
         };
         let s = summarize_run(base_run(), &input);
         let core = &s.layers[0];
@@ -657,6 +671,7 @@ mod tests {
             counters_end: &[],
             paper: &NO_PAPER,
             cost: RunCost::new(0, 0, 0, 1.0),
+            crossed: None,
         }
     }
 
@@ -778,6 +793,32 @@ mod tests {
         // Jain of (80, 40) = 120^2 / (2 x 8000) = 0.9.
         assert!((long.jain.unwrap() - 0.9).abs() < 1e-12);
         assert_eq!((long.finite_flows, long.fct_ms), (0, None));
+        // No watched link: no crossing metrics.
+        assert_eq!(
+            (long.crossing_long_flows, long.crossing_goodput_mbps),
+            (None, None)
+        );
+
+        // The second long flow (40 Mb/s) and a short one crossed a watched link: only long
+        // flows count, each with its goodput.
+        for (i, f) in flows.iter_mut().enumerate() {
+            f.record.flow_id = i as u64;
+        }
+        let crossed: HashSet<u64> = [1, 5].into_iter().collect();
+        let input = RunInput {
+            crossed: Some(&crossed),
+            ..flows_only(window, &classes, &flows)
+        };
+        let s = summarize_run(base_run(), &input);
+        let (short, long) = (&s.classes[0], &s.classes[1]);
+        assert_eq!(short.crossing_long_flows, Some(0));
+        assert_eq!(long.crossing_long_flows, Some(1));
+        assert_eq!(long.crossing_goodput_values_mbps.len(), 1);
+        assert!((long.crossing_goodput_values_mbps[0] - 40.0).abs() < 1e-9);
+        assert!((long.crossing_goodput_mbps.unwrap().mean - 40.0).abs() < 1e-9);
+        // Its subflow-level goodput: 12 MB in 2 s.
+        assert_eq!(long.crossing_subflow_goodput_values_mbps.len(), 1);
+        assert!((long.crossing_subflow_goodput_values_mbps[0] - 48.0).abs() < 1e-9);
     }
 
     #[test]

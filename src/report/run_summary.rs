@@ -111,6 +111,24 @@ pub struct ClassSummary {
     pub subflow_goodput_values_mbps: Vec<f64>,
     /// Jain's fairness index of the long flows' goodput (`goodput_values_mbps`).
     pub jain: Option<f64>,
+    /// Of the `long_flows`, those with a data packet that arrived at a watched link
+    /// (`[output] crossings`) inside the window; `None` when no link is watched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crossing_long_flows: Option<u64>,
+    /// Their goodput (as `goodput_mbps`), Mb/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crossing_goodput_mbps: Option<Summary>,
+    /// The goodput of every one of them, in flow id order, Mb/s (summary.csv
+    /// `crossing_goodput_pooled`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub crossing_goodput_values_mbps: Vec<f64>,
+    /// Their subflow-level goodput (as `subflow_goodput_mbps`), Mb/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crossing_subflow_goodput_mbps: Option<Summary>,
+    /// The subflow-level goodput of every one of them, in flow id order, Mb/s (summary.csv
+    /// `crossing_subflow_goodput_pooled`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub crossing_subflow_goodput_values_mbps: Vec<f64>,
     /// Retransmitted data packets per flow (completed finite flows and long flows), packets.
     pub retransmits: Option<Summary>,
     /// Fast-recovery entries per flow (2.12), recoveries.

@@ -965,6 +965,10 @@ pub struct OutputConfig {
     /// Write trace.csv: the events of the selected flows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<TraceConfig>,
+    /// Write crossings.csv: per flow, the data packets that arrived at these links (`a->b`,
+    /// `a<->b`, or a node: its egress links) inside the measurement window. Empty: none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub crossings: Vec<String>,
     /// Draw plots.
     pub plots: bool,
 }

@@ -57,12 +57,13 @@ pub mod transports;
 pub mod workload;
 
 use std::any::Any;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 
+use htsim_core::crossing::Crossing;
 use htsim_core::flow::FlowRecord;
-use htsim_core::ids::{EndpointId, HostId};
+use htsim_core::ids::{EndpointId, HostId, LinkId};
 use htsim_core::queue::QueueCounters;
 use htsim_core::world::{Conservation, World, WorldStats};
 use htsim_core::SimTime;
@@ -82,7 +83,7 @@ use generator::{Generator, StartedFlow};
 use htsim_transport::trace::TraceLog;
 use outputs::PairPaths;
 use resources::Budget;
-use results::{ClassInfo, RunResults};
+use results::{ClassInfo, CrossingResult, RunResults};
 use setup_error::SetupError;
 use timeseries::FlowSelection;
 
@@ -207,6 +208,8 @@ pub struct Setup {
     pub sampler: Option<timeseries::Sampler>,
     /// The flows `[output] trace` selects and the run's trace log, when asked for.
     pub trace: Option<(FlowSelection, TraceLog)>,
+    /// The links `[output] crossings` watches (none when not asked for).
+    pub watched: Vec<LinkId>,
 }
 
 /// Does everything a run does before simulating: builds the network (refused beyond the
@@ -226,6 +229,10 @@ pub fn setup(
     let topology = network::build(&mut world, scenario).map_err(|e| vec![e])?;
     let mut problems = network::schedule_events(&mut world, scenario, &topology);
     problems.extend(reference_layers(scenario, &topology));
+    let watched = network::watched_links(&world, scenario, &topology).unwrap_or_else(|e| {
+        problems.push(e);
+        Vec::new()
+    });
     let plans = workload::plan(scenario, &topology, world.streams(), budget).unwrap_or_else(|e| {
         problems.extend(e);
         Vec::new()
@@ -266,6 +273,7 @@ pub fn setup(
             &plans,
             scenario.run.duration,
             trace_events,
+            watched.len() as u64,
             sampler.as_ref(),
         )
         .map_err(|e| vec![e])?;
@@ -276,6 +284,7 @@ pub fn setup(
         plans,
         sampler,
         trace,
+        watched,
     })
 }
 
@@ -290,6 +299,7 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
         plans,
         mut sampler,
         trace,
+        watched,
     } = setup(scenario, seed, budget.as_ref())?;
     // Shared with the generator, which needs the reach of the host pairs jobs draw.
     let topology = Arc::new(topology);
@@ -345,6 +355,8 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
     // The open flows' byte counters at the window's start and end (for goodput).
     let mut at_window_start: HashMap<u64, FlowBytes> = HashMap::new();
     let mut at_window_end: HashMap<u64, FlowBytes> = HashMap::new();
+    // What the flows' data packets did at the watched links over the window.
+    let mut crossings: Vec<Crossing> = Vec::new();
     // The last instant before `checkpoint`'s events: where the world stops to take it.
     let stop_for = |checkpoint: SimTime| {
         if checkpoint == window.start {
@@ -392,11 +404,15 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
             ff.scan(&mut world, &new);
         }
         if let Some(at) = next_checkpoint.filter(|&c| stop_for(c) == target) {
-            if counters_start.is_none() && window.start > SimTime::ZERO {
-                at_window_start = open_flow_bytes(&world);
+            if counters_start.is_none() {
+                if window.start > SimTime::ZERO {
+                    at_window_start = open_flow_bytes(&world);
+                }
+                world.watch_links(&watched);
             }
             if at == window.end {
                 at_window_end = open_flow_bytes(&world);
+                crossings = world.take_crossings();
             }
             let snapshot = CounterSnapshot {
                 at,
@@ -449,6 +465,9 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
     // most of a large run's memory) before the results and files are built.
     drop(world);
     let class_names: Vec<String> = classes.iter().map(|c| c.name.clone()).collect();
+    let crossings = crossing_results(&crossings, &flows, &topology);
+    let crossed: Option<HashSet<u64>> =
+        (!watched.is_empty()).then(|| crossings.iter().map(|c| c.flow_id).collect());
     let point = if cx.point.is_empty() {
         "base"
     } else {
@@ -471,17 +490,21 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
             counters_end: &counters_end,
             paper: &paper,
             cost,
+            crossed: crossed.as_ref(),
         },
     );
-    let results = RunResults::new(
-        classes,
-        &flows,
-        &topology,
-        &link_inputs,
-        &counters_start,
-        &counters_end,
-        window,
-    );
+    let results = RunResults {
+        crossings,
+        ..RunResults::new(
+            classes,
+            &flows,
+            &topology,
+            &link_inputs,
+            &counters_start,
+            &counters_end,
+            window,
+        )
+    };
     let files = RunFiles {
         flows_csv: scenario
             .output
@@ -493,6 +516,8 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
             .then(|| outputs::links_csv(&run_columns, &results)),
         timeseries_csv: sampler.map(|s| s.into_csv(&run_columns)),
         trace_csv: trace.map(|(_, log)| outputs::trace_csv(&run_columns, &log)),
+        crossings_csv: (!watched.is_empty())
+            .then(|| outputs::crossings_csv(&run_columns, &results)),
         summary,
     };
     Ok(RunOutput {
@@ -602,6 +627,30 @@ fn open_flow_bytes(world: &World) -> HashMap<u64, FlowBytes> {
         .open_flow_records()
         .iter()
         .map(|r| (r.flow_id, FlowBytes::of(r)))
+        .collect()
+}
+
+/// The engine's counts on the watched links as results: each flow's id and class (a packet's
+/// flow number is its flow id, which indexes `flows`) and the link's name.
+fn crossing_results(
+    crossings: &[Crossing],
+    flows: &[FlowInput],
+    topology: &Topology,
+) -> Vec<CrossingResult> {
+    crossings
+        .iter()
+        .filter_map(|c| {
+            let flow = flows.get(c.flow as usize)?;
+            let link = topology.link(c.link)?;
+            Some(CrossingResult {
+                flow_id: flow.record.flow_id,
+                class: flow.class,
+                link: topology.link_name(link),
+                packets_enqueued: c.packets,
+                bytes_enqueued: c.bytes,
+                packets_dropped: c.dropped,
+            })
+        })
         .collect()
 }
 

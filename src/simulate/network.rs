@@ -329,6 +329,42 @@ pub fn schedule_events(
     problems
 }
 
+/// The most directed links `[output] crossings` may watch: each costs a map update per data
+/// packet and up to a row per flow that crosses it.
+pub const MAX_WATCHED_LINKS: usize = 64;
+
+/// The links `[output] crossings` names (none when it is absent), sorted, without duplicates.
+pub fn watched_links(
+    world: &World,
+    scenario: &Scenario,
+    topology: &Topology,
+) -> Result<Vec<htsim_core::ids::LinkId>, SetupError> {
+    let names = &scenario.output.crossings;
+    if names.is_empty() {
+        return Ok(Vec::new());
+    }
+    // Names draw nothing at random; the stream is only the selector's argument.
+    let mut rng = world.streams().stream("output.crossings");
+    let links = LinkSelector::Names(names.clone())
+        .resolve(topology, &mut rng)
+        .map_err(|e| SetupError::new("output.crossings", e.to_string()))?;
+    if links.len() > MAX_WATCHED_LINKS {
+        return Err(SetupError::new(
+            "output.crossings",
+            format!(
+                "these names select {} directed links; at most {MAX_WATCHED_LINKS} can be \
+                 watched",
+                links.len()
+            ),
+        )
+        .with_hint(
+            "name single links (\"core0->agg0.0\", or \"core0<->agg0.0\" for both \
+             directions) rather than whole switches",
+        ));
+    }
+    Ok(links)
+}
+
 /// Schedules event `i` of the scenario.
 fn schedule_event(
     world: &mut World,

@@ -27,6 +27,8 @@
 //!   serialisation per forward hop and one ACK's per reverse hop, wire bytes count a header
 //!   per segment, and the bottleneck is the slowest forward link: the bottleneck must send
 //!   every other packet before the last one, which then crosses every hop.
+//! - crossings.csv: per flow and watched link, the flow's data packets accepted and dropped
+//!   there over the measurement window, as links.csv counts all packets.
 //! - links.csv: the counters are over the measurement window (warmup to duration), the rate
 //!   is the link's rate at the start of the run; `utilisation_pct` (100 x time spent
 //!   serialising / window) and `loss_rate_pct` (100 x drops / arrivals) are percentages, like
@@ -43,7 +45,8 @@ use htsim_transport::TcpConfig;
 
 use super::results::RunResults;
 use crate::output::{
-    csv_bytes, csv_writer, RunColumns, CSV_IN_MEMORY as IN_MEMORY, FLOWS_COLUMNS, LINKS_COLUMNS,
+    csv_bytes, csv_writer, RunColumns, CROSSINGS_COLUMNS, CSV_IN_MEMORY as IN_MEMORY,
+    FLOWS_COLUMNS, LINKS_COLUMNS,
 };
 use crate::report::metrics::ideal_fct;
 
@@ -177,6 +180,26 @@ pub fn links_csv(run: &RunColumns, results: &RunResults) -> Vec<u8> {
             l.packets_marked.to_string(),
             opt(l.utilisation_pct.map(|u| format!("{u:.4}"))),
             format!("{:.4}", l.loss_rate_pct),
+        ]))
+        .expect(IN_MEMORY);
+    }
+    csv_bytes(w)
+}
+
+/// crossings.csv: one row per flow and watched link of `results` (by link, then flow id).
+pub fn crossings_csv(run: &RunColumns, results: &RunResults) -> Vec<u8> {
+    let mut w = csv_writer();
+    w.write_record(run.header(CROSSINGS_COLUMNS))
+        .expect(IN_MEMORY);
+    let run_fields = run.fields();
+    for c in &results.crossings {
+        w.write_record(run_fields.iter().cloned().chain([
+            results.classes[c.class].name.clone(),
+            c.flow_id.to_string(),
+            c.link.clone(),
+            c.packets_enqueued.to_string(),
+            c.bytes_enqueued.to_string(),
+            c.packets_dropped.to_string(),
         ]))
         .expect(IN_MEMORY);
     }

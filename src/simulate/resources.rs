@@ -42,6 +42,13 @@ pub const BYTES_PER_FLOW: u64 = 1024;
 /// trace.csv row (64 B + about 60 B), held until the run ends.
 pub const BYTES_PER_TRACE_EVENT: u64 = 128;
 
+/// Bytes per (flow, watched link) count of `[output] crossings`, charged for every flow and
+/// every watched link (a flow crosses few of them, so this is an upper bound): the engine's
+/// count in its ordered map (40 B, about 60 B with the map's nodes), the same taken out at the
+/// window's end (32 B), its typed result (`CrossingResult`, 72 B, and the link's name, about
+/// 32 B) and its crossings.csv row (about 80 B): 276 B, rounded up.
+pub const BYTES_PER_CROSSING: u64 = 320;
+
 /// Bytes per connection of a traffic matrix at set-up's peak: a run's matrices are drawn
 /// before its flows are counted, so their size is checked first, by this.
 ///
@@ -179,6 +186,7 @@ impl Budget {
         plans: &[ClassPlan],
         duration: htsim_core::SimTime,
         trace_events: u64,
+        watched_links: u64,
         sampler: Option<&Sampler>,
     ) -> Result<(), SetupError> {
         let links = topology.links().len() as u64;
@@ -201,6 +209,22 @@ impl Budget {
                      run, fewer runs at once (--jobs), or set {MEMORY_LIMIT_ENV} if more memory \
                      is free",
                     plan.name
+                ))
+            })?;
+        }
+        if watched_links > 0 {
+            let counts = flows.saturating_mul(watched_links);
+            total = total.saturating_add(counts.saturating_mul(BYTES_PER_CROSSING));
+            self.check(
+                &format!(
+                    "{links} directed links, about {flows} flows and up to {counts} counts of \
+                     flows on watched links"
+                ),
+                total,
+            )
+            .map_err(|e| {
+                e.within("output.crossings").with_hint(format!(
+                    "watch fewer links ({BYTES_PER_CROSSING} B per flow and watched link)"
                 ))
             })?;
         }

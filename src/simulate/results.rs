@@ -192,6 +192,25 @@ impl LinkResult {
     }
 }
 
+/// What one flow's data packets did at one watched link (`[output] crossings`) over the
+/// measurement window: a row of crossings.csv.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CrossingResult {
+    /// The flow's number (`flow_id`, as in flows.csv).
+    pub flow_id: u64,
+    /// Index of the flow's class in [`RunResults::classes`].
+    pub class: usize,
+    /// The watched link's name, `<from>-><to>` (`link`, as in links.csv).
+    pub link: String,
+    /// The flow's data packets the link's queue accepted, retransmissions included
+    /// (`packets_enqueued`).
+    pub packets_enqueued: u64,
+    /// Their bytes on the wire (`bytes_enqueued`).
+    pub bytes_enqueued: u64,
+    /// The flow's data packets dropped on arrival at the link (`packets_dropped`).
+    pub packets_dropped: u64,
+}
+
 /// A run's per-flow and per-link results ([`super::RunOutput::results`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunResults {
@@ -201,11 +220,16 @@ pub struct RunResults {
     pub flows: Vec<FlowResult>,
     /// Every directed link, in the topology's order (the rows of links.csv).
     pub links: Vec<LinkResult>,
+    /// Per flow and watched link, what the flow's data packets did there, by link (in the
+    /// topology's order), then flow id (the rows of crossings.csv); empty without
+    /// `[output] crossings`.
+    pub crossings: Vec<CrossingResult>,
 }
 
 impl RunResults {
     /// The results of `flows` and of the links of `topology` (with their rates `links` and
-    /// their counters at the window's `start` and `end`, indexed alike) over `window`.
+    /// their counters at the window's `start` and `end`, indexed alike) over `window`; no
+    /// crossings (the run sets them).
     pub fn new(
         classes: Vec<ClassInfo>,
         flows: &[FlowInput],
@@ -221,6 +245,7 @@ impl RunResults {
             links: (0..links.len())
                 .map(|i| LinkResult::of(topology, i, &links[i], &start[i], &end[i], window))
                 .collect(),
+            crossings: Vec::new(),
         }
     }
 

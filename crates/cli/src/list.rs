@@ -701,4 +701,11 @@ fn output(l: &mut Listing) {
         &format!("an integer from 1 to {MAX_TRACE_EVENTS}"),
         "the most events a run keeps (a last truncated row counts the rest)",
     );
+    l.key(
+        0,
+        "crossings",
+        "(absent)",
+        "a list of link names (\"a->b\", \"a<->b\") or node names, at most 64 links",
+        "write each run's crossings.csv: per flow, its data packets at these links",
+    );
 }

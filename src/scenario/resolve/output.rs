@@ -21,7 +21,14 @@ pub(super) fn output(
         cx,
         node,
         "output",
-        &["flows", "links", "timeseries", "trace", "plots"],
+        &[
+            "flows",
+            "links",
+            "timeseries",
+            "trace",
+            "crossings",
+            "plots",
+        ],
     )?;
     let timeseries = match t.get("timeseries") {
         None => None,
@@ -104,13 +111,45 @@ pub(super) fn output(
         None => None,
         Some(n) => Some(trace(cx, n, &t.key("trace"), classes, hosts)?),
     };
+    let crossings = match t.get("crossings") {
+        None => Vec::new(),
+        Some(n) => crossings(cx, n, &t.key("crossings"))?,
+    };
     Ok(OutputConfig {
         flows: t.bool("flows", true)?,
         links: t.bool("links", true)?,
         timeseries,
         trace,
+        crossings,
         plots: t.bool("plots", false)?,
     })
+}
+
+/// `[output] crossings`: the links whose crossing flows are counted, as names (`a->b`,
+/// `a<->b`, or a node). Whether they name links of the topology is checked when the network is
+/// built.
+fn crossings(cx: &Cx, node: &Node, path: &str) -> Result<Vec<String>> {
+    let Value::Array(items) = &node.value else {
+        return Err(cx.type_err(node, path, "a list of links such as [\"core0<->agg0.0\"]"));
+    };
+    if items.is_empty() {
+        return Err(cx.err(
+            &node.origin,
+            path,
+            "an empty list watches nothing: name links such as \"core0<->agg0.0\", or leave \
+             the key out",
+        ));
+    }
+    items
+        .iter()
+        .map(|x| {
+            let s = string(cx, x, path)?;
+            if s.trim().is_empty() {
+                return Err(cx.err(&x.origin, path, "expected a link or node name"));
+            }
+            Ok(s.to_string())
+        })
+        .collect()
 }
 
 /// The entries of a list of flows (`[output.timeseries] flows`, `[output.trace] flows`): flow
