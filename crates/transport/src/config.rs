@@ -183,6 +183,9 @@ pub struct EcnMode {
     pub ect_data: bool,
     /// Retransmitted data segments are ECN-capable too (Linux practice; RFC 3168 6.1.5 says no).
     pub ect_retransmits: bool,
+    /// After each ECN window reduction, the next new data segment carries CWR, which tells an
+    /// [`CeEcho::Rfc3168`] receiver to stop echoing (RFC 3168 6.1.2, 6.1.3).
+    pub cwr: bool,
 }
 
 /// How a receiver echoes the CE marks of arriving data in its ACKs (docs/model.md 7.2, 8).
@@ -196,6 +199,10 @@ pub enum CeEcho {
     /// `cnt_ce`; every ACK carries `e = min(cnt_ce, 3)` as ECE (bit 0) and CWR (bit 1), then
     /// `cnt_ce -= e`.
     XmpCount,
+    /// RFC 3168 6.1.3: from a CE segment on, every ACK carries ECE, until a data segment
+    /// carrying CWR arrives (the sender reduced its window); a segment with both CWR and CE
+    /// starts the echo again.
+    Rfc3168,
 }
 
 /// Every parameter of one TCP connection or subflow (docs/model.md 2.1, 11).
@@ -266,7 +273,7 @@ pub struct TcpConfig {
     pub syn_max_transmissions: u32,
     /// Delayed ACK at the receiver; `None` = ACK every segment at once (docs/model.md 2.5).
     pub delayed_ack: Option<DelayedAck>,
-    /// ECN capability of data segments (off for TCP, on for DCTCP).
+    /// ECN capability of data segments (off for TCP unless `ecn = true`, on for DCTCP).
     pub ecn: EcnMode,
     /// How the receiver echoes CE marks (DCTCP's one bit by default; XMP's 2-bit count).
     pub ce_echo: CeEcho,
@@ -499,6 +506,14 @@ pub mod keys {
         ParamKind::Int { min: 1, max: 1000 },
         Some("3"),
         "duplicate ACKs that trigger fast retransmit",
+    );
+    /// `ecn` (`tcp` only).
+    pub const ECN: ParamSpec = ParamSpec::new(
+        "ecn",
+        ParamKind::Bool,
+        Some("false"),
+        "RFC 3168 ECN: new data ECN-capable (not retransmissions), the window halved at most once \
+         per window of data on an ECN echo, CWR to end the receiver's echo (docs/model.md 2.14)",
     );
     /// `reorder_hold`.
     pub const REORDER_HOLD: ParamSpec = ParamSpec::new(

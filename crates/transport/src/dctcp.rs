@@ -36,6 +36,7 @@ impl DctcpTransport {
         config.ecn = EcnMode {
             ect_data: true,
             ect_retransmits: true,
+            cwr: false,
         };
         DctcpTransport {
             config,

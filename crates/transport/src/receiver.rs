@@ -129,7 +129,7 @@ impl ReceiverSubflow {
 
     /// Sends the cumulative ACK now (a FIN+ACK once the FIN is in sequence). With
     /// [`CeEcho::Dctcp`] ECE carries the CE state (docs/model.md 8: every ACK carries ECE =
-    /// `ce_state`); with [`CeEcho::XmpCount`], `e = min(cnt_ce, 3)` goes into ECE (bit 0) and CWR
+    /// `ce_state`); with [`CeEcho::Rfc3168`] the latched echo (2.14); with [`CeEcho::XmpCount`], `e = min(cnt_ce, 3)` goes into ECE (bit 0) and CWR
     /// (bit 1) and `cnt_ce -= e` (7.2).
     pub fn send_ack(&mut self, ctx: &mut Ctx<'_>, stats: &mut ReceiverStats) {
         self.pending = 0;
@@ -159,7 +159,7 @@ impl ReceiverSubflow {
             p.set(flags::FIN);
         }
         match self.ce_echo {
-            CeEcho::Dctcp => {
+            CeEcho::Dctcp | CeEcho::Rfc3168 => {
                 if self.ce_state {
                     p.set(flags::ECE);
                 }
@@ -203,6 +203,10 @@ impl ReceiverSubflow {
             }
             CeEcho::Dctcp => {}
             CeEcho::XmpCount => self.cnt_ce += u32::from(ce),
+            CeEcho::Rfc3168 => {
+                // The latch: set by CE, cleared by the sender's CWR (CE wins on one segment).
+                self.ce_state = ce || (self.ce_state && !packet.has(flags::CWR));
+            }
         }
         let s = packet.seq;
         let len = packet.payload_bytes;

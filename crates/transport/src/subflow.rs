@@ -270,6 +270,8 @@ pub struct Subflow {
     cwnd: u64,
     ssthresh: u64,
     in_fr: bool,
+    /// The next new data segment carries CWR (an ECN reduction, with [`EcnMode::cwr`]).
+    cwr_pending: bool,
     recover: u64,
     dupacks: u32,
     rtxq: VecDeque<Segment>,
@@ -313,6 +315,7 @@ impl Subflow {
             cwnd: config.initial_cwnd_segments as u64 * mss,
             ssthresh: config.initial_ssthresh,
             in_fr: false,
+            cwr_pending: false,
             recover: FIRST_SEQ - 1, // the SYN's sequence number (RFC 6582: the ISN)
             dupacks: 0,
             rtxq: VecDeque::new(),
@@ -651,6 +654,9 @@ impl Subflow {
         }
         if retransmit {
             f |= flags::RETRANSMIT;
+        } else if self.cwr_pending {
+            f |= flags::CWR;
+            self.cwr_pending = false;
         }
         if scattered {
             f |= flags::SCATTERED;
@@ -851,6 +857,8 @@ impl Subflow {
         let mut st = self.cc_state();
         st.snd_una = a.max(self.snd_una);
         let suppress_increase = env.cc.on_ack(&mut st, &sample);
+        // The controller's `true` is its ECN reduction; RFC 3168 announces it with CWR.
+        self.cwr_pending |= suppress_increase && self.ecn.cwr;
         self.apply(&st);
         match kind {
             AckKind::New => {

@@ -5,11 +5,11 @@
 //! DCTCP is the same endpoint with the [`Dctcp`](crate::dctcp::Dctcp) controller (section 8).
 
 use crate::cc::CongestionControl;
-use crate::config::keys::DUPTHRESH;
+use crate::config::keys::{DUPTHRESH, ECN};
 use crate::config::tcp_keys_and;
-use crate::config::{Profile, TcpConfig};
+use crate::config::{CeEcho, EcnMode, Profile, TcpConfig};
 use crate::error::TransportError;
-use crate::newreno::NewReno;
+use crate::newreno::{NewReno, NewRenoEcn};
 use crate::path::PathPolicy;
 use crate::receiver::ReceiverStats;
 use crate::subflow::{DataSource, Subflow, SubflowCounters, SubflowEnv, TimerOutcome, FIRST_SEQ};
@@ -25,7 +25,7 @@ use htsim_core::timer::TimerFired;
 use htsim_core::SimTime;
 use std::sync::{Arc, Mutex};
 
-/// TCP NewReno (docs/model.md 2).
+/// TCP NewReno (docs/model.md 2), optionally with RFC 3168 ECN (2.14).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpTransport {
     /// Parameters of every connection.
@@ -39,6 +39,19 @@ impl TcpTransport {
             config: TcpConfig::for_profile(profile),
         }
     }
+
+    /// The same TCP with RFC 3168 ECN (docs/model.md 2.14): new data is ECN-capable, the
+    /// sender halves its window on an echo and announces it with CWR, and the receiver echoes
+    /// ECE from a CE mark until that CWR.
+    pub fn with_ecn(mut self) -> Self {
+        self.config.ecn = EcnMode {
+            ect_data: true,
+            ect_retransmits: false,
+            cwr: true,
+        };
+        self.config.ce_echo = CeEcho::Rfc3168;
+        self
+    }
 }
 
 impl Transport for TcpTransport {
@@ -50,8 +63,12 @@ impl Transport for TcpTransport {
         spawner: &mut dyn Spawn,
         conn: ConnectionSpec,
     ) -> Result<Connection, TransportError> {
-        let cc = NewReno::new(self.config.ss_increase);
-        open_single_path(spawner, conn, &self.config, Box::new(cc))
+        let cc: Box<dyn CongestionControl> = if self.config.ecn.cwr {
+            Box::new(NewRenoEcn::new(self.config.ss_increase))
+        } else {
+            Box::new(NewReno::new(self.config.ss_increase))
+        };
+        open_single_path(spawner, conn, &self.config, cc)
     }
 }
 
@@ -60,16 +77,19 @@ pub const KIND: TransportKind = TransportKind {
     spec: KindSpec {
         name: "tcp",
         doc: "TCP NewReno (docs/model.md 2)",
-        params: tcp_keys_and![DUPTHRESH,],
+        params: tcp_keys_and![DUPTHRESH, ECN],
     },
     new: |p| Box::new(TcpTransport::new(p)),
     configure: |params| {
-        let tcp = TcpConfig::from_params(params)?;
+        let mut t = TcpTransport {
+            config: TcpConfig::from_params(params)?,
+        };
+        if params.bool("ecn") == Some(true) {
+            t = t.with_ecn();
+        }
         Ok(Configured {
-            transport: Arc::new(TcpTransport {
-                config: tcp.clone(),
-            }),
-            tcp,
+            tcp: t.config.clone(),
+            transport: Arc::new(t),
         })
     },
 };

@@ -88,6 +88,7 @@ impl XmpConfig {
             ecn: EcnMode {
                 ect_data: true,
                 ect_retransmits: true,
+                cwr: false,
             },
             ce_echo: CeEcho::XmpCount,
             rwnd_cap: None,

@@ -1,5 +1,6 @@
 //! The receiver's ACK policy, driven packet by packet by a scripted peer over a loopback path:
-//! the DCTCP one-bit CE state machine with delayed ACKs (docs/model.md 8), immediate ACKs for
+//! the DCTCP one-bit CE state machine with delayed ACKs (docs/model.md 8), RFC 3168's latched
+//! echo (2.14), immediate ACKs for
 //! out-of-order data and filled holes (2.5), the delayed-ACK timer, and the FIN exchange (2.11).
 
 use htsim_core::endpoint::{Ctx, Endpoint};
@@ -8,7 +9,7 @@ use htsim_core::packet::{flags, Packet, PacketKind};
 use htsim_core::routing::PathSource;
 use htsim_core::world::World;
 use htsim_core::SimTime;
-use htsim_transport::config::{DelayedAck, TcpConfig};
+use htsim_transport::config::{CeEcho, DelayedAck, TcpConfig};
 use htsim_transport::path::PathChoice;
 use htsim_transport::receiver::TcpReceiver;
 
@@ -21,11 +22,12 @@ impl PathSource for Loopback {
     fn path(&self, _src: HostId, _dst: HostId, _index: u32, _out: &mut Vec<LinkId>) {}
 }
 
-/// Sends a SYN, then on the SYN-ACK the scripted segments (seq, len, CE) and a FIN; records
-/// every packet it gets back with its time.
+/// Sends a SYN, then on the SYN-ACK the scripted segments (seq, len, CE; CWR on those whose
+/// seq is in `cwr`) and a FIN; records every packet it gets back with its time.
 struct Script {
     peer: EndpointId,
     segments: Vec<(u64, u32, bool)>,
+    cwr: Vec<u64>,
     fin_seq: Option<u64>,
     got: Vec<(SimTime, PacketKind, u64, bool)>,
 }
@@ -66,6 +68,9 @@ impl Endpoint for Script {
                 if ce {
                     d.set(flags::ECT | flags::CE);
                 }
+                if self.cwr.contains(&seq) {
+                    d.set(flags::CWR);
+                }
                 ctx.send(d);
             }
             if let Some(fin_seq) = self.fin_seq {
@@ -81,6 +86,16 @@ impl Endpoint for Script {
 fn run(
     config: &TcpConfig,
     segments: Vec<(u64, u32, bool)>,
+    fin: bool,
+) -> Vec<(SimTime, PacketKind, u64, bool)> {
+    run_with_cwr(config, segments, Vec::new(), fin)
+}
+
+/// [`run`], with CWR on the segments whose seq is in `cwr`.
+fn run_with_cwr(
+    config: &TcpConfig,
+    segments: Vec<(u64, u32, bool)>,
+    cwr: Vec<u64>,
     fin: bool,
 ) -> Vec<(SimTime, PacketKind, u64, bool)> {
     let mut w = World::new(1);
@@ -109,6 +124,7 @@ fn run(
         Box::new(Script {
             peer: rx,
             segments,
+            cwr,
             fin_seq,
             got: Vec::new(),
         }),
@@ -155,6 +171,46 @@ fn dctcp_ce_state_machine_with_delayed_acks() {
             (PacketKind::Ack, 501, false),
             // The FIN in sequence: FIN+ACK acknowledging FIN.
             (PacketKind::Fin, 502, false),
+        ]
+    );
+}
+
+#[test]
+fn rfc3168_echo_latches_from_ce_until_cwr() {
+    let config = TcpConfig {
+        ce_echo: CeEcho::Rfc3168,
+        ..TcpConfig::rfc()
+    };
+    // CE on segment 1 only; CWR on segment 3; CE and CWR together on segment 5.
+    let seg = |i: u64, ce| (1 + 100 * i, 100u32, ce);
+    let segments = vec![
+        seg(0, false),
+        seg(1, true),
+        seg(2, false),
+        seg(3, false),
+        seg(4, false),
+        seg(5, true),
+        seg(6, false),
+    ];
+    let got = run_with_cwr(&config, segments, vec![301, 501], false);
+    let echoes: Vec<(u64, bool)> = got
+        .iter()
+        .filter(|g| g.1 == PacketKind::Ack)
+        .map(|&(_, _, a, e)| (a, e))
+        .collect();
+    assert_eq!(
+        echoes,
+        vec![
+            (101, false),
+            // From the CE segment on, every ACK echoes, unmarked segments too ...
+            (201, true),
+            (301, true),
+            // ... until the CWR segment, whose ACK no longer does.
+            (401, false),
+            (501, false),
+            // CE with CWR: the echo starts again, and stays on.
+            (601, true),
+            (701, true),
         ]
     );
 }
