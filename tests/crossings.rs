@@ -49,15 +49,16 @@ fn run_text(text: &str, overrides: &[&str]) -> RunOutput {
     run(&scenario(text, overrides), 1, &RunContext::default()).unwrap()
 }
 
+/// The bottleneck's row of links.csv, in the direction of the `fwd` flows.
+fn bottleneck(out: &RunOutput) -> &htsim::simulate::results::LinkResult {
+    let links = &out.results.links;
+    links.iter().find(|l| l.name == "left->right").unwrap()
+}
+
 #[test]
 fn counts_on_a_link_of_data_only_add_up_to_its_counters() {
     let out = run_with(&[]);
-    let link = out
-        .results
-        .links
-        .iter()
-        .find(|l| l.name == "left->right")
-        .unwrap();
+    let link = bottleneck(&out);
     let rows = &out.results.crossings;
     let ids: Vec<u64> = rows.iter().map(|c| c.flow_id).collect();
     assert_eq!(ids, [0, 1]);
@@ -120,12 +121,7 @@ fn a_flow_whose_data_does_not_cross_has_no_row_and_its_acks_are_not_counted() {
     let out = run_with(&[BACK]);
     let ids: Vec<u64> = out.results.crossings.iter().map(|c| c.flow_id).collect();
     assert_eq!(ids, [0, 1], "the back flow's ACKs cross, its data does not");
-    let link = out
-        .results
-        .links
-        .iter()
-        .find(|l| l.name == "left->right")
-        .unwrap();
+    let link = bottleneck(&out);
     let data: u64 = out
         .results
         .crossings
