@@ -21,9 +21,10 @@
 //! `k + 1` paths share no link. Path `i` has `2h` links when the hosts differ in digit `i`
 //! (`h` = the number of differing digits) and `2h + 4` otherwise.
 //!
-//! Shortest paths only (routing mode `shortest`): the paths of the levels where the hosts
-//! differ, in ascending level order, so a pair `h` digits apart has `h` paths of `2h` links
-//! and neighbours (one digit apart) the direct link through their shared switch.
+//! Shortest paths only (routing modes `shortest` and `first`): the paths of the levels where
+//! the hosts differ, highest level first (the order of htsim's list, whose single-path TCP
+//! takes the first of them), so a pair `h` digits apart has `h` paths of `2h` links and
+//! neighbours (one digit apart) the direct link through their shared switch.
 
 use crate::assemble::{ensure_size, invalid, Assembler};
 use crate::cabling::{Cabling, QueueFactory};
@@ -147,9 +148,12 @@ impl BCubePaths {
         next
     }
 
-    /// The levels whose digits differ between hosts `s` and `d`, ascending.
+    /// The levels whose digits differ between hosts `s` and `d`, highest first (the order of
+    /// htsim's BCube path list, from level k down).
     fn differing_levels(&self, s: u32, d: u32) -> impl Iterator<Item = u32> + '_ {
-        (0..=self.k).filter(move |&l| self.digit(s, l) != self.digit(d, l))
+        (0..=self.k)
+            .rev()
+            .filter(move |&l| self.digit(s, l) != self.digit(d, l))
     }
 
     /// Corrects the digits of `h` towards `d` in the level order `start, start-1, …, 0, k, …,

@@ -256,7 +256,9 @@ fn bcube_shortest_paths_are_the_minimum_hop_ones() {
     for s in 0..n.pow(k + 1) {
         for d in (0..n.pow(k + 1)).step_by(5).filter(|&d| d != s) {
             let (src, dst) = (HostId(s), HostId(d));
+            // Highest differing level first, as htsim lists them.
             let levels: Vec<u32> = (0..=k)
+                .rev()
                 .filter(|&l| s / n.pow(l) % n != d / n.pow(l) % n)
                 .collect();
             // One path per differing digit, each of 2 links per digit, leaving on that level.
