@@ -408,6 +408,10 @@ pub enum RoutingMode {
     /// ECMP over each pair's minimum-hop paths only (on BCube, neighbours take their direct
     /// link).
     Shortest,
+    /// Every flow on the first of its pair's minimum-hop paths, in the topology's path order
+    /// (on BCube the one leaving on the highest level where the hosts differ: htsim's
+    /// single-path TCP).
+    First,
 }
 
 /// `[routing]`.

@@ -49,6 +49,7 @@ pub fn build(world: &mut World, scenario: &Scenario) -> Result<Topology, SetupEr
         RoutingMode::Ecmp | RoutingMode::Shortest => CoreRouting::Ecmp,
         RoutingMode::Spray => CoreRouting::Spray,
         RoutingMode::Single => CoreRouting::Single,
+        RoutingMode::First => CoreRouting::First,
     });
     let topo = &scenario.topology;
     let kind = topo.kind.as_str();
@@ -132,7 +133,10 @@ pub fn build(world: &mut World, scenario: &Scenario) -> Result<Topology, SetupEr
     }
     .map_err(failed)
     .map(|mut topology| {
-        if scenario.routing.mode == RoutingMode::Shortest {
+        if matches!(
+            scenario.routing.mode,
+            RoutingMode::Shortest | RoutingMode::First
+        ) {
             topology.keep_shortest_paths(world);
         }
         topology

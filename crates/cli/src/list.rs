@@ -176,10 +176,12 @@ pub fn listing(what: Option<ListWhat>) -> String {
             0,
             "mode",
             "= ecmp",
-            &params::ParamKind::Choice(&["ecmp", "spray", "single", "shortest"]).expected(),
+            &params::ParamKind::Choice(&["ecmp", "spray", "single", "shortest", "first"])
+                .expected(),
             "ecmp: a hash of the 5-tuple picks one equal-cost path per (sub)flow; spray: a random \
              path per packet; single: one fixed path per host pair; shortest: ecmp over the \
-             minimum-hop paths only",
+             minimum-hop paths only; first: the first minimum-hop path of each pair (htsim's \
+             BCube TCP)",
         );
         l.key(
             0,

@@ -106,7 +106,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// The route the network's routing mode gives a packet with `key` on `set`
-    /// (ECMP hash, a random path per packet, or the pair's single path).
+    /// (ECMP hash, a random path per packet, the pair's single path, or its first one).
     #[inline]
     pub fn choose_route(&mut self, set: PathSetId, key: FlowKey) -> RouteId {
         let w = &mut *self.world;
@@ -119,6 +119,7 @@ impl<'a> Ctx<'a> {
                 RoutingMode::Ecmp => reduce(ecmp_hash(src, dst, key, w.salt()), n),
                 RoutingMode::Single => reduce(ecmp_hash(src, dst, FlowKey::default(), w.salt()), n),
                 RoutingMode::Spray => w.spray_rng().random_range(0..n),
+                RoutingMode::First => 0,
             }
         };
         w.routes_mut().route(set, index)

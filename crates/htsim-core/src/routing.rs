@@ -12,7 +12,7 @@
 //! new source port gives an independent, uniformly random path; the two directions hash
 //! independently. [`RoutingMode::Spray`] draws a uniformly random path per packet (switch-level
 //! spraying, \[P4\], docs/model.md 16.2); [`RoutingMode::Single`] keeps one fixed path per host pair
-//! whatever the ports.
+//! whatever the ports, and [`RoutingMode::First`] the pair's first path.
 
 use crate::ids::{HostId, LinkId, PathSetId, RouteId};
 use std::collections::HashMap;
@@ -36,6 +36,9 @@ pub enum RoutingMode {
     Spray,
     /// One fixed path per host pair.
     Single,
+    /// The first path of every pair's set (index 0, in the topology's path order), whatever the
+    /// ports: htsim's single-path TCP on BCube (docs/model.md 3).
+    First,
 }
 
 /// The fields of a packet's 5-tuple that ECMP hashes (hosts stand in for IP addresses).

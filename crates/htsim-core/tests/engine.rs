@@ -603,7 +603,7 @@ fn same_seed_gives_the_same_event_trace() {
 }
 
 #[test]
-fn single_mode_uses_one_path_and_spray_uses_all() {
+fn single_and_first_use_one_path_and_spray_uses_all() {
     let used = |w: &World| {
         (0..8)
             .filter(|&l| w.link_counters(LinkId(l)).packets_enqueued > 0)
@@ -612,6 +612,14 @@ fn single_mode_uses_one_path_and_spray_uses_all() {
     assert_eq!(used(&diamond_world(3, RoutingMode::Single)), 2);
     assert_eq!(used(&diamond_world(3, RoutingMode::Spray)), 8);
     assert_eq!(used(&diamond_world(3, RoutingMode::Ecmp)), 8);
+    // `First`: path 0 (links 0 and 1) for every port, whatever the seed.
+    for seed in [3, 4] {
+        let w = diamond_world(seed, RoutingMode::First);
+        let busy: Vec<u32> = (0..8)
+            .filter(|&l| w.link_counters(LinkId(l)).packets_enqueued > 0)
+            .collect();
+        assert_eq!(busy, [0, 1]);
+    }
 }
 
 /// Asks for the routes of 64 ports, 4 times each, through one [`RouteCache`], and records them

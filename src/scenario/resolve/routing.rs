@@ -20,7 +20,7 @@ pub(super) fn routing(cx: &Cx, node: &Node) -> Result<RoutingConfig> {
     let mode = match t
         .choice(
             "mode",
-            &["ecmp", "spray", "single", "shortest"],
+            &["ecmp", "spray", "single", "shortest", "first"],
             Some("ecmp"),
         )?
         .as_str()
@@ -28,6 +28,7 @@ pub(super) fn routing(cx: &Cx, node: &Node) -> Result<RoutingConfig> {
         "spray" => RoutingMode::Spray,
         "single" => RoutingMode::Single,
         "shortest" => RoutingMode::Shortest,
+        "first" => RoutingMode::First,
         _ => RoutingMode::Ecmp,
     };
     let first_fit = first_fit(&t, mode)?;
