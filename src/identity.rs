@@ -499,6 +499,21 @@ mod tests {
     }
 
     #[test]
+    fn a_switch_added_later_is_no_setting_until_it_is_on() {
+        // Runs written before `ecn` existed simulated it off: their settings stay current.
+        let plain = Settings::of(&scenario("", &[]), 1);
+        assert!(!plain.text.contains("ecn"), "{}", plain.text);
+        let off = "flows.long.transport={ kind = \"tcp\", ecn = false }";
+        assert_eq!(Settings::of(&scenario("", &[off]), 1), plain);
+        let on = Settings::of(
+            &scenario("", &["flows.long.transport={ kind = \"tcp\", ecn = true }"]),
+            1,
+        );
+        assert!(on.text.contains("ecn = true"), "{}", on.text);
+        assert_ne!(on.digest, plain.digest);
+    }
+
+    #[test]
     fn flow_classes_differ_by_name() {
         let a = Settings::of(&scenario("", &[]), 1);
         let b = Settings::of(&scenario("", &["flows.long.start=\"1us\""]), 1);

@@ -333,12 +333,21 @@ impl Serialize for WrittenValue<'_> {
     }
 }
 
-/// Serialises `params` into `map`, in order.
+/// Switches added to a kind after results were written without them: written only when on, so
+/// that a scenario without them reads back, and hashes into run identities, as before they
+/// existed (results of earlier builds stay current instead of stale).
+const WRITTEN_ONLY_WHEN_ON: &[&str] = &["ecn"];
+
+/// Serialises `params` into `map`, in order; the switches of [`WRITTEN_ONLY_WHEN_ON`] only
+/// when true.
 pub(crate) fn serialize_params<M: SerializeMap>(
     map: &mut M,
     params: &Params,
 ) -> Result<(), M::Error> {
     for (k, v) in &params.values {
+        if WRITTEN_ONLY_WHEN_ON.contains(&k.as_str()) && *v == ParamValue::Bool(false) {
+            continue;
+        }
         map.serialize_entry(k, &WrittenValue(v))?;
     }
     Ok(())
