@@ -1,5 +1,4 @@
-//! NewReno window growth (docs/model.md 2.7), the "Uncoupled" increase of 4.6, and its
-//! RFC 3168 ECN response (2.14).
+//! NewReno window growth (docs/model.md 2.7), the "Uncoupled" increase of 4.6.
 
 use crate::cc::{AckSample, CcState, CongestionControl};
 use crate::config::SlowStartIncrease;
@@ -36,48 +35,6 @@ impl NewReno {
 impl CongestionControl for NewReno {
     fn name(&self) -> &'static str {
         "newreno"
-    }
-
-    fn increase(&mut self, state: &mut CcState, ack: &AckSample) {
-        NewReno::grow(self.slow_start, state, ack);
-    }
-}
-
-/// NewReno with the RFC 3168 response to an ECN echo (docs/model.md 2.14): at most once per
-/// window of data and not in loss recovery, ssthresh = max(2 MSS, flight / 2) and cwnd =
-/// ssthresh, as for a loss but with nothing to retransmit; echoes on the ACKs of data sent
-/// before the reduction are ignored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct NewRenoEcn {
-    slow_start: SlowStartIncrease,
-    /// `snd_nxt` at the last reduction: echoes are ignored until `snd_una` reaches it.
-    ecn_recover: u64,
-}
-
-impl NewRenoEcn {
-    /// A NewReno controller that also halves its window on ECN echoes.
-    pub fn new(slow_start: SlowStartIncrease) -> Self {
-        NewRenoEcn {
-            slow_start,
-            ecn_recover: 0,
-        }
-    }
-}
-
-impl CongestionControl for NewRenoEcn {
-    fn name(&self) -> &'static str {
-        "newreno-ecn"
-    }
-
-    /// Returns `true` when it reduced the window (the sender then sets CWR).
-    fn on_ack(&mut self, state: &mut CcState, ack: &AckSample) -> bool {
-        if ack.ece && !state.in_recovery && state.snd_una >= self.ecn_recover {
-            state.ssthresh = state.half_flight();
-            state.cwnd = state.ssthresh;
-            self.ecn_recover = state.snd_nxt;
-            return true;
-        }
-        false
     }
 
     fn increase(&mut self, state: &mut CcState, ack: &AckSample) {
@@ -133,40 +90,5 @@ mod tests {
         let mut s = st(3_000_000, 10);
         NewReno::new(SlowStartIncrease::PerAck).increase(&mut s, &ack(1400));
         assert_eq!(s.cwnd, 3_000_001, "at least one byte");
-    }
-
-    #[test]
-    fn an_ecn_echo_halves_the_flight_once_per_window_and_not_in_recovery() {
-        let mut cc = NewRenoEcn::new(SlowStartIncrease::PerAck);
-        // 20 segments in flight, 10 more sent but not acknowledged beyond snd_una.
-        let mut s = CcState {
-            snd_una: 1 + 14_000,
-            snd_nxt: 1 + 42_000,
-            snd_max: 1 + 42_000,
-            ..st(28_000, 65_535)
-        };
-        let echo = AckSample {
-            ece: true,
-            ..ack(1400)
-        };
-        assert!(!cc.on_ack(&mut s, &ack(1400)), "no echo, no reduction");
-        assert!(cc.on_ack(&mut s, &echo));
-        // Flight 28 000 B: ssthresh = cwnd = 14 000.
-        assert_eq!((s.cwnd, s.ssthresh), (14_000, 14_000));
-        // Echoes for data sent before the reduction (snd_una below 42 001) are ignored ...
-        s.snd_una = 1 + 41_000;
-        assert!(!cc.on_ack(&mut s, &echo));
-        assert_eq!(s.cwnd, 14_000);
-        // ... then the next window's first echo halves again, never below 2 MSS.
-        s.snd_una = 1 + 42_000;
-        s.snd_max = 1 + 43_400;
-        s.snd_nxt = s.snd_max;
-        assert!(cc.on_ack(&mut s, &echo));
-        assert_eq!((s.cwnd, s.ssthresh), (2800, 2800));
-        // In loss recovery an echo does nothing.
-        s.snd_una = 1 + 50_000;
-        s.in_recovery = true;
-        assert!(!cc.on_ack(&mut s, &echo));
-        assert_eq!(s.cwnd, 2800);
     }
 }

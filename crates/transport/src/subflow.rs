@@ -181,6 +181,8 @@ pub struct SubflowCounters {
     pub limited_transmit_bytes: u64,
     /// Bytes cumulatively acknowledged.
     pub bytes_acked: u64,
+    /// Window reductions on an ECN echo under RFC 3168 (`tcp` with `ecn = true`).
+    pub ecn_reductions: u64,
     /// SYN transmissions.
     pub syns_sent: u32,
 }
@@ -270,8 +272,12 @@ pub struct Subflow {
     cwnd: u64,
     ssthresh: u64,
     in_fr: bool,
-    /// The next new data segment carries CWR (an ECN reduction, with [`EcnMode::cwr`]).
+    /// With [`EcnMode::cwr`] (RFC 3168): the next new data segment carries CWR, announcing a
+    /// window reduction.
     cwr_pending: bool,
+    /// With [`EcnMode::cwr`]: `snd_max` at the last window reduction (ECN or loss); echoes
+    /// are ignored until `snd_una` is beyond it, one reduction per window (RFC 3168 6.1.2).
+    ecn_recover: u64,
     recover: u64,
     dupacks: u32,
     rtxq: VecDeque<Segment>,
@@ -316,6 +322,7 @@ impl Subflow {
             ssthresh: config.initial_ssthresh,
             in_fr: false,
             cwr_pending: false,
+            ecn_recover: FIRST_SEQ,
             recover: FIRST_SEQ - 1, // the SYN's sequence number (RFC 6582: the ISN)
             dupacks: 0,
             rtxq: VecDeque::new(),
@@ -856,9 +863,20 @@ impl Subflow {
         };
         let mut st = self.cc_state();
         st.snd_una = a.max(self.snd_una);
-        let suppress_increase = env.cc.on_ack(&mut st, &sample);
-        // The controller's `true` is its ECN reduction; RFC 3168 announces it with CWR.
-        self.cwr_pending |= suppress_increase && self.ecn.cwr;
+        let mut suppress_increase = env.cc.on_ack(&mut st, &sample);
+        if self.ecn.cwr && sample.ece {
+            // RFC 3168 6.1.2: an echo is a loss without a retransmission, at most once per
+            // window and not in loss recovery; no echo grows the window.
+            suppress_increase = true;
+            // The ACK must cover data sent after the last reduction (beyond `ecn_recover`): the
+            // ACK of the last segment sent before it still carries the latched echo.
+            if !st.in_recovery && st.snd_una > self.ecn_recover {
+                st.ssthresh = env.cc.fast_retransmit_ssthresh(&st);
+                st.cwnd = st.ssthresh;
+                self.reduced_window();
+                self.counters.ecn_reductions += 1;
+            }
+        }
         self.apply(&st);
         match kind {
             AckKind::New => {
@@ -871,6 +889,16 @@ impl Subflow {
         }
         self.trace_window(now);
         kind
+    }
+
+    /// Notes a window reduction under RFC 3168 ([`EcnMode::cwr`]): an ECN echo, a fast
+    /// retransmit or a timeout. Echoes of data sent before it are then ignored, and the next
+    /// new data segment tells the receiver with CWR.
+    fn reduced_window(&mut self) {
+        if self.ecn.cwr {
+            self.ecn_recover = self.snd_max;
+            self.cwr_pending = true;
+        }
     }
 
     fn drop_acked(&mut self, a: u64) {
@@ -949,7 +977,12 @@ impl Subflow {
             self.counters.fr_suppressed += 1;
         } else if self.dupacks == self.dupthresh && !self.in_fr {
             let st = self.cc_state();
-            self.ssthresh = env.cc.fast_retransmit_ssthresh(&st);
+            // RFC 3168 6.1.2, as Linux: a loss of data sent before an ECN reduction is the same
+            // congestion, and the window is not reduced twice for it.
+            let reduced_already = self.ecn.cwr && self.snd_una < self.ecn_recover;
+            if !reduced_already {
+                self.ssthresh = env.cc.fast_retransmit_ssthresh(&st);
+            }
             let inflation = match self.fr_inflation {
                 FrInflation::ThreeMss => 3 * self.mss,
                 FrInflation::Dupthresh => self.dupthresh as u64 * self.mss,
@@ -957,6 +990,7 @@ impl Subflow {
             self.cwnd = self.ssthresh + inflation;
             self.recover = self.snd_max;
             self.in_fr = true;
+            self.reduced_window();
             self.transmit(0, env.ctx, true); // the segment at snd_una (a dup ACK implies it exists)
             self.arm_rto_if_idle(env.ctx); // a running timer is not restarted
             self.counters.fast_retransmits += 1;
@@ -1037,6 +1071,7 @@ impl Subflow {
         let mut st = self.cc_state();
         env.cc.on_rto(&mut st);
         self.apply(&st);
+        self.reduced_window();
         self.snd_nxt = self.snd_una;
         self.rtt.back_off();
         self.resend_next(env.ctx);

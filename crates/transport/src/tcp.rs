@@ -9,7 +9,7 @@ use crate::config::keys::{DUPTHRESH, ECN};
 use crate::config::tcp_keys_and;
 use crate::config::{CeEcho, EcnMode, Profile, TcpConfig};
 use crate::error::TransportError;
-use crate::newreno::{NewReno, NewRenoEcn};
+use crate::newreno::NewReno;
 use crate::path::PathPolicy;
 use crate::receiver::ReceiverStats;
 use crate::subflow::{DataSource, Subflow, SubflowCounters, SubflowEnv, TimerOutcome, FIRST_SEQ};
@@ -63,12 +63,8 @@ impl Transport for TcpTransport {
         spawner: &mut dyn Spawn,
         conn: ConnectionSpec,
     ) -> Result<Connection, TransportError> {
-        let cc: Box<dyn CongestionControl> = if self.config.ecn.cwr {
-            Box::new(NewRenoEcn::new(self.config.ss_increase))
-        } else {
-            Box::new(NewReno::new(self.config.ss_increase))
-        };
-        open_single_path(spawner, conn, &self.config, cc)
+        let cc = NewReno::new(self.config.ss_increase);
+        open_single_path(spawner, conn, &self.config, Box::new(cc))
     }
 }
 

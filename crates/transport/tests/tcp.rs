@@ -5,13 +5,15 @@
 mod common;
 
 use common::*;
+use htsim_core::ids::HostId;
 use htsim_core::queue::{Discipline, Queue};
 use htsim_core::units::BufferSize;
 use htsim_core::world::World;
 use htsim_core::{Rate, SimTime};
 use htsim_transport::config::{DelayedAck, TcpConfig};
 use htsim_transport::tcp::ConnectionReport;
-use htsim_transport::{DctcpTransport, Profile, TcpTransport, Transport};
+use htsim_transport::trace::TraceLog;
+use htsim_transport::{ConnectionSpec, DctcpTransport, Profile, TcpTransport, Transport};
 
 fn tcp() -> TcpTransport {
     TcpTransport::new(Profile::Rfc)
@@ -724,4 +726,73 @@ fn a_full_ack_does_not_release_a_burst_beyond_the_data_in_flight() {
         r.fast_retransmits
     );
     assert!(run >= 30, "the ns-3 rule bursts: {run}");
+}
+
+/// One finite ECN-capable flow (RFC 3168, docs/model.md 2.14) of 300 segments over the gigabit
+/// dumbbell whose bottleneck drops the data arrivals `drops` and marks `marks` CE (n-th data
+/// arrivals, 1-based); returns the sender's counters and how many times its ssthresh fell.
+fn ecn_flow(
+    drops: Vec<u64>,
+    marks: Vec<u64>,
+) -> (htsim_transport::subflow::SubflowCounters, usize) {
+    let mut w = World::new(3);
+    let net = Net::gig(1);
+    let (mut d, _log) = TestQueue::new(drops);
+    d.mark_data = marks;
+    let q = Queue::new(BufferSize::Packets(100), Discipline::Custom(Box::new(d)));
+    dumbbell(&mut w, net, q);
+    let report = sink();
+    let t = tcp().with_ecn();
+    let mut spec = ConnectionSpec::new(
+        0,
+        HostId(0),
+        HostId(1),
+        Some(300 * u64::from(t.config.mss)),
+        SimTime::ZERO,
+        w.streams().substream("conn", 0),
+    );
+    let log = TraceLog::new(100_000);
+    spec.trace = Some(log.clone());
+    spec.report = Some(report.clone());
+    t.open(&mut w, spec).expect("open");
+    w.run();
+    assert_eq!(check_end(&w, &report).len(), 1, "the flow completes");
+    let counters = report
+        .lock()
+        .unwrap()
+        .iter()
+        .find_map(|r| match r {
+            ConnectionReport::Sender { counters, .. } => Some(*counters),
+            _ => None,
+        })
+        .expect("sender report");
+    let ssthresh: Vec<u64> = log.events().iter().map(|e| e.state.ssthresh).collect();
+    let cuts = ssthresh.windows(2).filter(|p| p[1] < p[0]).count();
+    (counters, cuts)
+}
+
+/// RFC 3168 6.1.2: an echo halves the window at most once per window of data, and a loss in
+/// the same window is the same congestion (one reduction, whichever comes first). Marks on
+/// ten consecutive data arrivals are one reduction; a mark some 200 segments later (windows
+/// later) is another. With data arrival 40 lost: marks from arrival 41 on echo on the first
+/// duplicate ACK, before the fast retransmit, which then keeps the reduced ssthresh; marks
+/// from arrival 44 on echo only once the recovery has begun, are ignored in it, and the
+/// sender's CWR ends the echo before the recovery ends. A mark on arrival 30 and the loss of
+/// arrival 45: the fast retransmit keeps the ssthresh of the ECN reduction.
+#[test]
+fn ecn_echoes_reduce_once_per_window_and_a_loss_is_the_same_congestion() {
+    let (c, cuts) = ecn_flow(vec![], (41..=50).collect());
+    assert_eq!((c.ecn_reductions, c.fast_retransmits, cuts), (1, 0, 1));
+    let (c, cuts) = ecn_flow(vec![], vec![41, 260]);
+    assert_eq!((c.ecn_reductions, c.fast_retransmits, cuts), (2, 0, 2));
+    let (c, cuts) = ecn_flow(vec![40], (41..=50).collect());
+    assert_eq!((c.ecn_reductions, c.fast_retransmits, cuts), (1, 1, 1));
+    let (c, cuts) = ecn_flow(vec![40], (44..=50).collect());
+    assert_eq!((c.ecn_reductions, c.fast_retransmits, cuts), (0, 1, 1));
+    // A mark, then the loss of a segment sent before the reduction: the flight has shrunk by
+    // the time the loss is found, and half of it would be a second, deeper cut.
+    let (c, cuts) = ecn_flow(vec![45], vec![30]);
+    assert_eq!((c.ecn_reductions, c.fast_retransmits, cuts), (1, 1, 1));
+    // Plain TCP sends nothing ECN-capable, so nothing is marked.
+    assert!(!tcp().config.ecn.ect_data && tcp().with_ecn().config.ecn.ect_data);
 }

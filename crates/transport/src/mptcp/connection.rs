@@ -246,6 +246,7 @@ impl MptcpSender {
             t.limited_transmits += c.limited_transmits;
             t.limited_transmit_bytes += c.limited_transmit_bytes;
             t.bytes_acked += c.bytes_acked;
+            t.ecn_reductions += c.ecn_reductions;
             t.syns_sent += c.syns_sent;
         }
         t

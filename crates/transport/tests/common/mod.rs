@@ -37,10 +37,11 @@ pub struct QueueLog {
 
 /// Drop-tail (optionally with ECN marking above K) that also drops chosen data packets (the
 /// n-th data arrival, 1-based), the first `drop_retransmits` retransmitted data packets and
-/// the first `drop_syns` SYNs and the listed SYN arrivals (the n-th, 1-based), and logs every
-/// data arrival.
+/// the first `drop_syns` SYNs and the listed SYN arrivals (the n-th, 1-based), marks chosen
+/// ECN-capable data arrivals CE (`mark_data`, counted alike), and logs every data arrival.
 pub struct TestQueue {
     pub drop_data: Vec<u64>,
+    pub mark_data: Vec<u64>,
     pub drop_retransmits: u64,
     pub drop_syns: u64,
     pub drop_syn_arrivals: Vec<u64>,
@@ -56,6 +57,7 @@ impl TestQueue {
         (
             TestQueue {
                 drop_data,
+                mark_data: Vec::new(),
                 drop_retransmits: 0,
                 drop_syns: 0,
                 drop_syn_arrivals: Vec::new(),
@@ -105,10 +107,9 @@ impl QueueDiscipline for TestQueue {
             log.data_dropped += 1;
             return Admission::Drop;
         }
-        if let Some(k) = self.ecn_k {
-            if packet.has(flags::ECT) && occ.packets > k {
-                packet.set(flags::CE);
-            }
+        let over_k = self.ecn_k.is_some_and(|k| occ.packets > k);
+        if packet.has(flags::ECT) && (over_k || self.mark_data.contains(&self.data_count)) {
+            packet.set(flags::CE);
         }
         Admission::Enqueue
     }
