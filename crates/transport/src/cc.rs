@@ -71,7 +71,8 @@ pub trait CongestionControl: Send {
     fn name(&self) -> &'static str;
 
     /// Called on every ACK after the RTT sample and before the engine's classification, with
-    /// `state.snd_una` already advanced past `ack.newly_acked`. The ECN reaction lives here.
+    /// `state.snd_una` already advanced past `ack.newly_acked`. The ECN reaction of DCTCP and
+    /// XMP lives here (RFC 3168's, a loss response, is the subflow's: docs/model.md 2.14).
     /// Returns `true` to suppress this ACK's window increase (DCTCP's cut, docs/model.md 8).
     fn on_ack(&mut self, _state: &mut CcState, _ack: &AckSample) -> bool {
         false

@@ -183,8 +183,10 @@ pub struct EcnMode {
     pub ect_data: bool,
     /// Retransmitted data segments are ECN-capable too (Linux practice; RFC 3168 6.1.5 says no).
     pub ect_retransmits: bool,
-    /// After each ECN window reduction, the next new data segment carries CWR, which tells an
-    /// [`CeEcho::Rfc3168`] receiver to stop echoing (RFC 3168 6.1.2, 6.1.3).
+    /// RFC 3168's sender (docs/model.md 2.14): an echo is answered as a loss without a
+    /// retransmission, at most one window reduction per window of data (losses included), and
+    /// the next new data segment after each reduction carries CWR, which tells an
+    /// [`CeEcho::Rfc3168`] receiver to stop echoing (6.1.2, 6.1.3).
     pub cwr: bool,
 }
 
@@ -512,8 +514,9 @@ pub mod keys {
         "ecn",
         ParamKind::Bool,
         Some("false"),
-        "RFC 3168 ECN: new data ECN-capable (not retransmissions), the window halved at most once \
-         per window of data on an ECN echo, CWR to end the receiver's echo (docs/model.md 2.14)",
+        "RFC 3168 ECN: new data ECN-capable (not retransmissions), an ECN echo taken as a loss, \
+         at most one window reduction per window of data, CWR to end the receiver's echo \
+         (docs/model.md 2.14)",
     );
     /// `reorder_hold`.
     pub const REORDER_HOLD: ParamSpec = ParamSpec::new(

@@ -129,8 +129,9 @@ impl ReceiverSubflow {
 
     /// Sends the cumulative ACK now (a FIN+ACK once the FIN is in sequence). With
     /// [`CeEcho::Dctcp`] ECE carries the CE state (docs/model.md 8: every ACK carries ECE =
-    /// `ce_state`); with [`CeEcho::Rfc3168`] the latched echo (2.14); with [`CeEcho::XmpCount`], `e = min(cnt_ce, 3)` goes into ECE (bit 0) and CWR
-    /// (bit 1) and `cnt_ce -= e` (7.2).
+    /// `ce_state`), with [`CeEcho::Rfc3168`] the latched echo (2.14); with
+    /// [`CeEcho::XmpCount`], `e = min(cnt_ce, 3)` goes into ECE (bit 0) and CWR (bit 1) and
+    /// `cnt_ce -= e` (7.2).
     pub fn send_ack(&mut self, ctx: &mut Ctx<'_>, stats: &mut ReceiverStats) {
         self.pending = 0;
         self.dack_due = None;

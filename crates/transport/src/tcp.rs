@@ -41,8 +41,8 @@ impl TcpTransport {
     }
 
     /// The same TCP with RFC 3168 ECN (docs/model.md 2.14): new data is ECN-capable, the
-    /// sender halves its window on an echo and announces it with CWR, and the receiver echoes
-    /// ECE from a CE mark until that CWR.
+    /// sender answers an echo as a loss (one reduction per window) and announces each
+    /// reduction with CWR, and the receiver echoes ECE from a CE mark until that CWR.
     pub fn with_ecn(mut self) -> Self {
         self.config.ecn = EcnMode {
             ect_data: true,
