@@ -11,7 +11,7 @@ use htsim_core::units::BufferSize;
 use htsim_core::world::World;
 use htsim_core::{Rate, SimTime};
 use htsim_transport::config::{DelayedAck, TcpConfig};
-use htsim_transport::tcp::ConnectionReport;
+use htsim_transport::tcp::{ConnectionReport, ReportSink};
 use htsim_transport::trace::TraceLog;
 use htsim_transport::{ConnectionSpec, DctcpTransport, Profile, TcpTransport, Transport};
 
@@ -92,6 +92,16 @@ fn lossy_flow(
     lossy_flow_with(config, size, drops, 0)
 }
 
+/// The counters the one sender of `report` reported when it closed.
+fn sender_counters(report: &ReportSink) -> htsim_transport::subflow::SubflowCounters {
+    let reports = report.lock().unwrap();
+    let sender = reports.iter().find_map(|r| match r {
+        ConnectionReport::Sender { counters, .. } => Some(*counters),
+        _ => None,
+    });
+    sender.expect("sender report")
+}
+
 /// [`lossy_flow`] whose bottleneck also drops the first `drop_retransmits` retransmissions.
 fn lossy_flow_with(
     config: TcpConfig,
@@ -122,15 +132,7 @@ fn lossy_flow_with(
     w.run();
     let recs = check_end(&w, &report);
     assert_eq!(recs.len(), 1, "the flow completes");
-    let counters = report
-        .lock()
-        .unwrap()
-        .iter()
-        .find_map(|r| match r {
-            ConnectionReport::Sender { counters, .. } => Some(*counters),
-            _ => None,
-        })
-        .expect("sender report");
+    let counters = sender_counters(&report);
     let log = std::mem::take(&mut *log.lock().unwrap());
     (recs[0].clone(), counters, log)
 }
@@ -757,15 +759,7 @@ fn ecn_flow(
     t.open(&mut w, spec).expect("open");
     w.run();
     assert_eq!(check_end(&w, &report).len(), 1, "the flow completes");
-    let counters = report
-        .lock()
-        .unwrap()
-        .iter()
-        .find_map(|r| match r {
-            ConnectionReport::Sender { counters, .. } => Some(*counters),
-            _ => None,
-        })
-        .expect("sender report");
+    let counters = sender_counters(&report);
     let ssthresh: Vec<u64> = log.events().iter().map(|e| e.state.ssthresh).collect();
     let cuts = ssthresh.windows(2).filter(|p| p[1] < p[0]).count();
     (counters, cuts)
