@@ -333,22 +333,50 @@ impl Serialize for WrittenValue<'_> {
     }
 }
 
-/// Switches added to a kind after results were written without them: written only when on, so
-/// that a scenario without them reads back, and hashes into run identities, as before they
-/// existed (results of earlier builds stay current instead of stale).
-const WRITTEN_ONLY_WHEN_ON: &[&str] = &["ecn"];
+/// Transport switches added after results were written without them, each off by default:
+/// written only when on, so that a scenario without them reads back, and hashes into run
+/// identities, as before they existed (results of earlier builds stay current instead of
+/// stale). A test checks that each is a switch whose default is off wherever it exists.
+pub(crate) const TRANSPORT_SWITCHES_WRITTEN_WHEN_ON: &[&str] = &["ecn"];
 
-/// Serialises `params` into `map`, in order; the switches of [`WRITTEN_ONLY_WHEN_ON`] only
-/// when true.
+/// Serialises `params` into `map`, in order, leaving out those of `when_on` that are false.
 pub(crate) fn serialize_params<M: SerializeMap>(
     map: &mut M,
     params: &Params,
+    when_on: &[&str],
 ) -> Result<(), M::Error> {
     for (k, v) in &params.values {
-        if WRITTEN_ONLY_WHEN_ON.contains(&k.as_str()) && *v == ParamValue::Bool(false) {
+        if when_on.contains(&k.as_str()) && *v == ParamValue::Bool(false) {
             continue;
         }
         map.serialize_entry(k, &WrittenValue(v))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use htsim_core::params::ParamKind;
+
+    #[test]
+    fn switches_written_only_when_on_are_off_by_default_wherever_they_exist() {
+        for key in TRANSPORT_SWITCHES_WRITTEN_WHEN_ON {
+            let mut found = 0;
+            for kind in TRANSPORTS {
+                for p in kind.spec.params.iter().filter(|p| p.key == *key) {
+                    assert!(
+                        matches!(p.kind, ParamKind::Bool),
+                        "{key} of {}",
+                        kind.spec.name
+                    );
+                    for profile in [None, Some("rfc"), Some("ns3-mmptcp")] {
+                        assert_eq!(p.default_for(profile), Some("false"), "{key}");
+                    }
+                    found += 1;
+                }
+            }
+            assert!(found > 0, "{key} is a key of some transport");
+        }
+    }
 }

@@ -10,7 +10,7 @@ use htsim_core::{Rate, SimTime};
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
-use super::params::{serialize_params, Params};
+use super::params::{serialize_params, Params, TRANSPORT_SWITCHES_WRITTEN_WHEN_ON};
 use super::reference::Reference;
 use super::tree::{Node, Table, Value};
 
@@ -284,7 +284,7 @@ impl Serialize for TopologyConfig {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("kind", &self.kind)?;
-        serialize_params(&mut m, &self.params)?;
+        serialize_params(&mut m, &self.params, &[])?;
         if !self.layers.is_empty() {
             m.serialize_entry("layers", &PairMap(&self.layers))?;
         }
@@ -464,7 +464,7 @@ impl Serialize for TransportConfig {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("kind", &self.kind)?;
-        serialize_params(&mut m, &self.params)?;
+        serialize_params(&mut m, &self.params, TRANSPORT_SWITCHES_WRITTEN_WHEN_ON)?;
         m.end()
     }
 }
