@@ -864,13 +864,15 @@ impl Subflow {
         let mut st = self.cc_state();
         st.snd_una = a.max(self.snd_una);
         let mut suppress_increase = env.cc.on_ack(&mut st, &sample);
-        if self.ecn.cwr && sample.ece {
+        if self.ecn.cwr && sample.ece && !st.in_recovery {
             // RFC 3168 6.1.2: an echo is a loss without a retransmission, at most once per
-            // window and not in loss recovery; no echo grows the window.
+            // window; no echo grows the window. In loss recovery echoes are ignored: after a
+            // timeout, go-back-N slow-starts even while the receiver still echoes (its CWR
+            // goes only on new data).
             suppress_increase = true;
             // The ACK must cover data sent after the last reduction (beyond `ecn_recover`): the
             // ACK of the last segment sent before it still carries the latched echo.
-            if !st.in_recovery && st.snd_una > self.ecn_recover {
+            if st.snd_una > self.ecn_recover {
                 st.ssthresh = env.cc.fast_retransmit_ssthresh(&st);
                 st.cwnd = st.ssthresh;
                 self.reduced_window();

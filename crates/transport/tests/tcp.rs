@@ -12,7 +12,7 @@ use htsim_core::world::World;
 use htsim_core::{Rate, SimTime};
 use htsim_transport::config::{DelayedAck, TcpConfig};
 use htsim_transport::tcp::{ConnectionReport, ReportSink};
-use htsim_transport::trace::TraceLog;
+use htsim_transport::trace::{TraceEvent, TraceKind, TraceLog};
 use htsim_transport::{ConnectionSpec, DctcpTransport, Profile, TcpTransport, Transport};
 
 fn tcp() -> TcpTransport {
@@ -737,6 +737,17 @@ fn ecn_flow(
     drops: Vec<u64>,
     marks: Vec<u64>,
 ) -> (htsim_transport::subflow::SubflowCounters, usize) {
+    let (counters, events) = ecn_flow_traced(drops, marks);
+    let ssthresh: Vec<u64> = events.iter().map(|e| e.state.ssthresh).collect();
+    let cuts = ssthresh.windows(2).filter(|p| p[1] < p[0]).count();
+    (counters, cuts)
+}
+
+/// [`ecn_flow`], returning the sender's trace events instead of the count of cuts.
+fn ecn_flow_traced(
+    drops: Vec<u64>,
+    marks: Vec<u64>,
+) -> (htsim_transport::subflow::SubflowCounters, Vec<TraceEvent>) {
     let mut w = World::new(3);
     let net = Net::gig(1);
     let (mut d, _log) = TestQueue::new(drops);
@@ -759,10 +770,7 @@ fn ecn_flow(
     t.open(&mut w, spec).expect("open");
     w.run();
     assert_eq!(check_end(&w, &report).len(), 1, "the flow completes");
-    let counters = sender_counters(&report);
-    let ssthresh: Vec<u64> = log.events().iter().map(|e| e.state.ssthresh).collect();
-    let cuts = ssthresh.windows(2).filter(|p| p[1] < p[0]).count();
-    (counters, cuts)
+    (sender_counters(&report), log.events())
 }
 
 /// RFC 3168 6.1.2: an echo halves the window at most once per window of data, and a loss in
@@ -787,6 +795,23 @@ fn ecn_echoes_reduce_once_per_window_and_a_loss_is_the_same_congestion() {
     // the time the loss is found, and half of it would be a second, deeper cut.
     let (c, cuts) = ecn_flow(vec![45], vec![30]);
     assert_eq!((c.ecn_reductions, c.fast_retransmits, cuts), (1, 1, 1));
+    // A mark after the last new segment, then a lost tail: the timeout's go-back-N resends
+    // old data only, so no CWR ends the echo before it is done; it still slow-starts (the
+    // echo is ignored in loss recovery) instead of resending one segment per round trip.
+    let (c, events) = ecn_flow_traced((285..=300).collect(), vec![270]);
+    assert_eq!((c.ecn_reductions, c.timeouts), (1, 1));
+    let rto = events
+        .iter()
+        .position(|e| e.kind == TraceKind::Rto)
+        .unwrap();
+    let mss = u64::from(tcp().config.mss);
+    // (The timeout's own event shows the window before it.)
+    let grown = events[rto + 1..]
+        .iter()
+        .map(|e| e.state.cwnd)
+        .max()
+        .unwrap();
+    assert!(grown >= 4 * mss, "cwnd after the timeout: {grown} B");
     // Plain TCP sends nothing ECN-capable, so nothing is marked.
     assert!(!tcp().config.ecn.ect_data && tcp().with_ecn().config.ecn.ect_data);
 }
