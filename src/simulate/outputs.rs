@@ -123,15 +123,28 @@ fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or(String::new(), |v| v.to_string())
 }
 
+/// A per-run CSV file: a header of the run's columns then `columns`, and each of `rows` after
+/// the run's fields.
+fn run_csv<R>(run: &RunColumns, columns: &[&str], rows: impl IntoIterator<Item = R>) -> Vec<u8>
+where
+    R: IntoIterator<Item = String>,
+{
+    let mut w = csv_writer();
+    w.write_record(run.header(columns)).expect(IN_MEMORY);
+    let run_fields = run.fields();
+    for row in rows {
+        w.write_record(run_fields.iter().cloned().chain(row))
+            .expect(IN_MEMORY);
+    }
+    csv_bytes(w)
+}
+
 /// flows.csv: one row per flow of `results` (by id), with its class's name and transport.
 pub fn flows_csv(run: &RunColumns, results: &RunResults) -> Vec<u8> {
-    let mut w = csv_writer();
-    w.write_record(run.header(FLOWS_COLUMNS)).expect(IN_MEMORY);
-    let run_fields = run.fields();
     let ns = |t: Option<SimTime>| opt(t.map(SimTime::as_ns));
-    for f in &results.flows {
+    let rows = results.flows.iter().map(|f| {
         let class = results.class_of(f);
-        w.write_record(run_fields.iter().cloned().chain([
+        [
             class.name.clone(),
             f.flow_id.to_string(),
             opt(f.job),
@@ -155,19 +168,15 @@ pub fn flows_csv(run: &RunColumns, results: &RunResults) -> Vec<u8> {
             f.fast_retransmits.to_string(),
             f.timeouts.to_string(),
             f.subflows.to_string(),
-        ]))
-        .expect(IN_MEMORY);
-    }
-    csv_bytes(w)
+        ]
+    });
+    run_csv(run, FLOWS_COLUMNS, rows)
 }
 
 /// links.csv: one row per link of `results` (the topology's directed links, in its order).
 pub fn links_csv(run: &RunColumns, results: &RunResults) -> Vec<u8> {
-    let mut w = csv_writer();
-    w.write_record(run.header(LINKS_COLUMNS)).expect(IN_MEMORY);
-    let run_fields = run.fields();
-    for l in &results.links {
-        w.write_record(run_fields.iter().cloned().chain([
+    let rows = results.links.iter().map(|l| {
+        [
             l.name.clone(),
             l.from.clone(),
             l.to.clone(),
@@ -180,30 +189,24 @@ pub fn links_csv(run: &RunColumns, results: &RunResults) -> Vec<u8> {
             l.packets_marked.to_string(),
             opt(l.utilisation_pct.map(|u| format!("{u:.4}"))),
             format!("{:.4}", l.loss_rate_pct),
-        ]))
-        .expect(IN_MEMORY);
-    }
-    csv_bytes(w)
+        ]
+    });
+    run_csv(run, LINKS_COLUMNS, rows)
 }
 
 /// crossings.csv: one row per flow and watched link of `results` (by link, then flow id).
 pub fn crossings_csv(run: &RunColumns, results: &RunResults) -> Vec<u8> {
-    let mut w = csv_writer();
-    w.write_record(run.header(CROSSINGS_COLUMNS))
-        .expect(IN_MEMORY);
-    let run_fields = run.fields();
-    for c in &results.crossings {
-        w.write_record(run_fields.iter().cloned().chain([
+    let rows = results.crossings.iter().map(|c| {
+        [
             results.classes[c.class].name.clone(),
             c.flow_id.to_string(),
             c.link.clone(),
             c.packets_enqueued.to_string(),
             c.bytes_enqueued.to_string(),
             c.packets_dropped.to_string(),
-        ]))
-        .expect(IN_MEMORY);
-    }
-    csv_bytes(w)
+        ]
+    });
+    run_csv(run, CROSSINGS_COLUMNS, rows)
 }
 
 /// trace.csv: the run's columns, then the trace log's own columns (`time_ns,flow,...`), one row
