@@ -44,9 +44,9 @@ pub const BYTES_PER_TRACE_EVENT: u64 = 128;
 
 /// Bytes per (flow, watched link) count of `[output] crossings`, charged for every flow and
 /// every watched link (a flow crosses few of them, so this is an upper bound): the engine's
-/// count in its ordered map (40 B, about 60 B with the map's nodes), the same taken out at the
-/// window's end (32 B), its typed result (`CrossingResult`, 72 B, and the link's name, about
-/// 32 B) and its crossings.csv row (about 80 B): 276 B, rounded up.
+/// count in its ordered map (32 B, about 48 B with the map's nodes), the same taken out at the
+/// window's end (32 B), its typed result (`CrossingResult`, 64 B, and the link's name, about
+/// 32 B) and its crossings.csv row (about 80 B): 256 B (see the test below), rounded up.
 pub const BYTES_PER_CROSSING: u64 = 320;
 
 /// Bytes per connection of a traffic matrix at set-up's peak: a run's matrices are drawn
@@ -354,7 +354,7 @@ mod tests {
     }
 
     #[test]
-    fn the_per_flow_and_per_event_costs_cover_what_is_kept() {
+    fn the_per_flow_event_and_crossing_costs_cover_what_is_kept() {
         use std::mem::size_of;
         let kept = size_of::<crate::simulate::generator::StartedFlow>()
             + size_of::<htsim_core::flow::FlowRecord>()
@@ -367,6 +367,16 @@ mod tests {
         let event = size_of::<htsim_transport::trace::TraceEvent>();
         eprintln!("per event: {event} B");
         assert!(event as u64 * 2 <= BYTES_PER_TRACE_EVENT, "{event}");
+        // A crossing: the map's entry (key and counts, with half again for its nodes), the
+        // count taken out, the typed result with the link's name, and the CSV row.
+        let entry = size_of::<(u32, u32)>() + size_of::<(u64, u64, u64)>();
+        let crossing = entry * 3 / 2
+            + size_of::<htsim_core::crossing::Crossing>()
+            + size_of::<crate::simulate::results::CrossingResult>()
+            + 32
+            + 80;
+        eprintln!("per crossing: {crossing} B");
+        assert!(crossing as u64 <= BYTES_PER_CROSSING, "{crossing}");
         assert_eq!(mib(u64::MAX), "16777216.0 TiB");
     }
 }

@@ -29,32 +29,35 @@ pub struct Crossing {
     pub dropped: u64,
 }
 
-/// The counts of the watched links, by (link, flow).
+/// The counts of the watched links: (packets, bytes, dropped) by (link, flow).
 #[derive(Debug, Default)]
 pub(crate) struct Crossings {
-    counts: BTreeMap<(u32, u32), Crossing>,
+    counts: BTreeMap<(u32, u32), (u64, u64, u64)>,
 }
 
 impl Crossings {
     /// Counts one data packet of `flow` and `bytes` on the wire offered to `link`.
     pub(crate) fn count(&mut self, link: LinkId, flow: u32, bytes: u64, dropped: bool) {
-        let c = self.counts.entry((link.0, flow)).or_insert(Crossing {
-            link,
-            flow,
-            packets: 0,
-            bytes: 0,
-            dropped: 0,
-        });
+        let (packets, accepted_bytes, drops) = self.counts.entry((link.0, flow)).or_default();
         if dropped {
-            c.dropped += 1;
+            *drops += 1;
         } else {
-            c.packets += 1;
-            c.bytes += bytes;
+            *packets += 1;
+            *accepted_bytes += bytes;
         }
     }
 
     /// Every count, ordered by link, then flow; leaves none.
     pub(crate) fn take(&mut self) -> Vec<Crossing> {
-        std::mem::take(&mut self.counts).into_values().collect()
+        std::mem::take(&mut self.counts)
+            .into_iter()
+            .map(|((link, flow), (packets, bytes, dropped))| Crossing {
+                link: LinkId(link),
+                flow,
+                packets,
+                bytes,
+                dropped,
+            })
+            .collect()
     }
 }
