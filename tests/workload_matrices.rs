@@ -278,6 +278,52 @@ fn neighbours_on_a_fattree_are_counted_in_switches_and_a_missing_distance_is_an_
     );
 }
 
+#[test]
+fn a_neighbours_matrix_whose_flows_do_not_fit_is_refused_before_it_is_listed() {
+    use htsim::core::world::World;
+    use htsim::simulate::resources::{Budget, BudgetSource};
+    use htsim::simulate::{network, workload};
+    // 96 directed links (4 KiB each) and 192 pairs five switches apart (25 B each) fit in
+    // 500 KiB; their 192 flows (1 KiB each) do not. The planning lists the pairs, so it is
+    // what refuses them (the check of the whole run comes after it): a neighbours matrix of
+    // BCube(13, 4) took a minute and 11 GB to list before its flows were counted.
+    let budget = Budget {
+        available: 500 * 1024,
+        runs_at_once: 1,
+        source: BudgetSource::Env,
+    };
+    let plan = |keys: &str| {
+        let s = ok(&fattree(&format!(
+            "matrix = \"neighbours\"\ndistance = 5\nsize = \"20KB\"\n{keys}"
+        )));
+        let mut world = World::new(1);
+        let topology = network::build(&mut world, &s).unwrap();
+        workload::plan(&s, &topology, world.streams(), Some(&budget)).map(|p| p.len())
+    };
+    let e = &plan("").unwrap_err()[0];
+    assert_eq!(e.key, "flows.c.matrix", "{e}");
+    assert!(
+        e.message
+            .contains("a run needs about 0.6 MiB (96 directed links, and about 192 flows)"),
+        "{e}"
+    );
+    let hint = e.hint.as_deref().unwrap_or_default();
+    assert!(hint.contains("class \"c\" opens about 192 flows"), "{hint}");
+    // A third of the pairs' flows fit, and Poisson arrivals open flows by their rate.
+    assert_eq!(
+        plan("senders = \"33%\"").map_err(|e| e[0].to_string()),
+        Ok(1)
+    );
+    assert_eq!(
+        plan("arrivals = { poisson = 10 }").map_err(|e| e[0].to_string()),
+        Ok(1)
+    );
+    // Rounds open a flow per pair at each round.
+    let e = &plan("senders = \"33%\"\narrivals = { every = \"100ms\" }").unwrap_err()[0];
+    assert_eq!(e.key, "flows.c.arrivals", "{e}");
+    assert!(e.message.contains("about 252 flows"), "{e}");
+}
+
 /// A k = 8 FatTree (128 hosts, 4 per ToR) and one random class `r` with the XMP paper's limits
 /// (at most 4 connections into a host, none rack-local), then `keys`.
 fn xmp_random(keys: &str) -> String {

@@ -9,7 +9,8 @@
 //! ends), its flows ([`BYTES_PER_FLOW`] per flow it opens: every flow's record is kept until
 //! the run ends, see [`flows_estimate`]) and its trace ([`BYTES_PER_TRACE_EVENT`] per event kept).
 //! Its traffic matrices ([`BYTES_PER_CONNECTION`] per connection) are checked before each is
-//! drawn, by the workload's planning.
+//! drawn, by the workload's planning, which also checks the flows of a `neighbours` matrix
+//! before it lists the pairs ([`Budget::check_matrix_flows`]).
 //! A run over its budget is refused with the estimate and the key at fault, before it starts.
 
 use htsim_core::units::parse_size;
@@ -170,6 +171,52 @@ impl Budget {
         ))
     }
 
+    /// Checks `total` bytes, a network of `links` links and `flows` flows in all, after a
+    /// class (`name`) that opens `count` of them, decided by its `key`; the error is at `key`.
+    fn check_flows(
+        &self,
+        links: u64,
+        flows: u64,
+        total: u64,
+        key: &str,
+        count: u64,
+        name: &str,
+    ) -> Result<(), SetupError> {
+        self.check(
+            &format!("{links} directed links, and about {flows} flows"),
+            total,
+        )
+        .map_err(|e| {
+            e.within(key).with_hint(format!(
+                "class \"{name}\" opens about {count} flows ({BYTES_PER_FLOW} B each, kept \
+                     until the run ends): fewer flows (a lower rate or a longer period), a \
+                     shorter run, fewer runs at once (--jobs), or set {MEMORY_LIMIT_ENV} if more \
+                     memory is free"
+            ))
+        })
+    }
+
+    /// Checks, before a class's matrix of `connections` connections is listed, the flows the
+    /// class (`name`, taking `taken` of them, with `arrivals`) opens from them over `duration`
+    /// on a network of `links` links, alone: a lower bound of what [`Budget::check_run`]
+    /// checks once every class is planned, so that a matrix whose pairs would fit but whose
+    /// flows would not is refused before its pairs are listed. The error is at the key that
+    /// decides the flows, within the class.
+    pub fn check_matrix_flows(
+        &self,
+        links: u64,
+        taken: u64,
+        arrivals: Option<&Arrivals>,
+        duration: htsim_core::SimTime,
+        name: &str,
+    ) -> Result<(), SetupError> {
+        let (key, count) = flows_of(taken, arrivals, duration);
+        let total = links
+            .saturating_mul(BYTES_PER_LINK)
+            .saturating_add(count.saturating_mul(BYTES_PER_FLOW));
+        self.check_flows(links, count, total, key, count, name)
+    }
+
     fn source_text(&self) -> String {
         match self.source {
             BudgetSource::Env => MEMORY_LIMIT_ENV.to_string(),
@@ -197,20 +244,8 @@ impl Budget {
             let (key, count) = flows_estimate(plan, duration);
             flows = flows.saturating_add(count);
             total = total.saturating_add(count.saturating_mul(BYTES_PER_FLOW));
-            self.check(
-                &format!("{links} directed links, and about {flows} flows"),
-                total,
-            )
-            .map_err(|e| {
-                e.within(&format!("flows.{}.{key}", plan.name))
-                    .with_hint(format!(
-                    "class \"{}\" opens about {count} flows ({BYTES_PER_FLOW} B each, kept until \
-                     the run ends): fewer flows (a lower rate or a longer period), a shorter \
-                     run, fewer runs at once (--jobs), or set {MEMORY_LIMIT_ENV} if more memory \
-                     is free",
-                    plan.name
-                ))
-            })?;
+            self.check_flows(links, flows, total, key, count, &plan.name)
+                .map_err(|e| e.within(&format!("flows.{}", plan.name)))?;
         }
         if watched_links > 0 {
             let counts = flows.saturating_mul(watched_links);
@@ -279,8 +314,18 @@ pub fn flows_estimate(plan: &ClassPlan, duration: htsim_core::SimTime) -> (&'sta
             per_job.saturating_mul(jobs.shape.concurrent as u64),
         );
     }
+    flows_of(connections, plan.arrivals.as_ref(), duration)
+}
+
+/// The flows a class without jobs opens over `duration` from `connections` connections with
+/// `arrivals` ([`flows_estimate`]), and the key that decides it.
+fn flows_of(
+    connections: u64,
+    arrivals: Option<&Arrivals>,
+    duration: htsim_core::SimTime,
+) -> (&'static str, u64) {
     let seconds = duration.as_ns() as f64 * 1e-9;
-    match plan.arrivals {
+    match arrivals {
         None => ("matrix", connections),
         Some(Arrivals::Poisson(rate)) => ("arrivals", (rate * seconds).ceil() as u64),
         Some(Arrivals::Every(period)) => {

@@ -179,7 +179,12 @@ pub fn plan(
     let mut senders_rng = streams.stream("workload.senders");
     // (recipe and hosts, full length, pool left) per distinct matrix, in order of first use.
     let mut matrices: Vec<(MatrixKey, usize, Vec<Connection>)> = Vec::new();
-    let mut pool_memory = PoolMemory { budget, held: 0 };
+    let mut pool_memory = PoolMemory {
+        budget,
+        held: 0,
+        links: topology.links().len() as u64,
+        duration: scenario.run.duration,
+    };
     let mut out = Vec::with_capacity(scenario.flows.len());
     let mut problems = Vec::new();
     for class in &scenario.flows {
@@ -249,6 +254,11 @@ pub fn plan(
                     hosts: matrix_key.hosts.as_deref(),
                     rack_local: true,
                 })?;
+                let opener = Opener {
+                    name: &class.name,
+                    senders: &senders,
+                    arrivals: class.arrivals.as_ref(),
+                };
                 let rounds = RoundsPlan {
                     matrix: MatrixSource::new(
                         &matrix_key,
@@ -257,6 +267,7 @@ pub fn plan(
                         &scenario.base_dir,
                         &mut pool_memory,
                         true,
+                        &opener,
                     )
                     .map_err(fail)?,
                     draws: matrix_key.draws,
@@ -270,6 +281,11 @@ pub fn plan(
                 let idx = match matrices.iter().position(|(k, _, _)| *k == matrix_key) {
                     Some(i) => i,
                     None => {
+                        let opener = Opener {
+                            name: &class.name,
+                            senders: &senders,
+                            arrivals: class.arrivals.as_ref(),
+                        };
                         let conns = MatrixSource::new(
                             &matrix_key,
                             topology,
@@ -277,6 +293,7 @@ pub fn plan(
                             &scenario.base_dir,
                             &mut pool_memory,
                             false,
+                            &opener,
                         )
                         .map_err(fail)?
                         .into_draws(&mut matrix_rng, matrix_key.draws)
@@ -401,6 +418,16 @@ struct PoolMemory<'a> {
     budget: Option<&'a Budget>,
     /// Connections of the matrices resolved so far.
     held: u64,
+    /// Directed links of the network, and the run's duration: for [`PoolMemory::check_flows`].
+    links: u64,
+    duration: htsim_core::SimTime,
+}
+
+/// The class a matrix is resolved for (the first that uses it), whose flows its pairs become.
+struct Opener<'a> {
+    name: &'a str,
+    senders: &'a htsim_workload::Senders,
+    arrivals: Option<&'a Arrivals>,
 }
 
 impl PoolMemory<'_> {
@@ -415,6 +442,25 @@ impl PoolMemory<'_> {
     /// The connections of `draws` draws of `per_draw`, and a kept copy if `kept`.
     fn count(per_draw: u64, draws: usize, kept: bool) -> u64 {
         per_draw.saturating_mul((draws as u64).saturating_add(u64::from(kept)))
+    }
+
+    /// Whether the flows `opener` opens from its share of a matrix of `connections`
+    /// connections fit, alone ([`Budget::check_matrix_flows`]); the error is at the key that
+    /// decides them.
+    fn check_flows(&self, opener: &Opener<'_>, connections: u64) -> Result<(), SetupError> {
+        let Some(budget) = self.budget else {
+            return Ok(());
+        };
+        let total = usize::try_from(connections).unwrap_or(usize::MAX);
+        // A share that cannot be taken is reported when the matrix is split.
+        let taken = opener.senders.count(total, total).unwrap_or(0) as u64;
+        budget.check_matrix_flows(
+            self.links,
+            taken,
+            opener.arrivals,
+            self.duration,
+            opener.name,
+        )
     }
 
     /// Whether [`PoolMemory::take`] would fit; the error (at `draws` when there are several
@@ -470,8 +516,10 @@ impl MatrixSource {
         base_dir: &Path,
         memory: &mut PoolMemory<'_>,
         rounds: bool,
+        opener: &Opener<'_>,
     ) -> Result<MatrixSource, SetupError> {
-        let source = MatrixSource::resolve(key, topology, layout, base_dir, memory, rounds)?;
+        let source =
+            MatrixSource::resolve(key, topology, layout, base_dir, memory, rounds, opener)?;
         let kept = rounds && matches!(source, MatrixSource::Fixed(_));
         memory.take(source.connections(), key.draws, kept)?;
         Ok(source)
@@ -493,7 +541,8 @@ impl MatrixSource {
     }
 
     /// [`MatrixSource::new`] without taking the connections; a `neighbours` matrix, whose
-    /// pairs are listed here, is counted first and refused when they do not fit in `memory`.
+    /// pairs are listed here, is counted first and refused when they, or the flows `opener`
+    /// would open from them, do not fit in `memory`.
     fn resolve(
         key: &MatrixKey,
         topology: &Topology,
@@ -501,6 +550,7 @@ impl MatrixSource {
         base_dir: &Path,
         memory: &PoolMemory<'_>,
         rounds: bool,
+        opener: &Opener<'_>,
     ) -> Result<MatrixSource, SetupError> {
         let n = layout.num_hosts();
         let hosts: Vec<usize> = match &key.hosts {
@@ -536,8 +586,9 @@ impl MatrixSource {
                              1 to k + 1, on a FatTree 1 (one rack), 3 (one pod) or 5",
                     ));
                 }
-                // Counted first: the pairs are listed only when they fit.
+                // Counted first: the pairs are listed only when they and their flows fit.
                 memory.check(tally.pairs, key.draws, rounds)?;
+                memory.check_flows(opener, tally.pairs.saturating_mul(key.draws as u64))?;
                 let mut list = Vec::with_capacity(usize::try_from(tally.pairs).unwrap_or(0));
                 pairs.for_each(|src, dst| {
                     list.push(Connection {
