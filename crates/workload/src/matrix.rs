@@ -375,6 +375,30 @@ impl<'a> Rules<'a> {
     fn eligible(&self, src: usize, dst: usize) -> bool {
         dst != src && !(self.exclude_rack_local && self.layout.same_rack(src, dst))
     }
+
+    /// The hosts that may send to one of `open` (distinct hosts), ascending: each host `h`
+    /// for which some `d` of `open` is [`Rules::eligible`]. Counted per rack, so it takes
+    /// time in the hosts and `open`, not their product.
+    fn senders_to(&self, open: &[usize]) -> Vec<usize> {
+        let n = self.layout.num_hosts();
+        if self.exclude_rack_local {
+            let mut open_in_rack = vec![0usize; self.layout.num_racks()];
+            for &d in open {
+                open_in_rack[self.layout.rack_of(d)] += 1;
+            }
+            (0..n)
+                .filter(|&h| open.len() > open_in_rack[self.layout.rack_of(h)])
+                .collect()
+        } else {
+            let mut is_open = vec![false; n];
+            for &d in open {
+                is_open[d] = true;
+            }
+            (0..n)
+                .filter(|&h| open.len() > usize::from(is_open[h]))
+                .collect()
+        }
+    }
 }
 
 /// The random matrix with `limits`: `n` connections for `n` hosts, each with a uniform source
@@ -404,9 +428,7 @@ pub fn random_limited<R: Rng + ?Sized>(
             None => {
                 // Capacity n x cap >= n leaves a destination open, and with 2 hosts (2 racks
                 // when rack-local pairs are excluded) some host may send to it.
-                let sources: Vec<usize> = (0..n)
-                    .filter(|&h| open.iter().any(|&d| eligible(h, d)))
-                    .collect();
+                let sources = rules.senders_to(&open);
                 src = *sources.choose(rng).ok_or(MatrixError::NoOffRackPair)?;
                 choose_open(rng, &open, &|d| eligible(src, d)).ok_or(MatrixError::NoOffRackPair)?
             }
@@ -856,6 +878,22 @@ mod tests {
                     "{}", e
                 ),
             }
+        }
+
+        #[test]
+        fn the_senders_to_open_hosts_are_those_a_pair_by_pair_search_finds(
+            rack_sizes in proptest::collection::vec(1usize..7, 1..7),
+            open_bits in any::<u64>(),
+            exclude_rack_local in any::<bool>(),
+        ) {
+            let layout = racks_of(&rack_sizes);
+            let n = layout.num_hosts();
+            let rules = Rules { layout: &layout, cap: 1, exclude_rack_local };
+            let open: Vec<usize> = (0..n).filter(|&h| open_bits >> (h % 64) & 1 == 1).collect();
+            let searched: Vec<usize> = (0..n)
+                .filter(|&h| open.iter().any(|&d| rules.eligible(h, d)))
+                .collect();
+            prop_assert_eq!(rules.senders_to(&open), searched);
         }
 
         #[test]
