@@ -118,6 +118,41 @@ pub fn check_pairs(
         })
 }
 
+/// Checks that `topology` has a path each way between every pair of `pairs`: a flow between
+/// hosts it does not connect cannot open, whatever the transport (the run would stop there).
+/// One pair per two [`Topology::path_classes`] is looked at, as [`check_pairs`] does; the error,
+/// at no key (the caller gives the class's), names class `class` and the first pair without.
+/// Worth calling only where [`Topology::connects_every_host_pair`] does not hold.
+pub fn check_connected(
+    pairs: ClassPairs<'_>,
+    topology: &Topology,
+    class: &str,
+) -> Result<(), SetupError> {
+    let unconnected = representatives(pairs, topology).find(|&(s, d)| {
+        topology.path_count(HostId(s), HostId(d)) == 0
+            || topology.path_count(HostId(d), HostId(s)) == 0
+    });
+    let Some((src, dst)) = unconnected else {
+        return Ok(());
+    };
+    let what = match pairs {
+        ClassPairs::Known(_) => "has a flow",
+        ClassPairs::Drawn { .. } => "may draw a flow during the run",
+    };
+    Err(SetupError::new(
+        "",
+        format!(
+            "class `{class}` {what} from host{src} to host{dst}, and the topology has no path \
+             between them"
+        ),
+    )
+    .with_hint(
+        "choose pairs the topology connects (a matrix over the class's `hosts`, or `pairs`): \
+         on `xmp-two-path` a host attached to path 0 only has no path to one attached to \
+         path 1 only",
+    ))
+}
+
 /// The first host of a path class and, if it has one, a second.
 type ClassHosts = (u32, Option<u32>);
 

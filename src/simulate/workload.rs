@@ -36,7 +36,7 @@ use htsim_workload::{
 
 use super::resources::{Budget, MEMORY_LIMIT_ENV};
 use super::setup_error::SetupError;
-use super::transports::{check_pairs, configure, ClassPairs, Configured};
+use super::transports::{check_connected, check_pairs, configure, ClassPairs, Configured};
 use crate::scenario::input::read_text;
 use crate::scenario::{
     Arrivals, FlowClass, JobsConfig, MatrixKind, PairsSpec, RandomSources, Scenario, Senders,
@@ -179,6 +179,8 @@ pub fn plan(
     let mut senders_rng = streams.stream("workload.senders");
     // (recipe and hosts, full length, pool left) per distinct matrix, in order of first use.
     let mut matrices: Vec<(MatrixKey, usize, Vec<Connection>)> = Vec::new();
+    // Most topologies connect every pair of hosts; on the others each class's pairs are checked.
+    let connected = topology.connects_every_host_pair();
     let mut pool_memory = PoolMemory {
         budget,
         held: 0,
@@ -205,15 +207,24 @@ pub fn plan(
                 TransportRef::Inline(t) => (t.clone(), format!("{key}.transport")),
             };
             let transport = configure(&transport_config).map_err(|e| e.within(&transport_key))?;
-            let check = |pairs: ClassPairs<'_>| {
+            // Pairs the topology does not connect are an error at `at`, within the class, and
+            // pairs the transport cannot connect one at its key.
+            let check = |pairs: ClassPairs<'_>, at: &str| {
+                if !connected {
+                    check_connected(pairs, topology, &class.name)
+                        .map_err(|e| fail(e.within(at)))?;
+                }
                 check_pairs(&transport, pairs, topology, &class.name)
                     .map_err(|e| e.within(&transport_key))
             };
             if let Some(jobs) = &class.jobs {
-                check(ClassPairs::Drawn {
-                    hosts: None,
-                    rack_local: jobs.rack_local,
-                })?;
+                check(
+                    ClassPairs::Drawn {
+                        hosts: None,
+                        rack_local: jobs.rack_local,
+                    },
+                    "jobs",
+                )?;
                 return Ok(ClassPlan {
                     name: class.name.clone(),
                     pool: Vec::new(),
@@ -243,17 +254,23 @@ pub fn plan(
                 // Each new flow draws its destination as the run goes.
                 let excluded =
                     matches!(&matrix_key.recipe, Recipe::Random(l, _) if l.exclude_rack_local);
-                check(ClassPairs::Drawn {
-                    hosts: matrix_key.hosts.as_deref(),
-                    rack_local: !excluded,
-                })?;
+                check(
+                    ClassPairs::Drawn {
+                        hosts: matrix_key.hosts.as_deref(),
+                        rack_local: !excluded,
+                    },
+                    "arrivals",
+                )?;
             }
             let (pool, rounds) = if class.arrivals == Some(Arrivals::MatrixRounds) {
                 // Later rounds draw their pairs as the run goes.
-                check(ClassPairs::Drawn {
-                    hosts: matrix_key.hosts.as_deref(),
-                    rack_local: true,
-                })?;
+                check(
+                    ClassPairs::Drawn {
+                        hosts: matrix_key.hosts.as_deref(),
+                        rack_local: true,
+                    },
+                    "arrivals",
+                )?;
                 let opener = Opener {
                     name: &class.name,
                     senders: &senders,
@@ -307,7 +324,7 @@ pub fn plan(
                     .map_err(|e| fail(SetupError::new("senders", e.to_string())))?;
                 (taken, None)
             };
-            check(ClassPairs::Known(&pool))?;
+            check(ClassPairs::Known(&pool), "matrix")?;
             Ok(ClassPlan {
                 name: class.name.clone(),
                 pool,

@@ -135,6 +135,55 @@ fn malformed_nan_and_non_monotone_cdf_files() {
     }
 }
 
+/// The XMP two-path testbed with one pair on both paths, one on path 0 only and one on path 1
+/// only (senders host0..host2, receivers host3..host5), and the class `class`.
+fn two_path(class: &str) -> String {
+    format!(
+        "[run]\nduration = \"10ms\"\n[topology]\nkind = \"xmp-two-path\"\npath0_pairs = 1\n\
+         path1_pairs = 1\n[[flows]]\nname = \"c\"\ntransport = {{ kind = \"tcp\" }}\n{class}\n"
+    )
+}
+
+#[test]
+fn pairs_the_topology_does_not_connect_are_refused_before_the_run() {
+    // host1 is on path 0 only and host5 on path 1 only: the run stopped when the flow opened,
+    // after `validate` had said ok, whatever the transport.
+    let err = refused(
+        &two_path("size = \"10KB\"\nmatrix = \"pairs\"\npairs = [[0, 3], [1, 5]]"),
+        &[],
+        &[(
+            "s.toml:11:10:",
+            "flows.c.matrix",
+            "class `c` has a flow from host1 to host5, and the topology has no path between them",
+        )],
+    );
+    assert!(
+        err.contains("path 0 only has no path to one attached to path 1 only"),
+        "{err}"
+    );
+    // A class that draws its pairs as the run goes is checked against every pair it may draw.
+    refused(
+        &two_path("jobs = { servers = 1, rack_local = true }"),
+        &[],
+        &[(
+            "s.toml:10:8:",
+            "flows.c.jobs",
+            "class `c` may draw a flow during the run from host",
+        )],
+    );
+    // The pairs of the testbed are connected.
+    let dir = tempfile::tempdir().unwrap();
+    let text = two_path("size = \"10KB\"\nmatrix = \"pairs\"\npairs = [[0, 3], [1, 4], [2, 5]]");
+    std::fs::write(dir.path().join("s.toml"), text).unwrap();
+    let out = htsim(&["validate", "s.toml"], dir.path(), "1GiB");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn senders_rest_with_no_host_left_and_a_job_class_no_rack_can_hold() {
     refused(

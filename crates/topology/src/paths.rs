@@ -622,6 +622,23 @@ mod tests {
     }
 
     #[test]
+    fn a_topology_that_connects_every_pair_has_paths_for_every_pair() {
+        for (name, t) in topologies() {
+            let n = t.hosts().len() as u32;
+            let every =
+                (0..n).all(|s| (0..n).all(|d| s == d || t.path_count(HostId(s), HostId(d)) > 0));
+            let claimed = t.connects_every_host_pair();
+            eprintln!("{name}: claimed {claimed}, every pair {every}");
+            assert!(!claimed || every, "{name}");
+            // Every builder but the XMP testbeds (hosts on one path only, senders that reach
+            // only receivers) connects every pair, and so do the files (a disconnected one is
+            // refused when it is read).
+            let expected = !matches!(name.as_str(), "xmp two-path" | "xmp torus");
+            assert_eq!(claimed, expected, "{name}");
+        }
+    }
+
+    #[test]
     fn attachment_searches_give_the_per_destination_paths_on_every_builder() {
         for (name, t) in topologies() {
             let p = ShortestPaths::new(&t.nodes, &t.links, &t.hosts);

@@ -234,6 +234,67 @@ impl Topology {
         world.set_path_source(self.path_source());
     }
 
+    /// Whether every host has a path to every other host, by a sufficient condition checked
+    /// in time linear in the links: the forwarding nodes (switches, and BCube's hosts) that
+    /// reach, and are reached from, the first one host 0 is cabled to form a set every host
+    /// is in or has a link into and a link out of (a path then runs from any host into the
+    /// set, through it, and out to any other). Every FatTree, VL2, BCube, DHFT (through the
+    /// ToRs of one side), star and dumbbell meets it; the XMP two-path testbed with hosts on
+    /// one path only, and a disconnected topology file, do not, and then
+    /// [`Topology::path_count`] tells which pairs have paths.
+    pub fn connects_every_host_pair(&self) -> bool {
+        let forwards = |n: u32| self.nodes[n as usize].forwards;
+        let Some(first) = self.hosts.first() else {
+            return true;
+        };
+        let root = if forwards(first.node.0) {
+            Some(first.node.0)
+        } else {
+            self.links_of_node(first.node)
+                .map(|l| l.to.0)
+                .find(|&n| forwards(n))
+        };
+        let Some(root) = root else {
+            return false;
+        };
+        // The links between forwarding nodes, forwards and backwards.
+        let mut outs: Vec<Vec<u32>> = vec![Vec::new(); self.nodes.len()];
+        let mut ins: Vec<Vec<u32>> = vec![Vec::new(); self.nodes.len()];
+        for l in &self.links {
+            if forwards(l.from.0) && forwards(l.to.0) {
+                outs[l.from.0 as usize].push(l.to.0);
+                ins[l.to.0 as usize].push(l.from.0);
+            }
+        }
+        let reached = |next: &[Vec<u32>]| {
+            let mut seen = vec![false; self.nodes.len()];
+            let mut stack = vec![root];
+            seen[root as usize] = true;
+            while let Some(n) = stack.pop() {
+                for &m in &next[n as usize] {
+                    if !seen[m as usize] {
+                        seen[m as usize] = true;
+                        stack.push(m);
+                    }
+                }
+            }
+            seen
+        };
+        let (forward, backward) = (reached(&outs), reached(&ins));
+        let in_set = |n: u32| forward[n as usize] && backward[n as usize];
+        // Per node: whether it has a link into the set, and one out of it.
+        let mut into = vec![false; self.nodes.len()];
+        let mut out_of = vec![false; self.nodes.len()];
+        for l in &self.links {
+            into[l.from.0 as usize] |= in_set(l.to.0);
+            out_of[l.to.0 as usize] |= in_set(l.from.0);
+        }
+        self.hosts.iter().all(|h| {
+            let n = h.node.0;
+            in_set(n) || (into[n as usize] && out_of[n as usize])
+        })
+    }
+
     /// A class per host, by [`HostId`]: two hosts of one class are in one rack and pod and
     /// have the same number of paths to and from every other host, so one pair per two classes
     /// (and one pair inside each class of two hosts or more) has every pair's path count and
