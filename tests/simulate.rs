@@ -1076,6 +1076,27 @@ fn the_ideal_fct_is_a_lower_bound_so_slowdown_needs_no_clamp() {
 }
 
 #[test]
+fn the_ideal_fct_takes_the_rates_in_effect_when_the_flow_arrived() {
+    // The idle star's 1000-B flow (arrives at 0, done in 58 us, ideal 57.664 us at 1 Gb/s) and
+    // both links of its forward path cut to 100 Mb/s later: its ideal stays at the rates it
+    // ran on. (The links' rates at the end of the run gave an ideal of 210.592 us and a
+    // slowdown of 0.28 for a flow that never saw the cut.) Cut at 0, when the flow arrives,
+    // the data's hops are at 100 Mb/s: 2 x (10 + 84.96) + 2 x (10 + 0.336) us.
+    for (at, ideal) in [("500us", "57664"), ("0ms", "210592")] {
+        let text = format!(
+            "{IDLE_STAR}[[events]]\nat = \"{at}\"\nwhere = {{ link = [\"host0->switch\", \
+             \"switch->host1\"] }}\nset = {{ rate = \"100Mbps\" }}\n"
+        );
+        let out = run(&scenario(&text, &[]), 1, &RunContext::default()).unwrap();
+        let f = &flow_rows(&out)[0];
+        assert_eq!(f["completed"], "true", "{f:?}");
+        assert_eq!(f["ideal_fct_ns"], ideal, "cut at {at}: {f:?}");
+        let slowdown: f64 = f["slowdown"].parse().unwrap();
+        assert!(slowdown >= 1.0, "cut at {at}: {f:?}");
+    }
+}
+
+#[test]
 fn the_ideal_fct_of_the_largest_size_saturates_instead_of_overflowing() {
     // "18446744073709551615B" (u64::MAX) is a valid size, and so is what a CDF file's 1e30
     // becomes: its bytes on the wire (size + a header per segment) overflowed u64 (a panic in

@@ -81,7 +81,7 @@ use crate::scenario::{FlowSelector, Loaded, Point, Scenario};
 
 use generator::{Generator, StartedFlow};
 use htsim_transport::trace::TraceLog;
-use outputs::PairPaths;
+use outputs::{LinkRates, PairPaths};
 use resources::Budget;
 use results::{ClassInfo, CrossingResult, RunResults};
 use setup_error::SetupError;
@@ -327,6 +327,8 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
 
     let links = &topology.links();
     let rates: Vec<_> = links.iter().map(|l| world.link(l.id).rate()).collect();
+    // For the ideal FCTs, which take the rates in effect when each flow arrived.
+    let link_rates = LinkRates::at_start(&world);
     let counters =
         |w: &World| -> Vec<QueueCounters> { links.iter().map(|l| w.link_counters(l.id)).collect() };
 
@@ -449,6 +451,7 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
         &topology,
         &started,
         &classes,
+        &link_rates,
         &at_window_start,
         &at_window_end,
     );
@@ -655,13 +658,14 @@ fn crossing_results(
 }
 
 /// Every started flow with its record (completed, still open, or a bare one for a flow that
-/// failed), its class, ideal FCT and byte counters at the window's start and end (of the flows
+/// failed), its class, ideal FCT (on the links' `rates` when it arrived) and byte counters at the window's start and end (of the flows
 /// open then, by flow id), in flow id order.
 fn flow_inputs(
     world: &mut World,
     topology: &Topology,
     started: &[StartedFlow],
     classes: &[ClassInfo],
+    rates: &LinkRates,
     at_window_start: &HashMap<u64, FlowBytes>,
     at_window_end: &HashMap<u64, FlowBytes>,
 ) -> Vec<FlowInput> {
@@ -674,7 +678,7 @@ fn flow_inputs(
             }
         }
     }
-    let mut paths = PairPaths::new(topology);
+    let mut paths = PairPaths::new(topology, rates);
     started
         .iter()
         .zip(records)
@@ -689,9 +693,9 @@ fn flow_inputs(
                 ..FlowRecord::default()
             });
             let class = s.class as usize;
-            let ideal_fct = s
-                .size
-                .and_then(|size| paths.ideal(world, s.src, s.dst, size, &classes[class].tcp));
+            let ideal_fct = s.size.and_then(|size| {
+                paths.ideal(world, s.src, s.dst, size, &classes[class].tcp, s.arrival)
+            });
             FlowInput {
                 class,
                 record,

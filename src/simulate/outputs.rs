@@ -26,7 +26,8 @@
 //!   pair is its path-0 propagation both ways plus the last (smallest) data packet's
 //!   serialisation per forward hop and one ACK's per reverse hop, wire bytes count a header
 //!   per segment, and the bottleneck is the slowest forward link: the bottleneck must send
-//!   every other packet before the last one, which then crosses every hop.
+//!   every other packet before the last one, which then crosses every hop. The links' rates
+//!   are those in effect when the flow arrived ([`LinkRates`]).
 //! - crossings.csv: per flow and watched link, the flow's data packets accepted and dropped
 //!   there over the measurement window, as links.csv counts all packets.
 //! - links.csv: the counters are over the measurement window (warmup to duration), the rate
@@ -37,6 +38,7 @@
 use std::collections::HashMap;
 
 use htsim_core::ids::{HostId, LinkId};
+use htsim_core::link::LinkChange;
 use htsim_core::world::World;
 use htsim_core::{Rate, SimTime};
 use htsim_topology::topology::Topology;
@@ -50,25 +52,86 @@ use crate::output::{
 };
 use crate::report::metrics::ideal_fct;
 
-/// Base RTT and bottleneck rate of host pairs, computed once per pair.
+/// The links' rates over a run: each link's rate at the start, and the rate changes
+/// scheduled for it (`[[events]]` with `set = { rate = ... }`).
+pub struct LinkRates {
+    /// By [`LinkId`].
+    start: Vec<Rate>,
+    /// The instants of all rate changes, ascending.
+    instants: Vec<SimTime>,
+    /// Each changed link's changes, ascending by instant (at one instant, in the order they
+    /// apply: the last one holds).
+    changes: HashMap<LinkId, Vec<(SimTime, Rate)>>,
+}
+
+impl LinkRates {
+    /// The rates of `world`'s links now (the start of the run) and the changes of rate
+    /// scheduled in it.
+    pub fn at_start(world: &World) -> Self {
+        let mut changes: HashMap<LinkId, Vec<(SimTime, Rate)>> = HashMap::new();
+        let mut instants = Vec::new();
+        for (at, link, change) in world.link_changes() {
+            if let LinkChange::Rate(rate) = change {
+                changes.entry(link).or_default().push((at, rate));
+                instants.push(at);
+            }
+        }
+        for list in changes.values_mut() {
+            list.sort_by_key(|&(at, _)| at);
+        }
+        instants.sort_unstable();
+        LinkRates {
+            start: world.links().iter().map(|l| l.rate()).collect(),
+            instants,
+            changes,
+        }
+    }
+
+    /// How many rate changes have applied at `t` (those at `t` included): the rates at two
+    /// instants with the same count are the same.
+    fn changes_at(&self, t: SimTime) -> usize {
+        self.instants.partition_point(|&at| at <= t)
+    }
+
+    /// The rate of `link` at `t` (after the changes due at `t`).
+    fn rate(&self, link: LinkId, t: SimTime) -> Rate {
+        let start = self.start[link.0 as usize];
+        match self.changes.get(&link) {
+            Some(list) => match list.partition_point(|&(at, _)| at <= t) {
+                0 => start,
+                n => list[n - 1].1,
+            },
+            None => start,
+        }
+    }
+}
+
+/// What a pair's base RTT and bottleneck depend on: source, destination, the last data
+/// packet's size, the ACK's size and how many rate changes applied ([`LinkRates`]).
+type PairKey = (u32, u32, u32, u32, usize);
+
+/// Base RTT and bottleneck rate of host pairs, computed once per pair and rates in effect.
 pub struct PairPaths<'a> {
     topology: &'a Topology,
-    cache: HashMap<(u32, u32, u32, u32), (SimTime, Rate)>,
+    rates: &'a LinkRates,
+    cache: HashMap<PairKey, (SimTime, Rate)>,
     scratch: Vec<LinkId>,
 }
 
 impl<'a> PairPaths<'a> {
-    /// For the pairs of `topology`.
-    pub fn new(topology: &'a Topology) -> Self {
+    /// For the pairs of `topology`, whose links have `rates`.
+    pub fn new(topology: &'a Topology, rates: &'a LinkRates) -> Self {
         PairPaths {
             topology,
+            rates,
             cache: HashMap::new(),
             scratch: Vec::new(),
         }
     }
 
-    /// The ideal FCT of `size` bytes from `src` to `dst` with `tcp`'s packet sizes, on the
-    /// links' rates as they are in `world` (see the module documentation).
+    /// The ideal FCT of `size` bytes from `src` to `dst` with `tcp`'s packet sizes, for a
+    /// flow that arrived at `arrival`: on the links' delays in `world` and their rates at
+    /// `arrival` (see the module documentation).
     pub fn ideal(
         &mut self,
         world: &World,
@@ -76,12 +139,19 @@ impl<'a> PairPaths<'a> {
         dst: u32,
         size: u64,
         tcp: &TcpConfig,
+        arrival: SimTime,
     ) -> Option<SimTime> {
         let mss = u64::from(tcp.mss.max(1));
         let segments = size.div_ceil(mss).max(1);
         let last = size.saturating_sub((segments - 1) * mss).max(1) as u32;
         let data = tcp.sizes.data(last);
-        let key = (src, dst, data, tcp.sizes.ack);
+        let key = (
+            src,
+            dst,
+            data,
+            tcp.sizes.ack,
+            self.rates.changes_at(arrival),
+        );
         let (rtt, bottleneck) = match self.cache.get(&key) {
             Some(v) => *v,
             None => {
@@ -94,17 +164,17 @@ impl<'a> PairPaths<'a> {
                 self.scratch.clear();
                 self.topology.path(s, d, 0, &mut self.scratch);
                 for &l in &self.scratch {
-                    let link = world.link(l);
-                    rtt = rtt + link.delay() + link.rate().serialisation_time(u64::from(data));
-                    bottleneck = Some(bottleneck.map_or(link.rate(), |b| b.min(link.rate())));
+                    let rate = self.rates.rate(l, arrival);
+                    rtt = rtt + world.link(l).delay() + rate.serialisation_time(u64::from(data));
+                    bottleneck = Some(bottleneck.map_or(rate, |b| b.min(rate)));
                 }
                 self.scratch.clear();
                 self.topology.path(d, s, 0, &mut self.scratch);
                 for &l in &self.scratch {
-                    let link = world.link(l);
+                    let rate = self.rates.rate(l, arrival);
                     rtt = rtt
-                        + link.delay()
-                        + link.rate().serialisation_time(u64::from(tcp.sizes.ack));
+                        + world.link(l).delay()
+                        + rate.serialisation_time(u64::from(tcp.sizes.ack));
                 }
                 let v = (rtt, bottleneck?);
                 self.cache.insert(key, v);

@@ -151,7 +151,7 @@ pub struct World {
     streams: RngStreams,
     slots: Vec<Slot>,
     free_slots: Vec<u32>,
-    link_changes: Vec<(LinkId, LinkChange)>,
+    link_changes: Vec<(SimTime, LinkId, LinkChange)>,
     records: Vec<FlowRecord>,
     /// Per-flow counts at the watched links ([`crate::crossing`]).
     crossings: Crossings,
@@ -353,8 +353,15 @@ impl World {
     /// Applies `change` to `link` at `at`.
     pub fn schedule_link_change(&mut self, at: SimTime, link: LinkId, change: LinkChange) {
         let i = self.link_changes.len() as u32;
-        self.link_changes.push((link, change));
-        self.schedule(at.max(self.now), Event::LinkChange(i));
+        let at = at.max(self.now);
+        self.link_changes.push((at, link, change));
+        self.schedule(at, Event::LinkChange(i));
+    }
+
+    /// Every link change scheduled so far ([`World::schedule_link_change`]), in the order
+    /// they were scheduled (the order they apply in at one instant), with that instant.
+    pub fn link_changes(&self) -> impl Iterator<Item = (SimTime, LinkId, LinkChange)> + '_ {
+        self.link_changes.iter().copied()
     }
 
     /// Watches `links` from now on: every data packet offered to one of them is counted
@@ -754,7 +761,7 @@ impl World {
     }
 
     fn apply_link_change(&mut self, i: u32) {
-        let (link_id, change) = self.link_changes[i as usize];
+        let (_, link_id, change) = self.link_changes[i as usize];
         let now = self.now;
         let link = &mut self.links[link_id.0 as usize];
         match change {
