@@ -32,6 +32,7 @@
 pub mod error;
 pub mod input;
 pub mod keypath;
+pub mod layers;
 pub mod params;
 pub mod reference;
 pub mod resolve;

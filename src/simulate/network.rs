@@ -36,6 +36,7 @@ use htsim_topology::xmp::{XmpTorus, XmpTwoPath};
 
 use super::setup_error::SetupError;
 use crate::scenario::input::read_text;
+use crate::scenario::layers::{scenario_layer, topology_layer};
 use crate::scenario::{
     Event, EventChange, EventTarget, QueueKind, RoutingMode, Scenario, TopologyConfig,
 };
@@ -293,8 +294,6 @@ fn cable_layers(topo: &TopologyConfig, layer: &str) -> Vec<String> {
 /// The scenario's `[queue.layers.X]` name of an egress port (module doc).
 fn scenario_queue_layer<'a>(kind: &str, site: QueueSite<'a>) -> &'a str {
     match kind {
-        "vl2" if site.layer == "int" => "core",
-        "bcube" if site.layer != "host" => "switch",
         "dumbbell" | "xmp-two-path" | "xmp-torus" | "star" => {
             if site.cable == "bottleneck" {
                 "bottleneck"
@@ -304,15 +303,7 @@ fn scenario_queue_layer<'a>(kind: &str, site: QueueSite<'a>) -> &'a str {
                 "switch"
             }
         }
-        _ => site.layer,
-    }
-}
-
-/// The topology's node layer a scenario event layer names.
-fn event_layer<'a>(kind: &str, layer: &'a str) -> &'a str {
-    match (kind, layer) {
-        ("vl2", "core") => "int",
-        _ => layer,
+        _ => scenario_layer(kind, site.layer),
     }
 }
 
@@ -388,7 +379,7 @@ fn schedule_event(
                     SetupError::new(format!("events[{i}].where.switches"), e.to_string())
                 })?;
             let kind = scenario.topology.kind.as_str();
-            let node_layer = event_layer(kind, layer);
+            let node_layer = topology_layer(kind, layer);
             let has_nodes = topology
                 .layer_id(node_layer)
                 .is_ok_and(|id| topology.nodes().iter().any(|n| n.layer == id));

@@ -101,24 +101,17 @@ pub(super) fn open_layers<'a>(
 }
 
 /// A hint for `name`, a layer name of a `kind` topology's outputs (summary.csv's `layer:`
-/// classes) that scenarios spell otherwise: VL2's intermediate switches are `int` in the
-/// outputs and `core` in a scenario; BCube's switch levels `level<l>` are one layer, `switch`.
+/// classes) that scenarios spell otherwise ([`crate::scenario::layers`]).
 pub(super) fn output_layer_hint(kind: &str, name: &str) -> Option<String> {
-    let level = name
-        .strip_prefix("level")
-        .is_some_and(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_digit()));
-    if kind == "vl2" && name == "int" {
-        Some(
-            "the outputs' layer `int` (VL2's intermediate switches) is `core` in a scenario".into(),
-        )
-    } else if kind == "bcube" && level {
-        Some(format!(
-            "the outputs' layer `{name}` (a BCube switch level) is part of `switch` in a \
-             scenario (every level at once)"
-        ))
-    } else {
-        None
-    }
+    use crate::scenario::layers::{names_several, scenario_layer};
+    let scenario = scenario_layer(kind, name);
+    (scenario != name).then(|| {
+        if names_several(kind, scenario) {
+            format!("the outputs' layer `{name}` is part of `{scenario}` in a scenario (every one at once)")
+        } else {
+            format!("the outputs' layer `{name}` is `{scenario}` in a scenario")
+        }
+    })
 }
 
 /// The layer names a kind allows; a kind with none listed (file) accepts whatever is written.
