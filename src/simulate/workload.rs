@@ -244,6 +244,12 @@ pub fn plan(
                 Senders::Rest => htsim_workload::Senders::Rest,
             };
             let matrix_key = MatrixKey::of(class);
+            // The class a matrix is resolved for, when it is the first to use it.
+            let opener = Opener {
+                name: &class.name,
+                senders: &senders,
+                arrivals: class.arrivals.as_ref(),
+            };
             let new_destinations = match class.arrivals {
                 Some(Arrivals::ClosedLoop {
                     new_destination: true,
@@ -271,11 +277,6 @@ pub fn plan(
                     },
                     "arrivals",
                 )?;
-                let opener = Opener {
-                    name: &class.name,
-                    senders: &senders,
-                    arrivals: class.arrivals.as_ref(),
-                };
                 let rounds = RoundsPlan {
                     matrix: MatrixSource::new(
                         &matrix_key,
@@ -298,11 +299,6 @@ pub fn plan(
                 let idx = match matrices.iter().position(|(k, _, _)| *k == matrix_key) {
                     Some(i) => i,
                     None => {
-                        let opener = Opener {
-                            name: &class.name,
-                            senders: &senders,
-                            arrivals: class.arrivals.as_ref(),
-                        };
                         let conns = MatrixSource::new(
                             &matrix_key,
                             topology,
