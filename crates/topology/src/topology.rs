@@ -239,9 +239,10 @@ impl Topology {
     /// reach, and are reached from, the first one host 0 is cabled to form a set every host
     /// is in or has a link into and a link out of (a path then runs from any host into the
     /// set, through it, and out to any other). Every FatTree, VL2, BCube, DHFT (through the
-    /// ToRs of one side), star and dumbbell meets it; the XMP two-path testbed with hosts on
-    /// one path only, and a disconnected topology file, do not, and then
-    /// [`Topology::path_count`] tells which pairs have paths.
+    /// ToRs of one side), star and dumbbell meets it; the XMP testbeds do not (hosts on one
+    /// path only; senders that reach only receivers), and then [`Topology::path_count`]
+    /// tells which pairs have paths. (A topology file that leaves hosts apart is refused
+    /// when it is read.)
     pub fn connects_every_host_pair(&self) -> bool {
         let forwards = |n: u32| self.nodes[n as usize].forwards;
         let Some(first) = self.hosts.first() else {
