@@ -148,8 +148,9 @@ pub fn check_connected(
     )
     .with_hint(
         "choose pairs the topology connects (a matrix over the class's `hosts`, or `pairs`): \
-         on `xmp-two-path` a host attached to path 0 only has no path to one attached to \
-         path 1 only",
+         on `xmp-two-path` and `xmp-torus` a host reaches only the hosts cabled to a switch \
+         of its bottlenecks (on `xmp-two-path`, hosts on path 0 only do not reach those on \
+         path 1 only)",
     ))
 }
 

@@ -158,7 +158,7 @@ fn pairs_the_topology_does_not_connect_are_refused_before_the_run() {
         )],
     );
     assert!(
-        err.contains("path 0 only has no path to one attached to path 1 only"),
+        err.contains("hosts on path 0 only do not reach those on path 1 only"),
         "{err}"
     );
     // A class that draws its pairs as the run goes is checked against every pair it may draw.

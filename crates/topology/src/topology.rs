@@ -239,8 +239,8 @@ impl Topology {
     /// reach, and are reached from, the first one host 0 is cabled to form a set every host
     /// is in or has a link into and a link out of (a path then runs from any host into the
     /// set, through it, and out to any other). Every FatTree, VL2, BCube, DHFT (through the
-    /// ToRs of one side), star and dumbbell meets it; the XMP testbeds do not (hosts on one
-    /// path only; senders that reach only receivers), and then [`Topology::path_count`]
+    /// ToRs of one side), star and dumbbell meets it; the XMP testbeds do not (a host
+    /// reaches only the hosts cabled to a switch of its bottlenecks), and then [`Topology::path_count`]
     /// tells which pairs have paths. (A topology file that leaves hosts apart is refused
     /// when it is read.)
     pub fn connects_every_host_pair(&self) -> bool {
