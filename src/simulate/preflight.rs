@@ -1,7 +1,9 @@
 //! Pre-flight: for every sweep point, everything a run does before simulating ([`super::setup()`]:
 //! the network built, every named file read, every link event, flow class, transport and time
-//! series selection resolved, the memory estimate checked), so that a scenario that cannot run
-//! is refused before the first run starts. `htsim validate` and `htsim run` call it.
+//! series selection resolved, the memory estimate checked), with the first seed, and the flow
+//! classes planned with every other seed (matrices are drawn per seed), so that a scenario
+//! that cannot run is refused before the first run starts. `htsim validate` and `htsim run`
+//! call it.
 //!
 //! Each problem is reported like the loader reports one: the scenario file, line and column of
 //! the value at fault (the sweep value when a sweep point set it), its key path and a hint; a
@@ -35,6 +37,8 @@
 
 use std::fmt;
 
+use htsim_core::rng::RngStreams;
+
 use super::resources::Budget;
 use super::setup_error::SetupError;
 use crate::scenario::error::{Location, Origin, PointProblems, ScenarioError};
@@ -60,8 +64,10 @@ impl fmt::Display for Problems {
 
 impl std::error::Error for Problems {}
 
-/// Sets up every sweep point of `loaded` as its first run would be (first seed), with
-/// `runs_at_once` runs sharing the machine's memory; every problem found, or `Ok`.
+/// Sets up every sweep point of `loaded` as its first run would be (first seed), and plans its
+/// flow classes with every other seed (the traffic matrices, and so the pairs checked, are
+/// drawn per seed), with `runs_at_once` runs sharing the machine's memory; every problem found
+/// (of the first seed that has one, per point), or `Ok`.
 pub fn check(loaded: &Loaded, runs_at_once: u64) -> Result<(), Problems> {
     let budget = Budget::of_machine(runs_at_once).map_err(|e| {
         Problems(vec![*loaded
@@ -71,19 +77,31 @@ pub fn check(loaded: &Loaded, runs_at_once: u64) -> Result<(), Problems> {
     })?;
     let mut problems = PointProblems::default();
     for point in &loaded.points {
-        let seed = point
-            .scenario
-            .run
-            .seeds
-            .list()
-            .first()
-            .copied()
-            .unwrap_or(1);
-        let Err(errors) = super::setup(&point.scenario, seed, budget.as_ref()) else {
-            continue;
+        let seeds = point.scenario.run.seeds.list();
+        let (&first, others) = seeds.split_first().unwrap_or((&1, &[]));
+        let setup = match super::setup(&point.scenario, first, budget.as_ref()) {
+            Ok(setup) => setup,
+            Err(errors) => {
+                for e in &errors {
+                    problems.add(locate(loaded, point, e), &point.name);
+                }
+                continue;
+            }
         };
-        for e in &errors {
-            problems.add(locate(loaded, point, e), &point.name);
+        for &seed in others {
+            let streams = RngStreams::new(seed);
+            let planned =
+                super::workload::plan(&point.scenario, &setup.topology, streams, budget.as_ref());
+            if let Err(errors) = planned {
+                for e in errors {
+                    let e = SetupError {
+                        message: format!("with seed {seed}, {}", e.message),
+                        ..e
+                    };
+                    problems.add(locate(loaded, point, &e), &point.name);
+                }
+                break;
+            }
         }
     }
     if problems.is_empty() {

@@ -185,6 +185,38 @@ fn pairs_the_topology_does_not_connect_are_refused_before_the_run() {
 }
 
 #[test]
+fn pairs_drawn_with_any_seed_of_the_run_list_are_checked() {
+    // A permutation of a sender on path 0 only and one on path 1 only (host0 and host1) and
+    // their receivers: seed 1 pairs each sender with a receiver of its path, seed 2 host0
+    // with host1. Only the first seed was set up before the runs: seed 2's run stopped.
+    let text = "[run]\nduration = \"5ms\"\nseeds = 2\n[topology]\nkind = \"xmp-two-path\"\n\
+                multipath_pairs = 0\npath0_pairs = 1\npath1_pairs = 1\n[[flows]]\nname = \"c\"\n\
+                matrix = \"permutation\"\nsize = \"2KB\"\ntransport = { kind = \"tcp\" }\n";
+    refused(
+        text,
+        &[],
+        &[(
+            "s.toml:11:10:",
+            "flows.c.matrix",
+            "with seed 2, class `c` has a flow from host0 to host1, and the topology has no path",
+        )],
+    );
+    // Pinned path 1 between two hosts under one ToR (one path), in seed 2's permutation.
+    let fattree = "[run]\nduration = \"5ms\"\nseeds = [1, 2]\n[topology]\nkind = \"fattree\"\n\
+                   k = 4\n[[flows]]\nname = \"c\"\nmatrix = \"permutation\"\nsize = \"2KB\"\n\
+                   transport = { kind = \"mptcp\", subflows = 2, paths = { pinned = [0, 1] } }\n";
+    refused(
+        fattree,
+        &[],
+        &[(
+            "s.toml:11:53:",
+            "flows.c.transport.paths",
+            "with seed 2, class `c` has a flow from host13 to host12: pinned path 1 does not exist",
+        )],
+    );
+}
+
+#[test]
 fn senders_rest_with_no_host_left_and_a_job_class_no_rack_can_hold() {
     refused(
         &scenario(
