@@ -82,7 +82,7 @@ use crate::scenario::{FlowSelector, Loaded, Point, Scenario};
 use generator::{Generator, StartedFlow};
 use htsim_transport::trace::TraceLog;
 use outputs::{LinkRates, PairPaths};
-use resources::Budget;
+use resources::{Budget, Held, MemoryGuard};
 use results::{ClassInfo, CrossingResult, RunResults};
 use setup_error::SetupError;
 use timeseries::FlowSelection;
@@ -293,6 +293,7 @@ pub fn setup(
 pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput, RunError> {
     let wall = Instant::now();
     let budget = Budget::of_machine(1)?;
+    let mut guard = budget.as_ref().and_then(MemoryGuard::new);
     let Setup {
         mut world,
         topology,
@@ -373,6 +374,8 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
         .first_fit
         .as_ref()
         .map(|c| first_fit::FirstFit::new(c, world.links().len()));
+    // When the world last stopped, and the events processed by then (for `memory_stop`).
+    let mut last_stop = (world.now(), world.stats().events);
     // Time series and the First Fit scheduler (only when asked): the world also stops at
     // every sample and scan time.
     loop {
@@ -389,8 +392,13 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
         }
         // A window starting with the run: its first snapshot comes before the first event.
         let before_any_event = window.start == SimTime::ZERO && counters_start.is_none();
+        if let Some(g) = &guard {
+            target = target.min(memory_stop(g, &world, last_stop));
+        }
+        last_stop = (now, world.stats().events);
         if !before_any_event {
             world.run_until(target);
+            check_memory(guard.as_mut(), &world, gen_id)?;
         }
         let generator = generator_of(&world, gen_id)?;
         if let Some(e) = generator.error() {
@@ -569,6 +577,53 @@ fn trace_setup(
 }
 
 /// The generator endpoint of the world.
+/// When the world should stop next for `guard` to look at the memory: after about the events
+/// the guard allows before its next look, at the rate of events since the stop `last` (an
+/// instant and the events by then); no limit before the run has a rate.
+fn memory_stop(guard: &MemoryGuard, world: &World, last: (SimTime, u64)) -> SimTime {
+    let (now, events) = (world.now(), world.stats().events);
+    let (span, done) = (
+        now.saturating_sub(last.0).as_ps(),
+        events.saturating_sub(last.1),
+    );
+    if span == 0 || done == 0 {
+        return SimTime::MAX;
+    }
+    let ahead = (u128::from(span) * u128::from(guard.events_left(events)) / u128::from(done))
+        .clamp(1, u128::from(u64::MAX)) as u64;
+    now.saturating_add(SimTime::from_ps(ahead))
+}
+
+/// The error of a run that would need more memory than `guard` allows
+/// ([`MemoryGuard::check`]: what the process holds now and the results of the flows opened so
+/// far), when a look is due.
+fn check_memory(
+    guard: Option<&mut MemoryGuard>,
+    world: &World,
+    gen_id: EndpointId,
+) -> Result<(), RunError> {
+    let Some(guard) = guard else {
+        return Ok(());
+    };
+    let flows = generator_of(world, gen_id)?.started().len() as u64;
+    let held = Held {
+        events: world.stats().events,
+        packets: world.pool().live() as u64,
+        flows,
+    };
+    let Some(needed) = guard.check(held) else {
+        return Ok(());
+    };
+    let what = format!(
+        "{} into the run, which has opened {flows} flows (their results take about {} B \
+         each when it ends) and holds {} packets",
+        world.now(),
+        resources::BYTES_PER_FLOW,
+        world.pool().live()
+    );
+    Err(RunError::Failed(guard.message(needed, &what)))
+}
+
 fn generator_of(world: &World, id: EndpointId) -> Result<&Generator, RunError> {
     world
         .endpoint(id)

@@ -347,6 +347,119 @@ pub fn over_budget_hint(links: u64, max_links: u64) -> String {
     )
 }
 
+/// Events a run processes between two looks at the process's memory at most ([`MemoryGuard`]):
+/// about a tenth of a second.
+pub const EVENTS_BETWEEN_MEMORY_CHECKS: u64 = 1 << 20;
+
+/// Bytes of packets and flow results a run may add between two looks at the process's memory
+/// ([`MemoryGuard`]), counted by what it holds: a look costs a read of `/proc/self/status`.
+pub const GROWTH_BETWEEN_MEMORY_CHECKS: u64 = 16 << 20;
+
+/// Bytes a packet in the network takes: its slot in the pool and its slot on a wire.
+const BYTES_PER_PACKET: u64 = std::mem::size_of::<htsim_core::packet::Packet>() as u64 + 32;
+
+/// What a run holds when its memory is looked at ([`MemoryGuard::check`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Held {
+    /// Events processed so far.
+    pub events: u64,
+    /// Packets in the network.
+    pub packets: u64,
+    /// Flows opened so far.
+    pub flows: u64,
+}
+
+/// Stops a run whose process outgrows the memory the run was given, with an error, before the
+/// machine runs out (the system would kill the process, and every run in it, or an allocation
+/// would abort it). What a run keeps may grow past the estimate it was set up with, which
+/// cannot bound everything: flows opened by closed loops, jobs and matrix rounds (one record
+/// each, kept until the run ends, as many as the flows' completion times allow), or packets
+/// that windows and queues far larger than the links' allow. The limit is the process's
+/// resident memory when the run started plus what was available then ([`Budget`]), or
+/// [`MEMORY_LIMIT_ENV`] when it is set; the process's memory is read from `/proc/self/status`
+/// (no guard where there is none) when the run stops (about every
+/// [`EVENTS_BETWEEN_MEMORY_CHECKS`] events: it stops when it expects that many done, at its
+/// rate of events) and has processed that many events since the last look, or its packets and
+/// flows grew by [`GROWTH_BETWEEN_MEMORY_CHECKS`]. The stops change nothing simulated.
+#[derive(Clone, Copy, Debug)]
+pub struct MemoryGuard {
+    limit: u64,
+    source: BudgetSource,
+    /// What the run held at the last look.
+    looked: Held,
+}
+
+impl MemoryGuard {
+    /// The guard of a run starting now within `budget`.
+    pub fn new(budget: &Budget) -> Option<MemoryGuard> {
+        let limit = match budget.source {
+            BudgetSource::Env => budget.available,
+            BudgetSource::MemAvailable => resident_bytes()?.saturating_add(budget.available),
+        };
+        Some(MemoryGuard {
+            limit,
+            source: budget.source,
+            looked: Held::default(),
+        })
+    }
+
+    /// The events the run may process, having processed `events`, before it must look again.
+    pub fn events_left(&self, events: u64) -> u64 {
+        (self
+            .looked
+            .events
+            .saturating_add(EVENTS_BETWEEN_MEMORY_CHECKS))
+        .saturating_sub(events)
+    }
+
+    /// Looks at the process's memory if a look is due for a run that holds `held`: the memory
+    /// the run would need (what the process holds, and the results of its flows,
+    /// [`BYTES_PER_FLOW`] each, built when it ends), when that is over the limit.
+    pub fn check(&mut self, held: Held) -> Option<u64> {
+        let grown = held
+            .packets
+            .saturating_sub(self.looked.packets)
+            .saturating_mul(BYTES_PER_PACKET)
+            .saturating_add(
+                held.flows
+                    .saturating_sub(self.looked.flows)
+                    .saturating_mul(BYTES_PER_FLOW),
+            );
+        if self.events_left(held.events) > 0 && grown < GROWTH_BETWEEN_MEMORY_CHECKS {
+            return None;
+        }
+        self.looked = held;
+        resident_bytes()
+            .map(|bytes| bytes.saturating_add(held.flows.saturating_mul(BYTES_PER_FLOW)))
+            .filter(|&needed| needed > self.limit)
+    }
+
+    /// What to say of a run stopped as it needed `needed` bytes, with `what` it held.
+    pub fn message(&self, needed: u64, what: &str) -> String {
+        let available = match self.source {
+            BudgetSource::Env => MEMORY_LIMIT_ENV.to_string(),
+            BudgetSource::MemAvailable => {
+                "what it held at the run's start and MemAvailable in /proc/meminfo then".into()
+            }
+        };
+        format!(
+            "out of memory: the process would need about {}, more than the {} it may use \
+             ({available}), {what}; the run was stopped before the machine ran out (fewer \
+             flows, shorter runs, fewer runs at once with --jobs, or more memory)",
+            mib(needed),
+            mib(self.limit)
+        )
+    }
+}
+
+/// The resident memory of this process (`VmRSS` of `/proc/self/status`), where there is one.
+fn resident_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = text.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib.saturating_mul(1024))
+}
+
 /// `MemAvailable` of `/proc/meminfo` in bytes, where there is one.
 fn mem_available() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;

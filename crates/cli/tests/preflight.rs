@@ -623,3 +623,35 @@ fn a_problem_a_sweep_value_causes_points_at_that_value() {
     );
     assert_eq!(err.matches("error: ").count(), 1, "{err}");
 }
+
+#[test]
+fn a_run_that_outgrows_its_memory_is_stopped_with_an_error() {
+    // Closed-loop flows of 1 byte between two hosts at 100 Gb/s open about 55 000 flows per
+    // millisecond for 10 ms, each with a record kept until the run ends (about 400 MB): more
+    // than the estimate before the run can know (it counts the flows open at once). Under a
+    // 64 MiB limit validate passes and the run stops with an error, its files unwritten.
+    let text = "[run]\nduration = \"210ms\"\n[topology]\nkind = \"star\"\nhosts = 2\n\
+                link_rate = \"100Gbps\"\nlink_delay = \"0s\"\n[[flows]]\nname = \"c\"\n\
+                size = \"1B\"\narrivals = { closed_loop = true }\ntransport = { kind = \"tcp\" }\n";
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.toml"), text).unwrap();
+    let out = htsim(&["validate", "s.toml"], dir.path(), "64MiB");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = htsim(&["run", "s.toml", "--out", "o", "-q"], dir.path(), "64MiB");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    for part in [
+        "out of memory: the process would need about",
+        "more than the 64.0 MiB it may use (HTSIM_MEMORY_LIMIT)",
+        "flows (their results take about 1024 B each when it ends)",
+    ] {
+        assert!(err.contains(part), "no `{part}` in:\n{err}");
+    }
+    let run = dir.path().join("o/runs/base/seed-1");
+    assert!(!run.join("summary.json").exists(), "{err}");
+}
