@@ -135,6 +135,17 @@ fn malformed_nan_and_non_monotone_cdf_files() {
     }
 }
 
+/// Writes `text` as s.toml into a fresh directory, asserts `validate` accepts it under the
+/// memory limit `memory`, and returns the directory.
+fn validates(text: &str, memory: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.toml"), text).unwrap();
+    let out = htsim(&["validate", "s.toml"], dir.path(), memory);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    dir
+}
+
 /// The XMP two-path testbed with one pair on both paths, one on path 0 only and one on path 1
 /// only (senders host0..host2, receivers host3..host5), and the class `class`.
 fn two_path(class: &str) -> String {
@@ -172,15 +183,9 @@ fn pairs_the_topology_does_not_connect_are_refused_before_the_run() {
         )],
     );
     // The pairs of the testbed are connected.
-    let dir = tempfile::tempdir().unwrap();
-    let text = two_path("size = \"10KB\"\nmatrix = \"pairs\"\npairs = [[0, 3], [1, 4], [2, 5]]");
-    std::fs::write(dir.path().join("s.toml"), text).unwrap();
-    let out = htsim(&["validate", "s.toml"], dir.path(), "1GiB");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    validates(
+        &two_path("size = \"10KB\"\nmatrix = \"pairs\"\npairs = [[0, 3], [1, 4], [2, 5]]"),
+        "1GiB",
     );
 }
 
@@ -633,15 +638,7 @@ fn a_run_that_outgrows_its_memory_is_stopped_with_an_error() {
     let text = "[run]\nduration = \"210ms\"\n[topology]\nkind = \"star\"\nhosts = 2\n\
                 link_rate = \"100Gbps\"\nlink_delay = \"0s\"\n[[flows]]\nname = \"c\"\n\
                 size = \"1B\"\narrivals = { closed_loop = true }\ntransport = { kind = \"tcp\" }\n";
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("s.toml"), text).unwrap();
-    let out = htsim(&["validate", "s.toml"], dir.path(), "64MiB");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let dir = validates(text, "64MiB");
     let out = htsim(&["run", "s.toml", "--out", "o", "-q"], dir.path(), "64MiB");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
