@@ -713,8 +713,8 @@ fn crossing_results(
 }
 
 /// Every started flow with its record (completed, still open, or a bare one for a flow that
-/// failed), its class, ideal FCT (on the links' `rates` when it arrived) and byte counters at the window's start and end (of the flows
-/// open then, by flow id), in flow id order.
+/// failed), its class, ideal FCT (on the links' `rates` when it arrived) and byte counters at
+/// the window's start and end (of the flows open then, by flow id), in flow id order.
 fn flow_inputs(
     world: &mut World,
     topology: &Topology,

@@ -240,9 +240,9 @@ impl Topology {
     /// is in or has a link into and a link out of (a path then runs from any host into the
     /// set, through it, and out to any other). Every FatTree, VL2, BCube, DHFT (through the
     /// ToRs of one side), star and dumbbell meets it; the XMP testbeds do not (a host
-    /// reaches only the hosts cabled to a switch of its bottlenecks), and then [`Topology::path_count`]
-    /// tells which pairs have paths. (A topology file that leaves hosts apart is refused
-    /// when it is read.)
+    /// reaches only the hosts cabled to a switch of its bottlenecks), and then
+    /// [`Topology::path_count`] tells which pairs have paths. (A topology file that leaves
+    /// hosts apart is refused when it is read.)
     pub fn connects_every_host_pair(&self) -> bool {
         let forwards = |n: u32| self.nodes[n as usize].forwards;
         let Some(first) = self.hosts.first() else {
