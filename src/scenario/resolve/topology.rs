@@ -107,7 +107,10 @@ pub(super) fn output_layer_hint(kind: &str, name: &str) -> Option<String> {
     let scenario = scenario_layer(kind, name);
     (scenario != name).then(|| {
         if names_several(kind, scenario) {
-            format!("the outputs' layer `{name}` is part of `{scenario}` in a scenario (every one at once)")
+            format!(
+                "the outputs' layer `{name}` is part of `{scenario}` in a scenario, which sets \
+                 all of its layers at once"
+            )
         } else {
             format!("the outputs' layer `{name}` is `{scenario}` in a scenario")
         }
