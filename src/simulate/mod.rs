@@ -327,8 +327,8 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
     let gen_id = world.spawn(Box::new(generator), SimTime::ZERO);
 
     let links = &topology.links();
-    let rates: Vec<_> = links.iter().map(|l| world.link(l.id).rate()).collect();
-    // For the ideal FCTs, which take the rates in effect when each flow arrived.
+    // The rates at the start (links.csv) and their changes (for the ideal FCTs, which take
+    // the rates in effect when each flow arrived).
     let link_rates = LinkRates::at_start(&world);
     let counters =
         |w: &World| -> Vec<QueueCounters> { links.iter().map(|l| w.link_counters(l.id)).collect() };
@@ -336,13 +336,12 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
     let layer_names: Vec<String> = egress_layers(&topology);
     let link_inputs: Vec<LinkInput> = links
         .iter()
-        .zip(&rates)
-        .map(|(l, &rate)| LinkInput {
+        .map(|l| LinkInput {
             layer: layer_names
                 .iter()
                 .position(|n| n == topology.layer_name(l.layer))
                 .unwrap_or(0),
-            rate,
+            rate: link_rates.at_start_of(l.id),
         })
         .collect();
 
@@ -619,7 +618,7 @@ fn check_memory(
          each when it ends) and holds {} packets",
         world.now(),
         resources::BYTES_PER_FLOW,
-        world.pool().live()
+        held.packets
     );
     Err(RunError::Failed(guard.message(needed, &what)))
 }

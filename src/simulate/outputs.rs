@@ -87,6 +87,11 @@ impl LinkRates {
         }
     }
 
+    /// The rate of `link` at the start of the run, before any change.
+    pub fn at_start_of(&self, link: LinkId) -> Rate {
+        self.start[link.0 as usize]
+    }
+
     /// How many rate changes have applied at `t` (those at `t` included): the rates at two
     /// instants with the same count are the same.
     fn changes_at(&self, t: SimTime) -> usize {
@@ -95,7 +100,7 @@ impl LinkRates {
 
     /// The rate of `link` at `t` (after the changes due at `t`).
     fn rate(&self, link: LinkId, t: SimTime) -> Rate {
-        let start = self.start[link.0 as usize];
+        let start = self.at_start_of(link);
         match self.changes.get(&link) {
             Some(list) => match list.partition_point(|&(at, _)| at <= t) {
                 0 => start,

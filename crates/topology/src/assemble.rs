@@ -238,6 +238,7 @@ impl<'w, 'q> Assembler<'w, 'q> {
             pods,
             paths,
             hops: self.hops,
+            connected: Default::default(),
         };
         self.world.set_path_source(topology.path_source());
         topology

@@ -8,6 +8,7 @@ use htsim_core::ids::{HostId, LinkId};
 use htsim_core::routing::PathSource;
 use htsim_core::world::World;
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 /// A node of a topology, an index into [`Topology::nodes`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -94,6 +95,8 @@ pub struct Topology {
     pub(crate) pods: u32,
     pub(crate) paths: Paths,
     pub(crate) hops: HopRule,
+    /// [`Topology::connects_every_host_pair`], found when first asked (the graph is fixed).
+    pub(crate) connected: OnceLock<bool>,
 }
 
 impl Topology {
@@ -244,6 +247,13 @@ impl Topology {
     /// [`Topology::path_count`] tells which pairs have paths. (A topology file that leaves
     /// hosts apart is refused when it is read.)
     pub fn connects_every_host_pair(&self) -> bool {
+        *self
+            .connected
+            .get_or_init(|| self.search_every_pair_connected())
+    }
+
+    /// [`Topology::connects_every_host_pair`], searched.
+    fn search_every_pair_connected(&self) -> bool {
         let forwards = |n: u32| self.nodes[n as usize].forwards;
         let Some(first) = self.hosts.first() else {
             return true;
