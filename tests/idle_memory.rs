@@ -4,37 +4,13 @@
 //! were kept for every second of the run.) The heap is measured by a counting allocator, so
 //! this file holds one test: tests of one binary share the allocator.
 
-use std::alloc::{GlobalAlloc, Layout, System};
+#[path = "heap/mod.rs"]
+mod heap;
+
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use htsim::scenario::{load_str, LoadOptions};
 use htsim::simulate::{run, RunContext};
-
-/// The system allocator, counting the bytes live and their peak.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(live, Ordering::Relaxed);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
 
 /// The heap's peak above what was live before, over one run of `duration`.
 fn peak_of_run(duration: &str) -> usize {
@@ -54,16 +30,12 @@ transport = {{ kind = "tcp" }}
     );
     let loaded = load_str("idle.toml", &text, Path::new("."), &LoadOptions::default()).unwrap();
     let scenario = &loaded.points[0].scenario;
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    let out = run(scenario, 1, &RunContext::default()).unwrap();
-    assert_eq!(
-        out.summary().classes[0].completed,
-        16,
-        "every flow completes"
-    );
-    drop(out);
-    PEAK.load(Ordering::Relaxed) - before
+    let (peak, completed) = heap::peak_over(|| {
+        let out = run(scenario, 1, &RunContext::default()).unwrap();
+        out.summary().classes[0].completed
+    });
+    assert_eq!(completed, 16, "every flow completes");
+    peak
 }
 
 #[test]

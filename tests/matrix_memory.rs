@@ -8,56 +8,15 @@
 //! kept a set of every pair on the BCube: 45 B.) The heap is measured by a counting allocator,
 //! so this file holds one test: tests of one binary share the allocator.
 
-use std::alloc::{GlobalAlloc, Layout, System};
+#[path = "heap/mod.rs"]
+mod heap;
+
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use htsim::core::world::World;
 use htsim::scenario::{load_str, LoadOptions};
 use htsim::simulate::resources::BYTES_PER_CONNECTION;
 use htsim::simulate::{network, workload};
-
-/// The system allocator, counting the bytes live and their peak. A `realloc` is the system's
-/// (which shrinks a block in place) and counts the change in size.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grow(bytes: usize) {
-    let live = LIVE.fetch_add(bytes, Ordering::Relaxed) + bytes;
-    PEAK.fetch_max(live, Ordering::Relaxed);
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            grow(layout.size());
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            if new_size >= layout.size() {
-                grow(new_size - layout.size());
-            } else {
-                LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-            }
-        }
-        p
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
 
 /// Pairs of a FatTree k = 24 three switches apart: 3456 hosts, each with 132 in its pod and
 /// outside its rack.
@@ -85,11 +44,10 @@ link_rate = "1Gbps"
     let scenario = &loaded.points[0].scenario;
     let mut world = World::new(1);
     let topology = network::build(&mut world, scenario).unwrap();
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    let plans = workload::plan(scenario, &topology, world.streams(), None)
-        .unwrap_or_else(|e| panic!("{e:?}"));
-    let peak = PEAK.load(Ordering::Relaxed) - before;
+    let (peak, plans) = heap::peak_over(|| {
+        workload::plan(scenario, &topology, world.streams(), None)
+            .unwrap_or_else(|e| panic!("{e:?}"))
+    });
     let taken = plans.iter().map(|p| p.pool.len()).sum();
     (peak, taken)
 }

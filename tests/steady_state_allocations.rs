@@ -5,36 +5,13 @@
 //! after a loss), never per packet or per ACK. Allocations are counted by a counting
 //! allocator, so this file holds one test: tests of one binary share the allocator.
 
-use std::alloc::{GlobalAlloc, Layout, System};
+#[path = "heap/mod.rs"]
+mod heap;
+
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use htsim::scenario::{load_str, LoadOptions};
 use htsim::simulate::{run, RunContext};
-
-/// The system allocator, counting allocations and reallocations.
-struct Counting;
-
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
 
 /// Allocations and data packets delivered over one run of `duration`: FatTree k=4 (16 hosts)
 /// at 10 Gb/s, a permutation of long flows over `transport`, queues `queue`.
@@ -64,9 +41,9 @@ transport = {{ {transport} }}
     )
     .unwrap();
     let scenario = &loaded.points[0].scenario;
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let before = heap::allocations();
     let out = run(scenario, 1, &RunContext::default()).unwrap();
-    let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
+    let allocations = heap::allocations() - before;
     (allocations, out.stats.data_packets_delivered)
 }
 
