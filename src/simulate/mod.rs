@@ -237,15 +237,9 @@ pub fn setup(
         problems.extend(e);
         Vec::new()
     });
-    let largest_packet = plans
-        .iter()
-        .map(|p| {
-            (
-                u64::from(p.transport.tcp.sizes.data(p.transport.tcp.mss)),
-                &p.name,
-            )
-        })
-        .max();
+    let data_packet =
+        |p: &workload::ClassPlan| u64::from(p.transport.tcp.sizes.data(p.transport.tcp.mss));
+    let largest_packet = plans.iter().map(|p| (data_packet(p), &p.name)).max();
     if let Some((packet, class)) = largest_packet {
         problems.extend(network::queues_too_small(
             scenario, &world, &topology, packet, class,
@@ -268,10 +262,12 @@ pub fn setup(
     let trace = trace_setup(scenario, &plans).map_err(|e| vec![e])?;
     if let Some(b) = budget {
         let trace_events = scenario.output.trace.as_ref().map_or(0, |t| t.max_events);
+        let smallest_packet = plans.iter().map(data_packet).min().unwrap_or(1);
         b.check_run(
             &topology,
             &plans,
             scenario.run.duration,
+            network::packets_held_at_most(&world, smallest_packet),
             trace_events,
             watched.len() as u64,
             sampler.as_ref(),

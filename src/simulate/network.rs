@@ -144,6 +144,25 @@ pub fn build(world: &mut World, scenario: &Scenario) -> Result<Topology, SetupEr
     })
 }
 
+/// The most packets of `packet` bytes the network of `world` holds at once, as it starts: on
+/// every link, its queue's capacity, the packet in service and those on the cable (the link's
+/// rate times its delay). A window larger than that loses the rest on arrival.
+pub fn packets_held_at_most(world: &World, packet: u64) -> u64 {
+    let packet = packet.max(1);
+    world
+        .links()
+        .iter()
+        .map(|link| {
+            let queued = match link.queue.limit() {
+                BufferSize::Packets(n) => n,
+                BufferSize::Bytes(bytes) => bytes / packet,
+            };
+            let on_cable = link.rate().bytes_in(link.delay()) / packet;
+            queued.saturating_add(on_cable).saturating_add(1)
+        })
+        .fold(0u64, u64::saturating_add)
+}
+
 /// Queues sized in bytes too small for one data packet of some flow class (`packet` bytes on
 /// the wire, of class `class`): every such packet would be dropped on arrival, so the class
 /// could never deliver a byte. Checked: `[queue]` and `[queue.layers.X]` capacities (the links

@@ -7,7 +7,10 @@
 //! [`World::set_max_links`](htsim_core::world::World::set_max_links)) plus its time series
 //! ([`BYTES_PER_TIMESERIES_ROW`] per row of timeseries.csv, which is held in memory until the run
 //! ends), its flows ([`BYTES_PER_FLOW`] per flow it opens: every flow's record is kept until
-//! the run ends, see [`flows_estimate`]) and its trace ([`BYTES_PER_TRACE_EVENT`] per event kept).
+//! the run ends, see [`flows_estimate`]), the transport state of the connections open at once
+//! ([`BYTES_PER_SUBFLOW`] per subflow, and the packets their initial windows put in the
+//! network, at most what its queues and links hold; see [`open_at_once`]) and its trace
+//! ([`BYTES_PER_TRACE_EVENT`] per event kept).
 //! Its traffic matrices ([`BYTES_PER_CONNECTION`] per connection) are checked before each is
 //! drawn, by the workload's planning, which also checks the flows of a `neighbours` matrix
 //! before it lists the pairs ([`Budget::check_matrix_flows`]).
@@ -36,8 +39,21 @@ pub const BYTES_PER_TIMESERIES_ROW: u64 = 160;
 /// (`StartedFlow`, 64 B), the engine's record once it completed (`FlowRecord`, 144 B), the slot
 /// and metrics input built from both at the end (`Option<FlowRecord>` and `FlowInput`, 400 B),
 /// its typed result (`FlowResult`, 240 B) and its flows.csv row (about 150 B): 998 B by
-/// `size_of` (see the test below), rounded up to 1 KiB for allocator overhead. Transport state of open flows is transient and not counted.
+/// `size_of` (see the test below), rounded up to 1 KiB for allocator overhead. The transport
+/// state of open flows is counted apart ([`BYTES_PER_SUBFLOW`]).
 pub const BYTES_PER_FLOW: u64 = 1024;
+
+/// Bytes per subflow open at once (a TCP connection has one; an MPTCP connection one per
+/// `subflows`), both ends: the sender's subflow and the multipath sender's view and memo of it,
+/// the receiver's, their timers and their share of the endpoints. The heap grows by 1131 to
+/// 1148 B per subflow from MPTCP connections of 1 subflow to 32 (tests/subflow_memory.rs, which
+/// checks it against this charge), the resident memory by 970 B per subflow from 64 subflows
+/// to 256 (1024 connections on a star of 64 hosts: 267 MB at 256); rounded up.
+pub const BYTES_PER_SUBFLOW: u64 = 1280;
+
+/// Bytes per segment of a subflow's initial window, besides the packet that carries it: the
+/// sender keeps each segment sent and not yet acknowledged in its retransmission queue (24 B).
+pub const BYTES_PER_WINDOW_SEGMENT: u64 = 24;
 
 /// Bytes per trace event kept (`[output.trace] max_events`): the event and its
 /// trace.csv row (64 B + about 60 B), held until the run ends.
@@ -225,13 +241,17 @@ impl Budget {
     }
 
     /// Checks a run on `topology` against the budget: the network, then each flow class's
-    /// flows (over `duration`), the trace's `trace_events` and the time series, each added to
-    /// what came before; the error names the first key that takes the run over.
+    /// flows (over `duration`) and the transport state of its connections open at once (with
+    /// the packets of their initial windows, of which the network holds at most
+    /// `packets_held`), the trace's `trace_events` and the time series, each added to what
+    /// came before; the error names the first key that takes the run over.
+    #[allow(clippy::too_many_arguments)]
     pub fn check_run(
         &self,
         topology: &Topology,
         plans: &[ClassPlan],
         duration: htsim_core::SimTime,
+        packets_held: u64,
         trace_events: u64,
         watched_links: u64,
         sampler: Option<&Sampler>,
@@ -240,12 +260,45 @@ impl Budget {
         let mut total = links.saturating_mul(BYTES_PER_LINK);
         self.check(&format!("{links} directed links"), total)?;
         let mut flows = 0u64;
+        let mut subflows = 0u64;
+        let mut window_packets = 0u64;
         for plan in plans {
+            let within = format!("flows.{}", plan.name);
             let (key, count) = flows_estimate(plan, duration);
             flows = flows.saturating_add(count);
             total = total.saturating_add(count.saturating_mul(BYTES_PER_FLOW));
             self.check_flows(links, flows, total, key, count, &plan.name)
-                .map_err(|e| e.within(&format!("flows.{}", plan.name)))?;
+                .map_err(|e| e.within(&within))?;
+            let connections = open_at_once(plan);
+            let per_connection = u64::from(plan.transport.transport.subflows_from_start());
+            let window = u64::from(plan.transport.tcp.initial_cwnd_segments);
+            let opened = connections.saturating_mul(per_connection);
+            subflows = subflows.saturating_add(opened);
+            total = total.saturating_add(opened.saturating_mul(
+                BYTES_PER_SUBFLOW.saturating_add(window.saturating_mul(BYTES_PER_WINDOW_SEGMENT)),
+            ));
+            let packets_before = window_packets.min(packets_held);
+            window_packets = window_packets.saturating_add(opened.saturating_mul(window));
+            let packets = window_packets.min(packets_held);
+            total =
+                total.saturating_add((packets - packets_before).saturating_mul(BYTES_PER_PACKET));
+            self.check(
+                &format!(
+                    "{links} directed links, about {flows} flows, {subflows} subflows open at \
+                     once and {packets} packets of their initial windows"
+                ),
+                total,
+            )
+            .map_err(|e| {
+                e.within(&format!("{within}.transport")).with_hint(format!(
+                    "class \"{}\" opens {connections} connections at once, {per_connection} \
+                     subflow(s) each with an initial window of {window} segment(s) \
+                     ({BYTES_PER_SUBFLOW} B per subflow, {BYTES_PER_PACKET} B per packet in the \
+                     network): fewer subflows, a smaller initial_cwnd, fewer connections, fewer \
+                     runs at once (--jobs), or set {MEMORY_LIMIT_ENV} if more memory is free",
+                    plan.name
+                ))
+            })?;
         }
         if watched_links > 0 {
             let counts = flows.saturating_mul(watched_links);
@@ -307,14 +360,24 @@ impl Budget {
 /// (one per connection; 2 x servers per concurrent job): a lower bound.
 pub fn flows_estimate(plan: &ClassPlan, duration: htsim_core::SimTime) -> (&'static str, u64) {
     let connections = plan.pool.len() as u64;
-    if let Some(jobs) = &plan.jobs {
-        let per_job = 2 * jobs.shape.servers as u64;
-        return (
-            "jobs.concurrent",
-            per_job.saturating_mul(jobs.shape.concurrent as u64),
-        );
+    if plan.jobs.is_some() {
+        return ("jobs.concurrent", open_at_once(plan));
     }
     flows_of(connections, plan.arrivals.as_ref(), duration)
+}
+
+/// The connections of `plan` open at once at some moment, as far as is known before the run:
+/// every connection of a class whose flows start together (without arrivals, and each round of
+/// `every`, closed loops and matrix rounds), the 2 x servers flows of each concurrent job; none
+/// for Poisson arrivals, whose flows overlap as their completion times allow.
+pub fn open_at_once(plan: &ClassPlan) -> u64 {
+    if let Some(jobs) = &plan.jobs {
+        return (2 * jobs.shape.servers as u64).saturating_mul(jobs.shape.concurrent as u64);
+    }
+    match plan.arrivals {
+        Some(Arrivals::Poisson(_)) => 0,
+        _ => plan.pool.len() as u64,
+    }
 }
 
 /// The flows a class without jobs opens over `duration` from `connections` connections with

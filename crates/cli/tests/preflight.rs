@@ -454,6 +454,47 @@ fn a_billion_flows_per_second_are_refused_with_the_estimate() {
 }
 
 #[test]
+fn subflows_and_initial_windows_open_at_once_are_counted() {
+    // 1024 MPTCP connections of 256 subflows on a star of 64 hosts: 262 144 subflows of about
+    // 1 KiB each (the run peaked at 267 MB) validated under 200 MiB, counted as 1.5 MiB, and
+    // the run stopped out of memory as it went; with 8 subflows each the run fits.
+    let star = "[run]\nduration = \"5ms\"\n[topology]\nkind = \"star\"\nhosts = 64\n\
+                [[flows]]\nname = \"c\"\nmatrix = \"permutation\"\ndraws = 16\n\
+                size = \"infinite\"\ntransport = { kind = \"mptcp\", subflows = 256 }\n";
+    over_memory(
+        star,
+        "200MiB",
+        "1",
+        &[
+            "s.toml:11:13: `flows.c.transport`",
+            "a run needs about 328.7 MiB (128 directed links, about 1024 flows, 262144 subflows \
+             open at once and 12928 packets of their initial windows)",
+            "class \"c\" opens 1024 connections at once, 256 subflow(s) each",
+        ],
+    );
+    validates(&star.replace("256", "8"), "200MiB");
+    // Initial windows of a million segments into queues of ten million packets: 8 M packets
+    // in the network after the first event (the run peaked at 885 MB). With the default
+    // queues of 100 packets, the network holds 1 616 of them and the rest are lost: it fits.
+    let windows = scenario("[queue]\ncapacity = \"10000000pkt\"\n")
+        .replace("kind = \"tcp\"", "kind = \"tcp\", initial_cwnd = 1000000");
+    let windows = windows.replace("hosts = 4", "hosts = 8").replace(
+        "name = \"long\"",
+        "name = \"long\"\nmatrix = \"permutation\"",
+    );
+    over_memory(
+        &windows,
+        "200MiB",
+        "1",
+        &[
+            "`flows.long.transport`",
+            "8 subflows open at once and 8000000 packets of their initial windows",
+        ],
+    );
+    validates(&windows.replace("10000000pkt", "100pkt"), "200MiB");
+}
+
+#[test]
 fn traffic_matrices_larger_than_memory_are_refused_before_they_are_drawn() {
     // 2000 hosts of a star are all one switch apart: a `neighbours` matrix of 2000 x 1999
     // pairs (64 MB) took memory until it ran out before the flows were counted; its pairs are

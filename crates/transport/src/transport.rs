@@ -134,6 +134,13 @@ pub trait Transport: Send + Sync {
         let _ = reaches;
         Ok(())
     }
+    /// The subflows every connection opens from its start, at least (one for a single-path
+    /// transport), each with its own window and state: what a caller can count of a
+    /// connection's memory before a run. Subflows a connection may open later (MMPTCP's, at
+    /// its switch) or only for some pairs (MPTCP's `cap_subflows`) are not counted.
+    fn subflows_from_start(&self) -> u32 {
+        1
+    }
 }
 
 /// Opens a one-subflow connection (TCP, DCTCP) with controller `cc`.

@@ -440,6 +440,13 @@ impl Transport for MptcpTransport {
         connection::check_pinned_paths(&self.mptcp, reaches, |_| None)
             .map_err(|e| ParamError::new("paths", e.to_string()))
     }
+    fn subflows_from_start(&self) -> u32 {
+        if self.mptcp.cap_subflows {
+            1
+        } else {
+            self.mptcp.max_subflows
+        }
+    }
     fn open(
         &self,
         spawner: &mut dyn Spawn,
