@@ -290,12 +290,19 @@ impl Budget {
                 total,
             )
             .map_err(|e| {
+                let count = |n: u64, what: &str| match n {
+                    1 => format!("one {what}"),
+                    n => format!("{n} {what}s"),
+                };
+                let (subflows, segments) =
+                    (count(per_connection, "subflow"), count(window, "segment"));
                 e.within(&format!("{within}.transport")).with_hint(format!(
-                    "class \"{}\" opens {connections} connections at once, {per_connection} \
-                     subflow(s) each with an initial window of {window} segment(s) \
-                     ({BYTES_PER_SUBFLOW} B per subflow, {BYTES_PER_PACKET} B per packet in the \
-                     network): fewer subflows, a smaller initial_cwnd, fewer connections, fewer \
-                     runs at once (--jobs), or set {MEMORY_LIMIT_ENV} if more memory is free",
+                    "class \"{}\" opens {connections} connections at once, {subflows} each \
+                     with an initial window of {segments} ({BYTES_PER_SUBFLOW} B per \
+                     subflow, {BYTES_PER_WINDOW_SEGMENT} B per segment and {BYTES_PER_PACKET} B \
+                     per packet in the network): fewer subflows, a smaller initial_cwnd, fewer \
+                     connections, fewer runs at once (--jobs), or set {MEMORY_LIMIT_ENV} if more \
+                     memory is free",
                     plan.name
                 ))
             })?;

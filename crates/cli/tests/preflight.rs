@@ -469,7 +469,8 @@ fn subflows_and_initial_windows_open_at_once_are_counted() {
             "s.toml:11:13: `flows.c.transport`",
             "a run needs about 328.7 MiB (128 directed links, about 1024 flows, 262144 subflows \
              open at once and 12928 packets of their initial windows)",
-            "class \"c\" opens 1024 connections at once, 256 subflow(s) each",
+            "class \"c\" opens 1024 connections at once, 256 subflows each with an initial \
+             window of one segment",
         ],
     );
     validates(&star.replace("256", "8"), "200MiB");
