@@ -49,8 +49,8 @@
 //! - A FIN is given up after `syn_max_transmissions` RTO-timed transmissions; the receiver
 //!   resends its FIN+ACK in LAST_ACK on the SYN timer and closes after as many; a sender whose
 //!   SYN is given up sends a RST so the passive side closes too. TIME_WAIT lasts 0 s (2.11).
-//! - Delayed ACK (8): segments that arrive out of order, fill a hole, or complete the data before
-//!   the FIN are ACKed at once. One CE state machine serves with and without delayed ACK (without
+//! - Delayed ACK (8): segments that arrive out of order, fill all or part of a hole (RFC 5681
+//!   4.2), or complete the data before the FIN are ACKed at once. One CE state machine serves with and without delayed ACK (without
 //!   it, ECE equals the CE bit of the segment answered, as 8 requires).
 //! - DCTCP's first observation window ends at `snd_nxt` as of the first ACK.
 //! - Ports: the client's is drawn from the connection's stream in 1024..=65535, the server's is

@@ -22,6 +22,11 @@ impl OooSegments {
         }
     }
 
+    /// Whether no segment is held (no hole below any received segment).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// Removes and returns (len, data seq) of the first segment if it starts at `seq`.
     pub(crate) fn take_at(&mut self, seq: u64) -> Option<(u32, u64)> {
         let &(s, len, data_seq) = self.0.front()?;

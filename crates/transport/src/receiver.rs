@@ -213,6 +213,9 @@ impl ReceiverSubflow {
         let len = packet.payload_bytes;
         let mut ack_now = true;
         if s == self.rcv_nxt {
+            // Segments held above rcv_nxt: this one fills all or part of a hole, and RFC 5681
+            // 4.2 asks for an immediate ACK in both cases (a partial ACK for NewReno).
+            let filled = !self.store.is_empty();
             deliver(packet.data_seq, len);
             self.rcv_nxt += len as u64;
             if self.hold.is_some() {
@@ -220,14 +223,12 @@ impl ReceiverSubflow {
                 stats.dupacks_absorbed += self.hold_state.owed() as u64;
                 self.hold_state.on_progress();
             }
-            let mut filled = false;
             while let Some((l, d)) = self.store.take_at(self.rcv_nxt) {
                 deliver(d, l);
                 self.rcv_nxt += l as u64;
-                filled = true;
             }
-            // In-order data may be delayed; data that filled a hole and the last data before the
-            // FIN are ACKed at once.
+            // In-order data may be delayed; data that filled all or part of a hole and the last
+            // data before the FIN are ACKed at once.
             if let (Some(d), false, false) = (self.delayed, filled, self.fin_complete()) {
                 self.pending += 1;
                 if self.pending < d.segments {

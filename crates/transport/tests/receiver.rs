@@ -281,3 +281,34 @@ fn a_lone_segment_is_acked_by_the_delayed_ack_timer() {
     );
     assert_eq!(timed.len(), 3);
 }
+
+#[test]
+fn a_segment_that_fills_part_of_a_hole_is_acked_at_once() {
+    // RFC 5681 4.2 (docs/model.md 2.5): "an immediate ACK SHOULD be generated when a segment
+    // arrives that fills in all or part of a gap in the sequence space". Segments 1 and 2 are
+    // missing: segment 0 waits (delayed), segment 3 is out of order (a duplicate ACK at once),
+    // segment 1 fills the first half of the hole, which stays open for segment 2. Its ACK (a
+    // partial ACK for a NewReno sender) goes at once, not after the 40 ms timer.
+    let config = TcpConfig {
+        delayed_ack: Some(DelayedAck {
+            segments: 2,
+            timeout: SimTime::from_ms(40),
+        }),
+        ..TcpConfig::rfc()
+    };
+    let got = run(
+        &config,
+        vec![(1, 100, false), (301, 100, false), (101, 100, false)],
+        false,
+    );
+    let timed: Vec<(SimTime, PacketKind, u64)> =
+        got.iter().map(|&(t, k, a, _)| (t, k, a)).collect();
+    assert_eq!(
+        timed,
+        vec![
+            (SimTime::ZERO, PacketKind::SynAck, 1),
+            (SimTime::ZERO, PacketKind::Ack, 101),
+            (SimTime::ZERO, PacketKind::Ack, 201),
+        ]
+    );
+}

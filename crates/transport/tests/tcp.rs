@@ -815,3 +815,28 @@ fn ecn_echoes_reduce_once_per_window_and_a_loss_is_the_same_congestion() {
     // Plain TCP sends nothing ECN-capable, so nothing is marked.
     assert!(!tcp().config.ecn.ect_data && tcp().with_ecn().config.ecn.ect_data);
 }
+
+#[test]
+fn with_delayed_acks_a_partial_ack_is_not_held_by_the_timer() {
+    // 70 000 B = 50 segments; the 46th and 47th are lost, so the last three bring the three
+    // duplicate ACKs and nothing new is left to send. The fast retransmission of segment 46
+    // fills half the hole: the receiver must ACK it at once (RFC 5681 4.2), or the partial
+    // ACK that releases segment 47 waits for the 40 ms delayed-ACK timer. (The lossless flow
+    // waits for the timer once too: its first segment travels alone.)
+    for profile in [Profile::Rfc, Profile::Ns3Mmptcp] {
+        let config = TcpConfig {
+            delayed_ack: Some(DelayedAck {
+                segments: 2,
+                timeout: SimTime::from_ms(40),
+            }),
+            ..TcpConfig::for_profile(profile)
+        };
+        let (clean, _, _) = lossy_flow(config.clone(), 70_000, vec![]);
+        let (r, c, _) = lossy_flow(config, 70_000, vec![46, 47]);
+        let (fct0, fct) = (clean.fct().expect("completed"), r.fct().expect("completed"));
+        println!("{profile:?}: FCT {fct0} without loss, {fct} with two");
+        assert_eq!((r.fast_retransmits, r.timeouts, r.retransmits), (1, 0, 2));
+        assert_eq!((c.partial_acks, c.full_acks), (1, 1));
+        assert!(fct < fct0 + SimTime::from_ms(1), "FCT {fct} against {fct0}");
+    }
+}
