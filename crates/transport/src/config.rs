@@ -252,6 +252,11 @@ pub struct TcpConfig {
     /// in `rfc` (RFC 6582 3.2 step 3 option (1)), [`FullAckWindow::PreAckFlight`] in
     /// `ns3-mmptcp` (2.8). Like `careful_recovery`, not a row of 12.
     pub full_ack_window: FullAckWindow,
+    /// The receiver answers a FIN that arrives ahead of missing data with a duplicate ACK, as
+    /// any out-of-order segment (RFC 5681 4.2). `true` in `rfc`; `false` in `ns3-mmptcp`,
+    /// whose receiver answers a FIN only once it is in sequence (docs/model.md 2.11) and
+    /// otherwise just remembers it. Like `careful_recovery`, not a row of 12.
+    pub ack_early_fin: bool,
     /// Slow-start increase rule.
     pub ss_increase: SlowStartIncrease,
     /// Limited transmit (off for TCP).
@@ -305,6 +310,7 @@ impl TcpConfig {
             fr_inflation: FrInflation::Dupthresh,
             careful_recovery: true,
             full_ack_window: FullAckWindow::Outstanding,
+            ack_early_fin: true,
             ss_increase: SlowStartIncrease::Abc { limit: 2 },
             limited_transmit: LimitedTransmit::Off,
             rtt_estimator: RttEstimatorKind::Rfc6298,
@@ -330,6 +336,7 @@ impl TcpConfig {
             fr_inflation: FrInflation::ThreeMss,
             careful_recovery: false,
             full_ack_window: FullAckWindow::PreAckFlight,
+            ack_early_fin: false,
             ss_increase: SlowStartIncrease::PerAck,
             rtt_estimator: RttEstimatorKind::Ns3MeanDeviation,
             srtt_gain: 0.1,
@@ -637,6 +644,7 @@ mod tests {
         assert!(r.careful_recovery && !n.careful_recovery);
         assert_eq!(r.full_ack_window, FullAckWindow::Outstanding);
         assert_eq!(n.full_ack_window, FullAckWindow::PreAckFlight);
+        assert!(r.ack_early_fin && !n.ack_early_fin);
         assert_eq!((r.mss, r.dupthresh, r.initial_ssthresh), (1400, 3, 65_535));
         assert_eq!(r.sizes.data(1400), 1462);
         assert_eq!(PacketSizes::no_overhead(40).data(4000), 4000);

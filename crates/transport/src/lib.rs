@@ -36,6 +36,9 @@
 //!   3.2 step 3 option (1)). `rfc` has both, `ns3-mmptcp` neither. Without them a recovery
 //!   that timed out, or one whose flight the receiver already held, released a window of
 //!   segments back to back (the seed-22 anomaly of tests/mptcp.rs).
+//! - `ack_early_fin`: a FIN ahead of missing data earns a duplicate ACK under `rfc` (RFC 5681
+//!   4.2); `ns3-mmptcp`'s receiver answers a FIN only in sequence (2.11), so two segments
+//!   after a loss and the FIN make two duplicate ACKs there, not three.
 //! - The receive window is a sender-side cap from the configuration (it is fixed in the code
 //!   modelled); ACKs do not carry a window.
 //! - RFC 6298 estimator: clock granularity G = 0; no 60 s RTO ceiling in either profile, only the

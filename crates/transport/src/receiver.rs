@@ -67,6 +67,8 @@ pub struct ReceiverSubflow {
     hold: Option<ReorderHold>,
     hold_state: HoldState,
     fin_seq: Option<u64>,
+    /// A FIN ahead of missing data earns a duplicate ACK ([`TcpConfig::ack_early_fin`]).
+    ack_early_fin: bool,
 }
 
 impl ReceiverSubflow {
@@ -98,6 +100,7 @@ impl ReceiverSubflow {
             hold: config.reorder_hold,
             hold_state: HoldState::default(),
             fin_seq: None,
+            ack_early_fin: config.ack_early_fin,
         }
     }
 
@@ -271,11 +274,14 @@ impl ReceiverSubflow {
         }
     }
 
-    /// Handles a FIN (or a retransmitted one): answered by a FIN+ACK when in sequence, else by a
-    /// duplicate ACK until the missing data arrives.
+    /// Handles a FIN (or a retransmitted one): answered by a FIN+ACK when in sequence; ahead of
+    /// missing data, remembered and answered by a duplicate ACK only with
+    /// [`TcpConfig::ack_early_fin`] (the FIN+ACK goes once the missing data arrives).
     pub fn on_fin(&mut self, packet: &Packet, ctx: &mut Ctx<'_>, stats: &mut ReceiverStats) {
         self.fin_seq = Some(packet.seq);
-        self.send_ack(ctx, stats);
+        if self.ack_early_fin || self.fin_complete() {
+            self.send_ack(ctx, stats);
+        }
     }
 
     /// Handles a timer event; returns `true` if it was this subflow's ACK timer (delayed ACK,

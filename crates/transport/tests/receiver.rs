@@ -312,3 +312,19 @@ fn a_segment_that_fills_part_of_a_hole_is_acked_at_once() {
         ]
     );
 }
+
+#[test]
+fn an_early_fin_is_acked_under_rfc_and_ignored_under_ns3() {
+    // Segment 2 (101..201) is missing when segment 3 and the FIN at 301 arrive. Segment 3 earns
+    // a duplicate ACK under both profiles; the FIN only under rfc (an out-of-order segment,
+    // RFC 5681 4.2). The ns-3 receiver answers a FIN only in sequence (2.11) and ignores it
+    // here; no data fills the hole, so nothing more is sent.
+    let segments = vec![(1, 100, false), (201, 100, false)];
+    for (config, dup_acks) in [(TcpConfig::rfc(), 2), (TcpConfig::ns3_mmptcp(), 1)] {
+        let got = run(&config, segments.clone(), true);
+        let acks: Vec<(PacketKind, u64)> = got.iter().map(|&(_, k, a, _)| (k, a)).collect();
+        let mut expect = vec![(PacketKind::SynAck, 1), (PacketKind::Ack, 101)];
+        expect.extend(std::iter::repeat_n((PacketKind::Ack, 101), dup_acks));
+        assert_eq!(acks, expect, "{:?}", config.profile);
+    }
+}

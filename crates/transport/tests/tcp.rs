@@ -840,3 +840,22 @@ fn with_delayed_acks_a_partial_ack_is_not_held_by_the_timer() {
         assert!(fct < fct0 + SimTime::from_ms(1), "FCT {fct} against {fct0}");
     }
 }
+
+#[test]
+fn a_fin_ahead_of_a_hole_is_acked_under_rfc_only() {
+    // 70 000 B = 50 segments; the 48th is lost, so two segments and the FIN follow it. The
+    // ns-3 receiver (2.11: a FIN is answered when in sequence) ignores the early FIN: two
+    // duplicate ACKs, so the hole waits for the RTO. Under rfc the FIN is an out-of-order
+    // segment and earns a duplicate ACK at once (RFC 5681 4.2): the third, fast retransmit.
+    for (config, fast, timeouts) in [(TcpConfig::rfc(), 1, 0), (TcpConfig::ns3_mmptcp(), 0, 1)] {
+        let min_rto = config.min_rto;
+        let (r, _, _) = lossy_flow(config, 70_000, vec![48]);
+        let fct = r.fct().expect("completed");
+        println!(
+            "FCT {fct}: {} fast retransmits, {} timeouts",
+            r.fast_retransmits, r.timeouts
+        );
+        assert_eq!((r.fast_retransmits, r.timeouts), (fast, timeouts));
+        assert_eq!(fct >= min_rto, timeouts == 1, "FCT {fct}");
+    }
+}

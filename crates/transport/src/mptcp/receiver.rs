@@ -115,6 +115,8 @@ pub struct MptcpReceiver {
     syn_max_transmissions: u32,
     semantics: RxSubflowAck,
     hold: Option<ReorderHold>,
+    /// A FIN ahead of missing data earns a duplicate ACK ([`TcpConfig::ack_early_fin`]).
+    ack_early_fin: bool,
     subs: Vec<Option<RxSubflow>>,
     rcv_next_data: u64,
     /// Per-subflow semantics: the data ranges received above `rcv_next_data`.
@@ -158,6 +160,7 @@ impl MptcpReceiver {
             syn_max_transmissions: config.syn_max_transmissions,
             semantics,
             hold: config.reorder_hold,
+            ack_early_fin: config.ack_early_fin,
             subs: Vec::new(),
             rcv_next_data: FIRST_SEQ,
             ranges: DataRanges::default(),
@@ -515,7 +518,10 @@ impl Endpoint for MptcpReceiver {
                 Self::establish(sub);
                 if sub.state != RxState::Finished {
                     sub.fin_seq = Some(packet.seq);
-                    self.send(j, ctx, PacketKind::Ack, false);
+                    // Ahead of missing data: remembered, answered only with ack_early_fin.
+                    if self.ack_early_fin || sub.fin_complete() {
+                        self.send(j, ctx, PacketKind::Ack, false);
+                    }
                     self.after_fin_check(j, ctx);
                 }
             }
