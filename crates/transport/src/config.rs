@@ -257,6 +257,11 @@ pub struct TcpConfig {
     /// whose receiver answers a FIN only once it is in sequence (docs/model.md 2.11) and
     /// otherwise just remembers it. Like `careful_recovery`, not a row of 12.
     pub ack_early_fin: bool,
+    /// New data may go out on the duplicate ACK that starts fast recovery, when the inflated
+    /// window has room (RFC 5681 3.2: send whenever cwnd allows). `true` in `rfc`; `false` in
+    /// `ns3-mmptcp`, which sends on a duplicate ACK only once in fast recovery (docs/model.md
+    /// 2.4, 2.8), so that room waits for the next duplicate or new ACK. Not a row of 12.
+    pub send_at_fast_retransmit: bool,
     /// Slow-start increase rule.
     pub ss_increase: SlowStartIncrease,
     /// Limited transmit (off for TCP).
@@ -311,6 +316,7 @@ impl TcpConfig {
             careful_recovery: true,
             full_ack_window: FullAckWindow::Outstanding,
             ack_early_fin: true,
+            send_at_fast_retransmit: true,
             ss_increase: SlowStartIncrease::Abc { limit: 2 },
             limited_transmit: LimitedTransmit::Off,
             rtt_estimator: RttEstimatorKind::Rfc6298,
@@ -337,6 +343,7 @@ impl TcpConfig {
             careful_recovery: false,
             full_ack_window: FullAckWindow::PreAckFlight,
             ack_early_fin: false,
+            send_at_fast_retransmit: false,
             ss_increase: SlowStartIncrease::PerAck,
             rtt_estimator: RttEstimatorKind::Ns3MeanDeviation,
             srtt_gain: 0.1,
@@ -645,6 +652,7 @@ mod tests {
         assert_eq!(r.full_ack_window, FullAckWindow::Outstanding);
         assert_eq!(n.full_ack_window, FullAckWindow::PreAckFlight);
         assert!(r.ack_early_fin && !n.ack_early_fin);
+        assert!(r.send_at_fast_retransmit && !n.send_at_fast_retransmit);
         assert_eq!((r.mss, r.dupthresh, r.initial_ssthresh), (1400, 3, 65_535));
         assert_eq!(r.sizes.data(1400), 1462);
         assert_eq!(PacketSizes::no_overhead(40).data(4000), 4000);

@@ -39,6 +39,9 @@
 //! - `ack_early_fin`: a FIN ahead of missing data earns a duplicate ACK under `rfc` (RFC 5681
 //!   4.2); `ns3-mmptcp`'s receiver answers a FIN only in sequence (2.11), so two segments
 //!   after a loss and the FIN make two duplicate ACKs there, not three.
+//! - `send_at_fast_retransmit`: under `rfc` the duplicate ACK that starts fast recovery also
+//!   sends what the inflated window allows; `ns3-mmptcp` sends only on duplicate ACKs in fast
+//!   recovery and on new ACKs (2.4, 2.8).
 //! - The receive window is a sender-side cap from the configuration (it is fixed in the code
 //!   modelled); ACKs do not carry a window.
 //! - RFC 6298 estimator: clock granularity G = 0; no 60 s RTO ceiling in either profile, only the

@@ -194,6 +194,8 @@ pub enum AckKind {
     New,
     /// A duplicate ACK.
     Duplicate,
+    /// The duplicate ACK that started fast recovery (its retransmission is sent).
+    FastRetransmit,
     /// Neither (old, or nothing outstanding).
     Ignored,
 }
@@ -823,7 +825,8 @@ impl Subflow {
     // ----- ACK processing -----------------------------------------------------------------
 
     /// Processes an ACK (docs/model.md 2.6-2.9 and the controller's ECN hook). It does not send
-    /// new data: the caller runs its scheduler afterwards ([`Subflow::try_send`] for TCP).
+    /// new data: the caller runs its scheduler afterwards ([`Subflow::try_send`] for TCP),
+    /// except after [`AckKind::FastRetransmit`] without `TcpConfig::send_at_fast_retransmit`.
     /// Fast retransmissions, partial-ACK retransmissions and limited transmit are sent here.
     pub fn on_ack(&mut self, packet: &Packet, env: &mut SubflowEnv<'_, '_>) -> AckKind {
         if self.state != SubflowState::Established {
@@ -838,7 +841,7 @@ impl Subflow {
                 self.rtt.sample(now.saturating_sub(front.sent_at));
             }
         }
-        let kind = if a > self.snd_una {
+        let mut kind = if a > self.snd_una {
             AckKind::New
         } else if a == self.snd_una
             && self.rtxq.front().is_some_and(|s| s.seq() == a)
@@ -886,8 +889,12 @@ impl Subflow {
                 self.dupacks = 0;
                 self.counters.bytes_acked += newly;
             }
-            AckKind::Duplicate => self.dup_ack(env),
-            AckKind::Ignored => {}
+            AckKind::Duplicate => {
+                if self.dup_ack(env) {
+                    kind = AckKind::FastRetransmit;
+                }
+            }
+            AckKind::FastRetransmit | AckKind::Ignored => {}
         }
         self.trace_window(now);
         kind
@@ -969,7 +976,8 @@ impl Subflow {
     /// of data the receiver holds, RFC 6582 4). `recover` holds `snd_max` (one past the highest
     /// byte sent) where the RFC records the highest byte itself, so "covers more than recover"
     /// (the RFC's `ack_number - 1 > recover`) is `snd_una > recover` here.
-    fn dup_ack(&mut self, env: &mut SubflowEnv<'_, '_>) {
+    /// Returns whether it started fast recovery.
+    fn dup_ack(&mut self, env: &mut SubflowEnv<'_, '_>) -> bool {
         self.dupacks += 1;
         if self.dupacks == self.dupthresh
             && !self.in_fr
@@ -1001,6 +1009,7 @@ impl Subflow {
                 TraceKind::FastRetransmit,
                 self.dupacks.into(),
             );
+            return true;
         } else if self.in_fr {
             self.cwnd += self.mss;
             self.counters.fr_dupacks += 1;
@@ -1021,6 +1030,7 @@ impl Subflow {
                 }
             }
         }
+        false
     }
 
     // ----- timers -------------------------------------------------------------------------

@@ -12,7 +12,9 @@ use crate::error::TransportError;
 use crate::newreno::NewReno;
 use crate::path::PathPolicy;
 use crate::receiver::ReceiverStats;
-use crate::subflow::{DataSource, Subflow, SubflowCounters, SubflowEnv, TimerOutcome, FIRST_SEQ};
+use crate::subflow::{
+    AckKind, DataSource, Subflow, SubflowCounters, SubflowEnv, TimerOutcome, FIRST_SEQ,
+};
 use crate::transport::{
     open_single_path, Configured, Connection, ConnectionSpec, Transport, TransportKind,
 };
@@ -215,6 +217,8 @@ pub struct SenderSpec {
 pub struct TcpSender {
     spec: SenderSpec,
     send_buffer_bytes: u64,
+    /// `TcpConfig::send_at_fast_retransmit`.
+    send_at_fast_retransmit: bool,
     sf: Subflow,
     cc: Box<dyn CongestionControl>,
     app: BulkSend,
@@ -235,6 +239,7 @@ impl TcpSender {
             app: BulkSend::new(spec.size_bytes),
             spec,
             send_buffer_bytes: config.send_buffer_bytes,
+            send_at_fast_retransmit: config.send_at_fast_retransmit,
             sf,
             cc,
             phase: Phase::Connecting,
@@ -355,8 +360,10 @@ impl Endpoint for TcpSender {
             }
             PacketKind::Ack => {
                 let mut env = Self::env(&mut self.cc, &mut self.app, ctx);
-                self.sf.on_ack(packet, &mut env);
-                self.pump(ctx);
+                let kind = self.sf.on_ack(packet, &mut env);
+                if kind != AckKind::FastRetransmit || self.send_at_fast_retransmit {
+                    self.pump(ctx);
+                }
                 self.check_complete(ctx);
             }
             PacketKind::Fin => {

@@ -859,3 +859,30 @@ fn a_fin_ahead_of_a_hole_is_acked_under_rfc_only() {
         assert_eq!(fct >= min_rto, timeouts == 1, "FCT {fct}");
     }
 }
+
+#[test]
+fn new_data_at_fast_retransmit_follows_the_profile() {
+    // 10 segments; the 4th is lost when four are in flight, so the three duplicate ACKs start
+    // fast recovery with ssthresh = 2 MSS and cwnd = 2 + 3 (or 2 + dupthresh) = 5 MSS: room
+    // for one new segment. Under rfc it goes with the fast retransmission (RFC 5681 3.2: send
+    // when cwnd allows). The ns-3 model sends only on a duplicate ACK *in* fast recovery and
+    // on new ACKs (2.4, 2.8): none is left to come, so the new segment waits for the full ACK.
+    for (config, at_once) in [(TcpConfig::rfc(), true), (TcpConfig::ns3_mmptcp(), false)] {
+        let (r, c, log) = lossy_flow(config, 14_000, vec![4]);
+        assert_eq!((r.fast_retransmits, r.timeouts, c.fr_dupacks), (1, 0, 0));
+        let i = log
+            .data
+            .iter()
+            .position(|s| s.retransmit)
+            .expect("a retransmission");
+        let (rtx, next) = (log.data[i], log.data[i + 1]);
+        assert!(!next.retransmit && next.seq > rtx.seq);
+        let gap = next.at - rtx.at;
+        println!(
+            "new segment {gap} after the fast retransmission, FCT {:?}",
+            r.fct()
+        );
+        // Back to back: 1.17 us apart (1462 B at the 10 Gb/s NIC); the round trip is above 100 us.
+        assert_eq!(gap < SimTime::from_us(20), at_once, "gap {gap}");
+    }
+}

@@ -14,8 +14,8 @@ use crate::newreno::NewReno;
 use crate::path::{PathChoice, PathPolicy};
 use crate::reach::Reach;
 use crate::subflow::{
-    DataSource, Subflow, SubflowAddr, SubflowCounters, SubflowEnv, SubflowState, TimerOutcome,
-    FIRST_SEQ,
+    AckKind, DataSource, Subflow, SubflowAddr, SubflowCounters, SubflowEnv, SubflowState,
+    TimerOutcome, FIRST_SEQ,
 };
 use crate::tcp::{BulkSend, ConnectionReport, SenderSpec};
 use crate::trace::{TraceKind, Tracer, WindowState};
@@ -619,8 +619,10 @@ impl Endpoint for MptcpSender {
             }
             PacketKind::Ack | PacketKind::Fin => {
                 self.check_switch(ctx);
-                self.with_subflow(j, ctx, |sf, env| sf.on_ack(packet, env));
-                self.pump(ctx, Some(j));
+                let kind = self.with_subflow(j, ctx, |sf, env| sf.on_ack(packet, env));
+                if kind != AckKind::FastRetransmit || self.config.send_at_fast_retransmit {
+                    self.pump(ctx, Some(j));
+                }
                 self.check_complete(ctx);
                 let sf = &mut self.subs[j];
                 if packet.kind == PacketKind::Fin && sf.fin_sent() && sf.snd_una() == sf.snd_max() {
