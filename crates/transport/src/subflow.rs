@@ -35,6 +35,12 @@ pub trait DataSource {
     /// Packetises the next `len` (<= `unsent_bytes()`) bytes and returns the data sequence number
     /// of the first (docs/model.md 4.2).
     fn take(&mut self, len: u32) -> u64;
+    /// The connection's unsent application bytes, even where this subflow may take none of them
+    /// (MMPTCP's subflow 0 after the switch): limited transmit acts only while some are left
+    /// (docs/model.md 6.6).
+    fn pending_bytes(&self) -> u64 {
+        self.unsent_bytes()
+    }
 }
 
 /// What a subflow call borrows from its connection.
@@ -1013,7 +1019,9 @@ impl Subflow {
         } else if self.in_fr {
             self.cwnd += self.mss;
             self.counters.fr_dupacks += 1;
-        } else if env.source.unsent_bytes() > 0 || self.snd_nxt < self.snd_max {
+        } else if env.source.pending_bytes() > 0 {
+            // 6.6: only while application data is unsent; then one new segment, or the next
+            // go-back-N resend.
             match self.limited_transmit {
                 LimitedTransmit::Off => {}
                 LimitedTransmit::Mmptcp => {

@@ -886,3 +886,26 @@ fn new_data_at_fast_retransmit_follows_the_profile() {
         assert_eq!(gap < SimTime::from_us(20), at_once, "gap {gap}");
     }
 }
+
+#[test]
+fn limited_transmit_stops_once_every_byte_is_sent() {
+    // Spec 6.6: a duplicate ACK below dupthresh sends one segment only while application data
+    // is unsent (in go-back-N, the next stored segment instead). 10 segments, dupthresh 19:
+    // segments 3 and 5 are lost, and 5 again when the RTO resends it (the 12th data arrival).
+    // Before the RTO, limited transmit sends the last 5 segments. After it, the resends of 6
+    // and on bring duplicate ACKs, and nothing is unsent: no more limited transmit, so the
+    // go-back-N resends stay within cwnd until the next RTO.
+    let config = TcpConfig {
+        limited_transmit: htsim_transport::config::LimitedTransmit::Mmptcp,
+        dupthresh: 19,
+        ..TcpConfig::ns3_mmptcp()
+    };
+    let (r, c, _) = lossy_flow(config, 14_000, vec![3, 5, 12]);
+    println!("{c:?}");
+    assert_eq!((r.fast_retransmits, r.timeouts), (0, 2));
+    assert_eq!(c.limited_transmit_bytes, 5 * 1400);
+    assert_eq!(
+        c.limited_transmits, 5,
+        "every limited transmit carried new data"
+    );
+}

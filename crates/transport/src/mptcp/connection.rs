@@ -68,7 +68,10 @@ enum Phase {
 
 /// A data source that offers nothing: MMPTCP's subflow 0 after the switch only recovers its
 /// own segments (6.4).
-struct NoNewData;
+struct NoNewData {
+    /// The connection's unsent bytes ([`DataSource::pending_bytes`]).
+    pending: u64,
+}
 
 impl DataSource for NoNewData {
     fn unsent_bytes(&self) -> u64 {
@@ -76,6 +79,9 @@ impl DataSource for NoNewData {
     }
     fn take(&mut self, _len: u32) -> u64 {
         0 // never called: nothing is offered
+    }
+    fn pending_bytes(&self) -> u64 {
+        self.pending
     }
 }
 
@@ -384,7 +390,9 @@ impl MptcpSender {
         } else {
             &mut adapter
         };
-        let mut none = NoNewData;
+        let mut none = NoNewData {
+            pending: self.app.unsent_bytes(),
+        };
         let source: &mut dyn DataSource = if mmptcp_sf0 && phase2 {
             &mut none
         } else {
