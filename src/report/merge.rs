@@ -3,8 +3,9 @@
 //! a run found in several directories must have the same settings in each (its run.json
 //! digest, [`crate::identity`]), and every run must have the settings its sweep point and seed
 //! give under that scenario (the digests of the files it read aside: they are relative to where
-//! it ran). Without any scenario.toml, the runs' settings must differ only in their seeds and
-//! what their sweep points' names assign.
+//! it ran), and every run must have read the same contents of each file as every other run
+//! (their digests in its settings). Without any scenario.toml, the runs' settings must differ
+//! only in their seeds and what their sweep points' names assign.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -63,6 +64,27 @@ pub enum MergeError {
         /// What differs (first -> second), seeds and swept keys aside.
         differences: Vec<Difference>,
     },
+    /// Two runs read different contents of one file the scenario names (a `cdf_file`, a
+    /// `file` topology's `path`): the file changed between them, and scenario.toml, which
+    /// names the file only, cannot tell.
+    #[error(
+        "{first_run} in {first} and {second_run} in {second} read different contents of {} \
+         ({} -> {}): the file changed between them, so they are runs \
+         of different scenarios, which cannot be merged; simulate them again with one version \
+         of the file", .contents.file, .contents.first, .contents.second
+    )]
+    Files {
+        /// The first run that read it, its path under the directory.
+        first_run: String,
+        /// The directory that holds it.
+        first: PathBuf,
+        /// The run that read other contents.
+        second_run: String,
+        /// The directory that holds it.
+        second: PathBuf,
+        /// The file and what each run read.
+        contents: Box<FileContents>,
+    },
     /// A run was simulated with other settings than its directories' scenario gives it.
     #[error(
         "run {run} in {dir} was simulated with other settings than the scenario.toml of \
@@ -78,6 +100,17 @@ pub enum MergeError {
         /// What differs (the run's -> the scenario's).
         differences: Vec<Difference>,
     },
+}
+
+/// The file two runs read with different contents ([`MergeError::Files`]).
+#[derive(Debug)]
+pub struct FileContents {
+    /// The file, as the scenario names it.
+    pub file: String,
+    /// What the first run read (`sha256:...`).
+    pub first: String,
+    /// What the second run read.
+    pub second: String,
 }
 
 fn list(differences: &[Difference]) -> String {
@@ -155,6 +188,7 @@ pub fn check_runs(
             }
         }
     }
+    check_files(&seen)?;
     let Some((loaded, scenario_dir)) = scenario else {
         check_one_scenario(&seen)?;
         return Ok(unverified);
@@ -184,6 +218,50 @@ pub fn check_runs(
         }
     }
     Ok(unverified)
+}
+
+/// Checks that the runs of `seen` (run path -> directory and identity) read the same contents
+/// of every file they name (the `[files]` digests of their settings, by the file's path as the
+/// scenario writes it). Runs are compared with the scenario without those digests (the files
+/// are relative to where the scenario ran), so this is what tells a shard that ran after the
+/// file was edited.
+fn check_files(seen: &BTreeMap<PathBuf, (PathBuf, Option<RunIdentity>)>) -> Result<(), MergeError> {
+    // File -> its digest, with the first run that read it and that run's directory.
+    let mut first: BTreeMap<String, (String, &Path, &Path)> = BTreeMap::new();
+    for (rel, (dir, identity)) in seen {
+        let Some(identity) = identity else { continue };
+        let Ok(settings) = identity.settings.parse::<toml::Table>() else {
+            continue;
+        };
+        let Some(toml::Value::Table(files)) = settings.get("files") else {
+            continue;
+        };
+        for (file, digest) in files {
+            let digest = digest
+                .as_str()
+                .map_or_else(|| digest.to_string(), str::to_string);
+            match first.get(file) {
+                Some((seen_digest, first_rel, first_dir)) if *seen_digest != digest => {
+                    return Err(MergeError::Files {
+                        first_run: first_rel.display().to_string(),
+                        first: first_dir.to_path_buf(),
+                        second_run: rel.display().to_string(),
+                        second: dir.clone(),
+                        contents: Box::new(FileContents {
+                            file: file.clone(),
+                            first: seen_digest.clone(),
+                            second: digest,
+                        }),
+                    });
+                }
+                Some(_) => {}
+                None => {
+                    first.insert(file.clone(), (digest, rel, dir));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Without a scenario to compare with, checks that the runs of `seen` (run path -> directory

@@ -710,6 +710,52 @@ fn first_n(summary_csv: &Path) -> String {
 }
 
 #[test]
+fn report_merges_no_runs_that_read_other_contents_of_a_file() {
+    let dir = star_with_cdf_file();
+    let p = dir.path();
+    expect(
+        0,
+        &["run", "s.toml", "--out", "A", "--shard", "1/2", "-q"],
+        p,
+    );
+    // Same contents: shards merge.
+    expect(
+        0,
+        &["run", "s.toml", "--out", "B", "--shard", "2/2", "-q"],
+        p,
+    );
+    expect(0, &["report", "A", "B", "--out", "M", "-q"], p);
+    // The CDF file edited before the second shard ran (a later array task): its run drew
+    // other flow sizes, and scenario.toml, which names the file only, cannot tell.
+    std::fs::write(p.join("sizes.cdf"), "0 0\n100000 50\n200000 100\n").unwrap();
+    expect(
+        0,
+        &["run", "s.toml", "--out", "C", "--shard", "2/2", "-q"],
+        p,
+    );
+    let err = expect(2, &["report", "A", "C", "--out", "N"], p);
+    assert!(
+        err.contains(
+            "runs/base/seed-1 in A and runs/base/seed-2 in C read different contents of sizes.cdf"
+        ),
+        "{err}"
+    );
+    assert!(
+        !p.join("N").exists(),
+        "a refused merge creates no directory"
+    );
+    // The same two runs in one directory (two shards sharing it, the file edited between
+    // their starts): refused too.
+    std::fs::rename(p.join("C/runs/base/seed-2"), p.join("A/runs/base/seed-2")).unwrap();
+    let err = expect(2, &["report", "A"], p);
+    assert!(
+        err.contains("read different contents of sizes.cdf"),
+        "{err}"
+    );
+    assert!(!p.join("A/summary.csv").exists());
+}
+
+#[test]
 fn report_summarises_only_the_run_list_even_with_a_relative_cdf_file() {
     let dir = star_with_cdf_file();
     let p = dir.path();
