@@ -684,22 +684,31 @@ the report needs {} to know which runs to summarise",
                 .collect(),
         );
     }
-    let report = build_report(dirs, &out, &options).map_err(|e| Failure {
-        code: 1,
-        message: e.to_string(),
-    })?;
-    // The merged directory describes itself: the scenario with the merged seed list.
+    // The merged directory describes itself: the scenario with the merged seed list. Written
+    // before the summary, and when it changes the summaries and plots over the run list it
+    // described go first (as `htsim run` does), so that a report cut short (killed, a full
+    // disk) never leaves a summary over another run list than scenario.toml gives.
     if let Some(loaded) = &loaded {
         let target = out.join(htsim::output::SCENARIO_FILE);
         let text = loaded.to_toml_string().map_err(|e| Failure {
             code: 1,
             message: format!("{}: the scenario cannot be written: {e}", target.display()),
         })?;
-        htsim::output::write_atomic(&target, text.as_bytes()).map_err(|e| Failure {
-            code: 1,
-            message: format!("{}: {e}", target.display()),
-        })?;
+        if std::fs::read(&target).ok().as_deref() != Some(text.as_bytes()) {
+            htsim::output::remove_report(&out).map_err(|e| Failure {
+                code: 1,
+                message: format!("{}: removing the old summaries: {e}", out.display()),
+            })?;
+            htsim::output::write_atomic(&target, text.as_bytes()).map_err(|e| Failure {
+                code: 1,
+                message: format!("{}: {e}", target.display()),
+            })?;
+        }
     }
+    let report = build_report(dirs, &out, &options).map_err(|e| Failure {
+        code: 1,
+        message: e.to_string(),
+    })?;
     note_builds(&report);
     if !args.quiet {
         print_report(&report, &out);

@@ -695,6 +695,46 @@ fn report_merges_the_union_of_the_seed_lists_in_any_order() {
     assert_eq!(read("N/scenario.toml"), read("B/scenario.toml"));
 }
 
+/// Overwrites the flows.csv of the run in `run` with bytes of the same length that are no
+/// flows.csv: the run still reads as complete (only sizes are checked), its plots fail.
+fn spoil_flows_csv(run: &Path) {
+    let flows = run.join("flows.csv");
+    let len = std::fs::metadata(&flows).unwrap().len() as usize;
+    let mut bytes = b"not,a,flows,file\n".to_vec();
+    bytes.resize(len, b'x');
+    std::fs::write(&flows, bytes).unwrap();
+}
+
+/// The seeds a scenario.toml asks for, as written (`2`, `[1, 2]`).
+fn seeds_of(scenario_toml: &Path) -> String {
+    let text = std::fs::read_to_string(scenario_toml).unwrap();
+    let line = text.lines().find(|l| l.starts_with("seeds = ")).unwrap();
+    line["seeds = ".len()..].to_string()
+}
+
+#[test]
+fn a_report_that_fails_leaves_no_summary_over_another_run_list() {
+    let dir = setup(STAR);
+    let p = dir.path();
+    expect(0, &["run", "s.toml", "--out", "A", "--seed", "1", "-q"], p);
+    expect(0, &["run", "s.toml", "--out", "B", "--seed", "2", "-q"], p);
+    assert_eq!(seeds_of(&p.join("A/scenario.toml")), "[1]");
+    spoil_flows_csv(&p.join("B/runs/base/seed-2"));
+    // Merging B into A fails while drawing the plots, after the statistics: A's summary and
+    // its scenario.toml must still describe one run list.
+    let err = expect(1, &["report", "A", "B", "--out", "A", "--plots", "-q"], p);
+    assert!(err.contains("flows.csv"), "{err}");
+    if p.join("A/summary.csv").exists() {
+        let seeds = seeds_of(&p.join("A/scenario.toml"));
+        let n = first_n(&p.join("A/summary.csv"));
+        assert_eq!(
+            (seeds.as_str(), n.as_str()),
+            (if n == "1" { "[1]" } else { "[1, 2]" }, n.as_str()),
+            "summary.csv over {n} seed(s), scenario.toml asks for {seeds}"
+        );
+    }
+}
+
 /// STAR with its flow sizes from a CDF file next to the scenario.
 fn star_with_cdf_file() -> tempfile::TempDir {
     let dir = setup(&STAR.replace("\"infinite\"", "{ cdf_file = \"sizes.cdf\" }"));
