@@ -78,7 +78,8 @@ pub fn rebuild_report(dirs: &[PathBuf], out: &Path, plots: bool) -> Result<Vec<P
 /// `htsim report DIR... --out OUT` and the end of `htsim run`: reads the complete runs
 /// (`runs/<point>/seed-<n>/summary.json`) under `dirs`, merging shard directories (the first
 /// directory wins when a run is in several), aggregates them across seeds into
-/// `out/summary.csv` and `out/summary.json`, and draws the plots when asked. The output depends
+/// `out/summary.csv` and `out/summary.json`, and draws the plots when asked (before the
+/// summaries, which are written last). The output depends
 /// only on the run files, never on which directory or shard holds which run. An error when no
 /// run is found.
 pub fn build_report(dirs: &[PathBuf], out: &Path, options: &ReportOptions) -> Result<Report> {
@@ -106,7 +107,13 @@ pub fn build_report(dirs: &[PathBuf], out: &Path, options: &ReportOptions) -> Re
         });
     }
     let rows = aggregate(&runs);
-    write_summaries(out, &rows)?;
+    // The summaries last: a report cut short (killed, a full disk) while it draws the plots
+    // leaves no new summary.csv that reads as a finished report.
+    let plots = if options.plots {
+        draw_plots(dirs, out, &rows, &runs, &options.swept)?
+    } else {
+        Vec::new()
+    };
     let mut files = vec![out.join(SUMMARY_CSV_FILE), out.join(SUMMARY_JSON_FILE)];
     let references = compare(&options.references, &rows);
     let reference_file = out.join(REFERENCE_CSV_FILE);
@@ -124,9 +131,8 @@ pub fn build_report(dirs: &[PathBuf], out: &Path, options: &ReportOptions) -> Re
         write_file(&reference_file, reference_csv(&references).as_bytes())?;
         files.push(reference_file);
     }
-    if options.plots {
-        files.extend(draw_plots(dirs, out, &rows, &runs, &options.swept)?);
-    }
+    write_summaries(out, &rows)?;
+    files.extend(plots);
     Ok(Report {
         runs: runs.len(),
         rows: rows.len(),

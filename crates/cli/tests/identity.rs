@@ -735,6 +735,38 @@ fn a_report_that_fails_leaves_no_summary_over_another_run_list() {
     }
 }
 
+#[test]
+fn a_report_whose_plots_fail_writes_no_summary() {
+    let dir = setup(STAR);
+    let p = dir.path();
+    expect(0, &["run", "s.toml", "--out", "X", "-q"], p);
+    spoil_flows_csv(&p.join("X/runs/base/seed-2"));
+    // The summary is what says the report is done: a report cut short in its plots (here a
+    // flows.csv they cannot read; or killed, or a full disk) leaves none.
+    let err = expect(1, &["report", "X", "--out", "M", "--plots", "-q"], p);
+    assert!(err.contains("flows.csv"), "{err}");
+    for name in ["summary.csv", "summary.json"] {
+        assert!(!p.join("M").join(name).exists(), "{name} written");
+    }
+    // `htsim run` with plots: the same.
+    std::fs::remove_dir_all(p.join("X/plots")).ok();
+    let err = expect(
+        1,
+        &[
+            "run",
+            "s.toml",
+            "--out",
+            "X",
+            "--set",
+            "output.plots=true",
+            "-q",
+        ],
+        p,
+    );
+    assert!(err.contains("writing the summary"), "{err}");
+    assert!(!p.join("X/summary.csv").exists());
+}
+
 /// STAR with its flow sizes from a CDF file next to the scenario.
 fn star_with_cdf_file() -> tempfile::TempDir {
     let dir = setup(&STAR.replace("\"infinite\"", "{ cdf_file = \"sizes.cdf\" }"));
