@@ -404,8 +404,10 @@ fn runs_with_a_file_lost_or_cut_short_are_incomplete_for_run_and_report() {
     assert_eq!(first_n(&x.join("summary.csv")), "1");
     let err = expect(0, &["run", "s.toml", "--out", "X"], p);
     assert!(
-        err.contains("1 run(s) had a file lost or cut short")
-            && err.contains("star/base/seed-1: flows.csv is missing"),
+        err.contains(
+            "1 run(s) had a file lost or cut short since they were written and were simulated \
+             again (e.g. star/base/seed-1: flows.csv is missing)"
+        ),
         "{err}"
     );
     assert!(err.contains("1 run(s) finished, 1 skipped"), "{err}");
