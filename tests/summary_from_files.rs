@@ -9,8 +9,9 @@
 //!   nanoseconds), ECN queues but 12-packet drop-tail ToR ports (a layer with drops), long MPTCP
 //!   flows, Poisson DCTCP flows, a class whose flows all arrive at 0, and partition/aggregate
 //!   jobs, with a drain; a sweep of the warmup (20 ms, which leaves out the class at 0, and
-//!   none); 3 seeds;
-//! - `HOST_DOWN`: a FatTree k = 4 at 1 Gb/s with ECN queues, long XMP flows and finite DCTCP
+//!   none); 3 seeds; links watched for crossings.csv (`[output] crossings`), which some long
+//!   flows cross and others do not;
+//! - `HOST_DOWN`: (no watched links, so no crossing metric) a FatTree k = 4 at 1 Gb/s with ECN queues, long XMP flows and finite DCTCP
 //!   flows arriving at the warmup (1 ms), jobs from the start (the first ones before the
 //!   warmup) and one job started 10 us before T (its responses open in the drain), and one
 //!   host's link down from the start (flows that never connect, jobs that never end, a host
@@ -47,7 +48,7 @@
 //!   wall-clock figures): the summary.csv `run` rows are recomputed from each run's
 //!   summary.json.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
@@ -108,6 +109,7 @@ jobs = { servers = 3, request = "2KB", response = "30KB", concurrent = 1 }
 transport = "short"
 [output]
 timeseries = { interval = "1ms", series = ["rate"] }
+crossings = ["core0<->agg0.0", "tor0.0"]
 [sweep]
 "run.warmup" = ["20ms", "0s"]
 "#;
@@ -217,7 +219,31 @@ fn every_summary_number_follows_from_the_run_files() {
             }
         }
         check_over_seeds(dir.path(), &runs, known);
+        check_crossings_exercised(&runs);
     }
+}
+
+/// With watched links, some long flows crossed and some did not, so that the crossing metrics
+/// are a selection of the long flows, neither all nor none of them.
+fn check_crossings_exercised(runs: &[RunDir]) {
+    let (mut crossed, mut not_crossed) = (0, 0);
+    for run in runs {
+        let Some(ids) = &run.crossing_ids else {
+            continue;
+        };
+        for f in run.flows.iter().filter(|f| is_long(f)) {
+            if ids.contains(&f.int("flow_id").unwrap()) {
+                crossed += 1;
+            } else {
+                not_crossed += 1;
+            }
+        }
+    }
+    let watched = runs.iter().any(|r| r.crossing_ids.is_some());
+    assert!(
+        !watched || (crossed > 0 && not_crossed > 0),
+        "long flows that crossed: {crossed}, that did not: {not_crossed}"
+    );
 }
 
 /// Runs `text` through the runner into `out`, then writes summary.csv and summary.json.
@@ -285,6 +311,8 @@ struct RunDir {
     warmup_ns: u64,
     flows: Vec<Row>,
     links: Vec<Row>,
+    /// The flow ids with a row in crossings.csv; `None` without the file (no watched link).
+    crossing_ids: Option<BTreeSet<u64>>,
     /// Per flow id, its `rate` samples `(time_ns, value)` in time order.
     rates: HashMap<u64, Vec<(u64, u64)>>,
     summary: Value,
@@ -307,6 +335,12 @@ impl RunDir {
             point_index: point_index as u64,
             warmup_ns: known.points[point_index].1,
             flows: read_csv(&dir.join("flows.csv")),
+            crossing_ids: dir.join("crossings.csv").exists().then(|| {
+                read_csv(&dir.join("crossings.csv"))
+                    .iter()
+                    .map(|r| r.int("flow_id").unwrap())
+                    .collect()
+            }),
             links: read_csv(&dir.join("links.csv")),
             rates,
             summary: read_json(&dir.join("summary.json")),
@@ -815,6 +849,68 @@ fn check_class(run: &RunDir, known: &Known, json: &Value) {
         Allowance::EXACT.check(&what(field), &json[field], &values);
     }
 
+    // Crossing long flows: the long flows alive in the window with a row in crossings.csv.
+    const CROSSING_FIELDS: [&str; 5] = [
+        "crossing_long_flows",
+        "crossing_goodput_mbps",
+        "crossing_goodput_values_mbps",
+        "crossing_subflow_goodput_mbps",
+        "crossing_subflow_goodput_values_mbps",
+    ];
+    match &run.crossing_ids {
+        None => {
+            for field in CROSSING_FIELDS {
+                assert!(
+                    json.get(field).is_none(),
+                    "{}: no watched link",
+                    what(field)
+                );
+            }
+        }
+        Some(ids) => {
+            let crossing: Vec<&Row> = alive_long
+                .iter()
+                .filter(|f| ids.contains(&f.int("flow_id").unwrap()))
+                .copied()
+                .collect();
+            assert_eq!(
+                count("crossing_long_flows"),
+                crossing.len(),
+                "{}",
+                what("crossing_long_flows")
+            );
+            for (column, stats_field, values_field) in [
+                (
+                    "goodput_bps",
+                    "crossing_goodput_mbps",
+                    "crossing_goodput_values_mbps",
+                ),
+                (
+                    "subflow_goodput_bps",
+                    "crossing_subflow_goodput_mbps",
+                    "crossing_subflow_goodput_values_mbps",
+                ),
+            ] {
+                let values: Vec<f64> = crossing
+                    .iter()
+                    .map(|f| f.num(column).unwrap() / 1e6)
+                    .collect();
+                // Omitted, not null, when no long flow crossed.
+                let stats = json.get(stats_field);
+                assert_eq!(stats.is_none(), values.is_empty(), "{}", what(stats_field));
+                if let Some(stats) = stats {
+                    half_bps.check(&what(stats_field), stats, &values);
+                }
+                check_values(
+                    &what(values_field),
+                    json.get(values_field),
+                    half_bps,
+                    &values,
+                );
+            }
+        }
+    }
+
     check_jobs(run, known, json, &flows);
 }
 
@@ -1165,6 +1261,27 @@ const CLASS_METRICS: &[ClassMetric] = &[
         list(c, "subflow_goodput_values_mbps")
     }),
     ("jain", "1", |c| field(c, "jain")),
+    ("crossing_long_flows", "flows", |c| {
+        field(c, "crossing_long_flows")
+    }),
+    ("crossing_goodput_mean", "Mbps", |c| {
+        stat(c, "crossing_goodput_mbps", "mean")
+    }),
+    ("crossing_goodput_std", "Mbps", |c| {
+        stat(c, "crossing_goodput_mbps", "std")
+    }),
+    ("crossing_goodput_pooled", "Mbps", |c| {
+        list(c, "crossing_goodput_values_mbps")
+    }),
+    ("crossing_subflow_goodput_mean", "Mbps", |c| {
+        stat(c, "crossing_subflow_goodput_mbps", "mean")
+    }),
+    ("crossing_subflow_goodput_std", "Mbps", |c| {
+        stat(c, "crossing_subflow_goodput_mbps", "std")
+    }),
+    ("crossing_subflow_goodput_pooled", "Mbps", |c| {
+        list(c, "crossing_subflow_goodput_values_mbps")
+    }),
     ("retransmits_mean", "packets", |c| {
         stat(c, "retransmits", "mean")
     }),
