@@ -1,7 +1,8 @@
 //! The code of docs/embedding.md, compiled and run: a queue discipline of your own (RED) and a
-//! transport of your own (Scalable TCP) on a FatTree built by hand. A last test checks that every
-//! Rust block of that page is this file's code or an example's, line for line, so the page
-//! cannot show code that does not compile.
+//! transport of your own (Scalable TCP) on a FatTree built by hand; and the code of README.md's
+//! "Embedding the library". The last tests check that every Rust block of those pages is this
+//! file's code or an example's, line for line, so the pages cannot show code that does not
+//! compile.
 
 use std::error::Error;
 
@@ -196,6 +197,60 @@ fn red_enqueues_below_min_and_marks_or_drops_at_max() {
     assert!((4_400..5_200).contains(&drops), "{drops} drops");
 }
 
+/// README.md, "Embedding the library": a scenario built in code, run for one seed.
+fn readme_builder() -> Result<(), Box<dyn Error>> {
+    use htsim::builder::ScenarioBuilder;
+    use htsim::core::{units::BufferSize, Rate, SimTime};
+    use htsim::scenario::{
+        Arrivals, FlowClass, QueueConfig, Senders, SizeSpec, TopologyConfig, TransportConfig,
+    };
+    use htsim::simulate::{run, RunContext};
+
+    let scenario = ScenarioBuilder::new("demo")
+        .duration(SimTime::from_ms(500))
+        .topology(TopologyConfig::fattree(4).link_rate(Rate::gbps(1)))
+        .queue(QueueConfig::ecn(
+            BufferSize::Packets(100),
+            BufferSize::Packets(20),
+        ))
+        .transport("long", TransportConfig::mptcp(8))
+        .flows(FlowClass::long("long", "long").senders(Senders::Count(4)))
+        .flows(
+            FlowClass::new("short", SizeSpec::cdf("websearch"), TransportConfig::tcp())
+                .senders(Senders::Rest)
+                .arrivals(Arrivals::Poisson(200.0)),
+        )
+        .build()?;
+    let out = run(&scenario, 1, &RunContext::default())?;
+    // Both classes (0: long, 1: short) opened flows.
+    for class in [0, 1] {
+        assert!(out.results.flows.iter().any(|f| f.class == class));
+    }
+    Ok(())
+}
+
+/// README.md, "Embedding the library": a link added to a world by hand.
+fn readme_world() {
+    use htsim::core::queue::{Discipline, Queue};
+    use htsim::core::units::BufferSize;
+    use htsim::core::{world::World, Rate, SimTime};
+
+    let mut world = World::new(42);
+    let link = world.add_link(
+        Rate::gbps(10),
+        SimTime::from_us(1),
+        Queue::new(BufferSize::Packets(100), Discipline::DropTail),
+    );
+    assert_eq!(world.links().len(), 1);
+    assert_eq!(world.link(link).rate(), Rate::gbps(10));
+}
+
+#[test]
+fn the_readme_code_runs() {
+    readme_builder().unwrap();
+    readme_world();
+}
+
 /// The fenced ```rust blocks of a markdown page.
 fn rust_blocks(page: &str) -> Vec<Vec<&str>> {
     let mut blocks = Vec::new();
@@ -256,4 +311,25 @@ fn every_rust_block_of_docs_embedding_md_is_compiled_code() {
         .map(|l| if l.is_empty() { l } else { "let x = 1;" })
         .collect();
     assert!(!sources.iter().any(|s| quoted_in(&edited, s)));
+}
+
+#[test]
+fn every_rust_block_of_readme_md_is_compiled_code() {
+    let page = include_str!("../README.md");
+    let sources = [
+        include_str!("docs_embedding.rs"),
+        include_str!("../examples/embed.rs"),
+        include_str!("../examples/builder.rs"),
+        include_str!("../examples/sweep.rs"),
+        include_str!("../examples/engine_tour.rs"),
+    ];
+    let blocks = rust_blocks(page);
+    assert!(blocks.len() >= 2, "{} rust blocks", blocks.len());
+    for block in &blocks {
+        assert!(
+            sources.iter().any(|s| quoted_in(block, s)),
+            "README.md shows code that is in no compiled file:\n{}",
+            block.join("\n")
+        );
+    }
 }
