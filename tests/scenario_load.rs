@@ -148,6 +148,28 @@ fn overrides_and_seed_options() {
     let shown = e.to_string();
     assert!(shown.contains("--set run.durration=2s"), "{shown}");
     assert_eq!(e.hint.as_deref(), Some("did you mean `duration`?"));
+
+    // A value that starts as a TOML array, inline table or quoted string but is cut short is a
+    // syntax error at its key, not a string the key rejects for another reason.
+    for set in [
+        "flows.short.size={ uniform = [\"1KB\", \"2KB\"]",
+        "topology.k=[4,",
+        "flows.short.size=\"10KB",
+    ] {
+        let options = LoadOptions {
+            overrides: vec![set.into()],
+            ..LoadOptions::default()
+        };
+        let e = load_str("test.toml", BASE, Path::new("."), &options).unwrap_err();
+        let (path, value) = set.split_once('=').unwrap();
+        assert_eq!(e.key_path, path, "{set}");
+        assert!(
+            e.message
+                .starts_with(&format!("`{value}` is not a TOML value: ")),
+            "{set}: {}",
+            e.message
+        );
+    }
 }
 
 #[test]

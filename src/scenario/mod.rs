@@ -180,7 +180,8 @@ pub(crate) fn load_tree(
             ));
         };
         let path = path.trim();
-        let value = tree::parse_value(value, &origin);
+        let value = tree::parse_set_value(value, &origin)
+            .map_err(|message| source.error(&origin, path, message))?;
         if let Some(key) = sweep_key(path) {
             sweep::set_entry(&mut root, key, value, &origin);
             continue;

@@ -383,6 +383,23 @@ pub fn parse_value(text: &str, origin: &Origin) -> Node {
     }
 }
 
+/// Parses the text of a `--set` value as [`parse_value`] does, except that text which starts as
+/// a TOML array, inline table or quoted string (`[`, `{`, `"`, `'`) must be one: a value cut
+/// short or mistyped (`[1, 2`, `{ kind = "tcp"`) is an error with TOML's message, not a string
+/// that a key would then reject for another reason (or take as it is).
+pub fn parse_set_value(text: &str, origin: &Origin) -> std::result::Result<Node, String> {
+    let trimmed = text.trim();
+    if trimmed.starts_with(['[', '{', '"', '\'']) {
+        if let Err(e) = toml::from_str::<toml::Table>(&format!("v = {trimmed}")) {
+            return Err(format!(
+                "`{trimmed}` is not a TOML value: {}",
+                e.message().trim()
+            ));
+        }
+    }
+    Ok(parse_value(text, origin))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::error::Location;
@@ -524,5 +541,21 @@ mod tests {
             parse_value("\"5s\"", &Origin::Unknown).value,
             Value::String("5s".into())
         );
+    }
+
+    #[test]
+    fn set_values_that_start_as_toml_must_parse() {
+        let set = |text: &str| parse_set_value(text, &Origin::Unknown).map(|n| n.value);
+        assert_eq!(set("5s"), Ok(Value::String("5s".into())));
+        assert_eq!(set("a b"), Ok(Value::String("a b".into())));
+        assert_eq!(set(" \"5s\" "), Ok(Value::String("5s".into())));
+        assert!(matches!(set("[1, 2]"), Ok(Value::Array(_))));
+        for bad in ["[1,", "{ kind = \"tcp\"", "\"10KB", "'x", "[\"a\" \"b\"]"] {
+            let e = set(bad).unwrap_err();
+            assert!(
+                e.starts_with(&format!("`{bad}` is not a TOML value: ")),
+                "{e}"
+            );
+        }
     }
 }
