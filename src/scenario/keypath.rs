@@ -100,6 +100,18 @@ pub fn set(root: &mut Node, path: &str, value: Node, key_origin: &Origin) -> Res
                     ));
                 }
                 let names: Vec<String> = items.iter().filter_map(element_name).collect();
+                if names.is_empty() {
+                    // `[[events]]`, `[[reference]]`: elements without a `name` to pick one by.
+                    return Err(PathError::new(
+                        format!(
+                            "`{path}` names nothing: the elements of `{walked}` have no names, \
+                             so a key path cannot pick one"
+                        ),
+                        Some(format!(
+                            "replace the whole list: `{walked}=[{{ ... }}, ...]`"
+                        )),
+                    ));
+                }
                 let Some(pos) = items
                     .iter()
                     .position(|n| element_name(n).as_deref() == Some(*seg))
@@ -232,5 +244,23 @@ size = "70KB"
         let e = set(&mut d, "flows.long.size.x", int(1), &Origin::Unknown).unwrap_err();
         assert!(e.message.contains("not a table"), "{}", e.message);
         assert!(set(&mut d, "a..b", int(1), &Origin::Unknown).is_err());
+    }
+
+    #[test]
+    fn elements_without_names_cannot_be_picked() {
+        let text = "[[events]]\nat = \"1ms\"\n[[events]]\nat = \"2ms\"\n";
+        let mut d = parse(&Source::new("t", text)).unwrap();
+        let e = set(&mut d, "events.0.at", int(1), &Origin::Unknown).unwrap_err();
+        assert_eq!(
+            e.message,
+            "`events.0.at` names nothing: the elements of `events` have no names, so a key \
+             path cannot pick one"
+        );
+        assert_eq!(
+            e.hint.as_deref(),
+            Some("replace the whole list: `events=[{ ... }, ...]`")
+        );
+        // The whole list can be replaced.
+        set(&mut d, "events", int(1), &Origin::Unknown).unwrap();
     }
 }
