@@ -917,6 +917,50 @@ fn cwnd_and_rate_series_follow_the_acknowledgements_by_hand() {
 }
 
 #[test]
+fn timeseries_links_name_layers_as_queue_layers_do() {
+    // `links` takes the layer names of `[queue.layers]` and `[[events]]`: VL2's intermediate
+    // switches are `core`, BCube's switch levels together `switch`, a dumbbell's middle link
+    // `bottleneck`, where links.csv's `layer` says `int`, `level<l>` and `switch`.
+    for (topology, layer, sampled) in [
+        (
+            "kind = \"vl2\"\nda = 4\ndi = 4\nhosts_per_tor = 1",
+            "core",
+            (|row: &[&str]| row[5] == "int") as fn(&[&str]) -> bool,
+        ),
+        ("kind = \"bcube\"\nn = 2\nk = 1", "switch", |row| {
+            row[5].starts_with("level")
+        }),
+        ("kind = \"dumbbell\"\nhosts = 1", "bottleneck", |row| {
+            row[2] == "left->right" || row[2] == "right->left"
+        }),
+    ] {
+        let text = format!(
+            "[run]\nduration = \"1ms\"\n[topology]\n{topology}\n[[flows]]\nname = \"a\"\n\
+             size = \"1KB\"\ntransport = {{ kind = \"tcp\" }}\n[output.timeseries]\n\
+             interval = \"1ms\"\nseries = [\"queue\"]\nlinks = [\"{layer}\"]\n"
+        );
+        let out = run(&scenario(&text, &[]), 1, &RunContext::default())
+            .unwrap_or_else(|e| panic!("{layer}: {e}"));
+        let links = String::from_utf8(out.files.links_csv.clone().unwrap()).unwrap();
+        let expected: Vec<String> = links
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .filter(|row| sampled(row))
+            .map(|row| row[2].to_string())
+            .collect();
+        assert!(!expected.is_empty(), "{layer}");
+        let series = String::from_utf8(out.files.timeseries_csv.unwrap()).unwrap();
+        let ids: Vec<String> = series
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(4).unwrap().to_string())
+            .collect();
+        assert_eq!(ids, expected, "{layer}");
+    }
+}
+
+#[test]
 fn trace_events_agree_with_the_counters_of_flows_csv() {
     // Four 200 KB TCP flows into one host of a star through 4-packet queues: losses, fast
     // retransmits and timeouts. Per flow, the trace has one `syn` per SYN sent (its

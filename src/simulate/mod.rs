@@ -252,8 +252,9 @@ pub fn setup(
         Some(ts) => {
             let names: Vec<String> = plans.iter().map(|p| p.name.clone()).collect();
             let end = scenario.run.duration.saturating_add(scenario.run.drain);
+            let kind = scenario.topology.kind.as_str();
             Some(
-                timeseries::Sampler::for_scenario(ts, &topology, &names, end)
+                timeseries::Sampler::for_scenario(ts, &topology, kind, &names, end)
                     .map_err(|e| vec![e])?,
             )
         }

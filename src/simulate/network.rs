@@ -311,7 +311,7 @@ fn cable_layers(topo: &TopologyConfig, layer: &str) -> Vec<String> {
 }
 
 /// The scenario's `[queue.layers.X]` name of an egress port (module doc).
-fn scenario_queue_layer<'a>(kind: &str, site: QueueSite<'a>) -> &'a str {
+pub(crate) fn scenario_queue_layer<'a>(kind: &str, site: QueueSite<'a>) -> &'a str {
     match kind {
         "dumbbell" | "xmp-two-path" | "xmp-torus" | "star" => {
             if site.cable == "bottleneck" {

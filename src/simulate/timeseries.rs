@@ -18,8 +18,9 @@
 //! after it opens until its sender closes (a completed flow's last partial interval is not
 //! reported). Numbers are integers, so the file depends only on the scenario and the seed.
 //!
-//! Selection: `links` takes `"all"`, layer names and link names; `flows` takes `"all"`, class
-//! names and flow ids (docs/scenarios.md, `[output] timeseries`).
+//! Selection: `links` takes `"all"`, layer names (the scenario's, as `[queue.layers]` names
+//! egress ports: VL2's `core`, BCube's `switch`, a dumbbell's `bottleneck`) and link names;
+//! `flows` takes `"all"`, class names and flow ids (docs/scenarios.md, `[output] timeseries`).
 //!
 //! Cost: nothing when time series are off (the run loop has no extra slice and no check). When
 //! on, the world runs in slices of one interval ([`World::run_until`]) and each sample reads the
@@ -32,7 +33,8 @@ use std::collections::HashSet;
 
 use htsim_core::ids::{EndpointId, LinkId};
 use htsim_core::world::World;
-use htsim_core::SimTime;
+use htsim_core::{Rate, SimTime};
+use htsim_topology::cabling::QueueSite;
 use htsim_topology::topology::Topology;
 
 use super::generator::StartedFlow;
@@ -146,11 +148,13 @@ impl Sampler {
         }
     }
 
-    /// The sampler a scenario's `[output] timeseries` asks for, on `topology` with flow classes
-    /// named `classes`; an error naming the key when a link name matches nothing.
+    /// The sampler a scenario's `[output] timeseries` asks for, on `topology` (of the scenario's
+    /// `kind`, whose layer names a selection uses) with flow classes named `classes`; an error
+    /// naming the key when a link name matches nothing.
     pub fn for_scenario(
         config: &TimeseriesConfig,
         topology: &Topology,
+        kind: &str,
         classes: &[String],
         end: SimTime,
     ) -> Result<Self, SetupError> {
@@ -158,8 +162,14 @@ impl Sampler {
         for sel in &config.links {
             let mut found = false;
             for (i, l) in topology.links().iter().enumerate() {
+                // The port's layer as the scenario names it (the rate plays no part in names).
+                let site = QueueSite {
+                    layer: topology.layer_name(l.layer),
+                    cable: topology.layer_name(l.cable),
+                    rate: Rate::bps(0),
+                };
                 if sel == "all"
-                    || topology.layer_name(l.layer) == sel
+                    || super::network::scenario_queue_layer(kind, site) == sel
                     || topology.link_name(l) == *sel
                 {
                     wanted[i] = true;
