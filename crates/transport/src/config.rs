@@ -602,6 +602,12 @@ impl TcpConfig {
         }
         match params.get("rwnd") {
             Some(ParamValue::Unlimited) => c.rwnd_cap = None,
+            Some(ParamValue::Size(b)) if *b < u64::from(c.mss) => {
+                return Err(ParamError::new(
+                    "rwnd",
+                    format!("{b} B cannot hold one segment of {} B (mss)", c.mss),
+                ));
+            }
             Some(ParamValue::Size(b)) => c.rwnd_cap = Some(*b),
             _ => {}
         }
@@ -684,5 +690,19 @@ mod tests {
             ..TcpConfig::rfc()
         };
         assert!(c.validate().is_err());
+    }
+
+    #[test]
+    fn a_receive_window_below_one_segment_is_an_error_at_rwnd() {
+        let mut params = Params::default();
+        params.set("rwnd", ParamValue::Size(1000));
+        let e = TcpConfig::from_params(&params).unwrap_err();
+        assert_eq!(e.key, "rwnd");
+        assert_eq!(e.message, "1000 B cannot hold one segment of 1400 B (mss)");
+        params.set("rwnd", ParamValue::Size(1400));
+        assert_eq!(
+            TcpConfig::from_params(&params).unwrap().rwnd_cap,
+            Some(1400)
+        );
     }
 }
