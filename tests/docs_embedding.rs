@@ -279,16 +279,19 @@ fn quoted_in(block: &[&str], source: &str) -> bool {
     !block.is_empty() && lines.windows(block.len()).any(|w| w == block.as_slice())
 }
 
+/// The compiled files whose code the docs may show: this file and the examples.
+const COMPILED_SOURCES: [&str; 5] = [
+    include_str!("docs_embedding.rs"),
+    include_str!("../examples/embed.rs"),
+    include_str!("../examples/builder.rs"),
+    include_str!("../examples/sweep.rs"),
+    include_str!("../examples/engine_tour.rs"),
+];
+
 #[test]
 fn every_rust_block_of_docs_embedding_md_is_compiled_code() {
     let page = include_str!("../docs/embedding.md");
-    let sources = [
-        include_str!("docs_embedding.rs"),
-        include_str!("../examples/embed.rs"),
-        include_str!("../examples/builder.rs"),
-        include_str!("../examples/sweep.rs"),
-        include_str!("../examples/engine_tour.rs"),
-    ];
+    let sources = COMPILED_SOURCES;
     let blocks = rust_blocks(page);
     assert!(blocks.len() >= 10, "{} rust blocks", blocks.len());
     // The typed results are shown, and from compiled code.
@@ -316,13 +319,7 @@ fn every_rust_block_of_docs_embedding_md_is_compiled_code() {
 #[test]
 fn every_rust_block_of_readme_md_is_compiled_code() {
     let page = include_str!("../README.md");
-    let sources = [
-        include_str!("docs_embedding.rs"),
-        include_str!("../examples/embed.rs"),
-        include_str!("../examples/builder.rs"),
-        include_str!("../examples/sweep.rs"),
-        include_str!("../examples/engine_tour.rs"),
-    ];
+    let sources = COMPILED_SOURCES;
     let blocks = rust_blocks(page);
     assert!(blocks.len() >= 2, "{} rust blocks", blocks.len());
     for block in &blocks {
