@@ -288,12 +288,28 @@ const COMPILED_SOURCES: [&str; 5] = [
     include_str!("../examples/engine_tour.rs"),
 ];
 
+/// The ```rust blocks of `page` (named `name`), each asserted to be quoted line for line from
+/// one of [`COMPILED_SOURCES`]; at least `at_least` of them.
+fn compiled_blocks<'a>(name: &str, page: &'a str, at_least: usize) -> Vec<Vec<&'a str>> {
+    let blocks = rust_blocks(page);
+    assert!(blocks.len() >= at_least, "{} rust blocks", blocks.len());
+    for block in &blocks {
+        assert!(
+            COMPILED_SOURCES.iter().any(|s| quoted_in(block, s)),
+            "{name} shows code that is in no compiled file:\n{}",
+            block.join("\n")
+        );
+    }
+    blocks
+}
+
 #[test]
 fn every_rust_block_of_docs_embedding_md_is_compiled_code() {
-    let page = include_str!("../docs/embedding.md");
-    let sources = COMPILED_SOURCES;
-    let blocks = rust_blocks(page);
-    assert!(blocks.len() >= 10, "{} rust blocks", blocks.len());
+    let blocks = compiled_blocks(
+        "docs/embedding.md",
+        include_str!("../docs/embedding.md"),
+        10,
+    );
     // The typed results are shown, and from compiled code.
     assert!(
         blocks
@@ -301,32 +317,15 @@ fn every_rust_block_of_docs_embedding_md_is_compiled_code() {
             .any(|b| b.iter().any(|l| l.contains(".flows_of(\"long\")"))),
         "docs/embedding.md shows no typed results"
     );
-    for block in &blocks {
-        assert!(
-            sources.iter().any(|s| quoted_in(block, s)),
-            "docs/embedding.md shows code that is in no compiled file:\n{}",
-            block.join("\n")
-        );
-    }
     // The check can fail: an edited line is caught.
     let edited: Vec<&str> = blocks[0]
         .iter()
         .map(|l| if l.is_empty() { l } else { "let x = 1;" })
         .collect();
-    assert!(!sources.iter().any(|s| quoted_in(&edited, s)));
+    assert!(!COMPILED_SOURCES.iter().any(|s| quoted_in(&edited, s)));
 }
 
 #[test]
 fn every_rust_block_of_readme_md_is_compiled_code() {
-    let page = include_str!("../README.md");
-    let sources = COMPILED_SOURCES;
-    let blocks = rust_blocks(page);
-    assert!(blocks.len() >= 2, "{} rust blocks", blocks.len());
-    for block in &blocks {
-        assert!(
-            sources.iter().any(|s| quoted_in(block, s)),
-            "README.md shows code that is in no compiled file:\n{}",
-            block.join("\n")
-        );
-    }
+    compiled_blocks("README.md", include_str!("../README.md"), 2);
 }

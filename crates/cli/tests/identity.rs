@@ -21,6 +21,16 @@ fn expect(code: i32, args: &[&str], dir: &Path) -> String {
     err
 }
 
+/// Runs shard `shard` (`i/N`) of s.toml in `dir` into `out`, quietly; asserts it exits 0 and
+/// returns its stderr.
+fn run_shard(dir: &Path, out: &str, shard: &str) -> String {
+    expect(
+        0,
+        &["run", "s.toml", "--out", out, "--shard", shard, "-q"],
+        dir,
+    )
+}
+
 /// Two hosts on a star, one long flow each way, 2 ms: a run takes milliseconds.
 const STAR: &str = r#"
 name = "star"
@@ -197,11 +207,7 @@ fn a_summary_over_runs_of_several_builds_says_so() {
     // shard that completes the list writes the summary over both, and `report` rebuilds it.
     let dir = setup(STAR);
     let p = dir.path();
-    expect(
-        0,
-        &["run", "s.toml", "--out", "X", "--shard", "1/2", "-q"],
-        p,
-    );
+    run_shard(p, "X", "1/2");
     let json = p.join("X/runs/base/seed-1/run.json");
     let mut identity: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
@@ -210,11 +216,7 @@ fn a_summary_over_runs_of_several_builds_says_so() {
     std::fs::write(&json, serde_json::to_vec_pretty(&identity).unwrap()).unwrap();
     let note = "note: the summary is over runs of 2 htsim builds (htsim 0.0.1 (commit 0123abc): \
                 1 run(s), htsim ";
-    let err = expect(
-        0,
-        &["run", "s.toml", "--out", "X", "--shard", "2/2", "-q"],
-        p,
-    );
+    let err = run_shard(p, "X", "2/2");
     assert!(err.contains(note), "{err}");
     assert!(p.join("X/summary.csv").is_file());
     let err = expect(0, &["report", "X", "-q"], p);
@@ -559,16 +561,8 @@ fn bad_outputs_and_limits_are_usage_errors() {
 fn report_merges_only_runs_of_one_scenario() {
     let dir = setup(STAR);
     let p = dir.path();
-    expect(
-        0,
-        &["run", "s.toml", "--out", "A", "--shard", "1/2", "-q"],
-        p,
-    );
-    expect(
-        0,
-        &["run", "s.toml", "--out", "B", "--shard", "2/2", "-q"],
-        p,
-    );
+    run_shard(p, "A", "1/2");
+    run_shard(p, "B", "2/2");
     // Shards of one scenario, and identical duplicates, merge.
     expect(0, &["report", "A", "B", "--out", "M", "-q"], p);
     expect(0, &["report", "A", "B", "A", "--out", "M", "-q"], p);
@@ -787,26 +781,14 @@ fn first_n(summary_csv: &Path) -> String {
 fn report_merges_no_runs_that_read_other_contents_of_a_file() {
     let dir = star_with_cdf_file();
     let p = dir.path();
-    expect(
-        0,
-        &["run", "s.toml", "--out", "A", "--shard", "1/2", "-q"],
-        p,
-    );
+    run_shard(p, "A", "1/2");
     // Same contents: shards merge.
-    expect(
-        0,
-        &["run", "s.toml", "--out", "B", "--shard", "2/2", "-q"],
-        p,
-    );
+    run_shard(p, "B", "2/2");
     expect(0, &["report", "A", "B", "--out", "M", "-q"], p);
     // The CDF file edited before the second shard ran (a later array task): its run drew
     // other flow sizes, and scenario.toml, which names the file only, cannot tell.
     std::fs::write(p.join("sizes.cdf"), "0 0\n100000 50\n200000 100\n").unwrap();
-    expect(
-        0,
-        &["run", "s.toml", "--out", "C", "--shard", "2/2", "-q"],
-        p,
-    );
+    run_shard(p, "C", "2/2");
     let err = expect(2, &["report", "A", "C", "--out", "N"], p);
     assert!(
         err.contains(

@@ -136,15 +136,25 @@ fn run_with_cwr(
     e.downcast_ref::<Script>().expect("a Script").got.clone()
 }
 
-#[test]
-fn dctcp_ce_state_machine_with_delayed_acks() {
-    let config = TcpConfig {
+/// The `rfc` receiver with delayed ACKs: every second segment, or after 40 ms.
+fn with_delayed_acks() -> TcpConfig {
+    TcpConfig {
         delayed_ack: Some(DelayedAck {
             segments: 2,
             timeout: SimTime::from_ms(40),
         }),
         ..TcpConfig::rfc()
-    };
+    }
+}
+
+/// The time, kind and acknowledgement number of each packet the receiver sent in `got`.
+fn timed(got: &[(SimTime, PacketKind, u64, bool)]) -> Vec<(SimTime, PacketKind, u64)> {
+    got.iter().map(|&(t, k, a, _)| (t, k, a)).collect()
+}
+
+#[test]
+fn dctcp_ce_state_machine_with_delayed_acks() {
+    let config = with_delayed_acks();
     // CE pattern 0 1 1 0 0, then the FIN.
     let seg = |i: u64, ce| (1 + 100 * i, 100u32, ce);
     let got = run(
@@ -217,13 +227,7 @@ fn rfc3168_echo_latches_from_ce_until_cwr() {
 
 #[test]
 fn delayed_ack_timer_and_out_of_order_segments() {
-    let config = TcpConfig {
-        delayed_ack: Some(DelayedAck {
-            segments: 2,
-            timeout: SimTime::from_ms(40),
-        }),
-        ..TcpConfig::rfc()
-    };
+    let config = with_delayed_acks();
     // Segment 0 waits (delayed); segment 2 is out of order: a duplicate ACK at once (it
     // acknowledges segment 0); segment 1 fills the hole: ACK at once.
     let got = run(
@@ -253,13 +257,7 @@ fn delayed_ack_timer_and_out_of_order_segments() {
 
 #[test]
 fn a_lone_segment_is_acked_by_the_delayed_ack_timer() {
-    let config = TcpConfig {
-        delayed_ack: Some(DelayedAck {
-            segments: 2,
-            timeout: SimTime::from_ms(40),
-        }),
-        ..TcpConfig::rfc()
-    };
+    let config = with_delayed_acks();
     // Three in-order segments and no FIN: the pair is ACKed at once, the third segment when
     // the timer expires.
     let got = run(
@@ -267,8 +265,7 @@ fn a_lone_segment_is_acked_by_the_delayed_ack_timer() {
         vec![(1, 100, false), (101, 100, false), (201, 100, false)],
         false,
     );
-    let timed: Vec<(SimTime, PacketKind, u64)> =
-        got.iter().map(|&(t, k, a, _)| (t, k, a)).collect();
+    let timed = timed(&got);
     assert_eq!(
         timed[1],
         (SimTime::ZERO, PacketKind::Ack, 201),
@@ -289,20 +286,13 @@ fn a_segment_that_fills_part_of_a_hole_is_acked_at_once() {
     // missing: segment 0 waits (delayed), segment 3 is out of order (a duplicate ACK at once),
     // segment 1 fills the first half of the hole, which stays open for segment 2. Its ACK (a
     // partial ACK for a NewReno sender) goes at once, not after the 40 ms timer.
-    let config = TcpConfig {
-        delayed_ack: Some(DelayedAck {
-            segments: 2,
-            timeout: SimTime::from_ms(40),
-        }),
-        ..TcpConfig::rfc()
-    };
+    let config = with_delayed_acks();
     let got = run(
         &config,
         vec![(1, 100, false), (301, 100, false), (101, 100, false)],
         false,
     );
-    let timed: Vec<(SimTime, PacketKind, u64)> =
-        got.iter().map(|&(t, k, a, _)| (t, k, a)).collect();
+    let timed = timed(&got);
     assert_eq!(
         timed,
         vec![
