@@ -17,7 +17,9 @@
 //! writer created since (on Unix, same device and inode). So of processes taking over one dead
 //! lock at the same instant, exactly one removes it, and the others find the winner's lock. A
 //! lock file whose OS lock is held is never taken over; one whose OS lock is free still needs
-//! its content to name a process known gone. The content also names the holder in messages.
+//! its content to name a process known gone, or to stay empty (a writer killed between
+//! creating the file and writing it) for a quarter of a second. The content also names the
+//! holder in messages.
 //!
 //! Caveats. The OS lock is shared by every process of a host. Between hosts it depends on the
 //! file system: NFS passes it to the server, so every client sees it, unless mounted with
@@ -279,8 +281,7 @@ impl DirLock {
                     }
                     e => e,
                 })?;
-                lock.taken_over
-                    .extend(gone.map(|h| taken_over_entry(&other_path, &h)));
+                lock.taken_over.extend(gone);
             }
         }
         Ok(lock)
@@ -366,14 +367,25 @@ enum Found {
     /// In transition: being created (empty), or being taken over by another process (its OS
     /// lock is held but the file names no live process). Look again shortly.
     Settling(Option<Holder>),
-    /// Its process is known gone: the file was removed, under its OS lock.
-    Removed(Holder),
+    /// Its process is known gone: the file was removed, under its OS lock. `None`: it was
+    /// empty, its OS lock free, for as long as [`EMPTY_LOOKS`] looks: a writer killed between
+    /// creating it and writing it.
+    Removed(Option<Holder>),
 }
+
+/// How many looks in a row find a lock file empty with its OS lock free before it counts as
+/// left by a writer killed before it wrote it. A live writer locks its new file at once
+/// ([`create`]), so its file is empty and unlocked for microseconds, not for these
+/// `EMPTY_LOOKS` x [`SETTLE_WAIT`]; one stalled that long finds its file gone once it has the
+/// lock, and starts again.
+const EMPTY_LOOKS: u32 = SETTLE_TRIES / 2;
 
 /// Looks at the existing lock file `path` once. Its OS lock is taken first, so that of
 /// processes looking at one lock file at once only one can remove it; the content then
-/// decides, as it does where there is no OS lock.
-fn inspect(path: &Path) -> io::Result<Found> {
+/// decides, as it does where there is no OS lock. With `remove_empty` (the file was found
+/// empty by the last [`EMPTY_LOOKS`] looks), a file still empty whose OS lock this look took
+/// is removed.
+fn inspect(path: &Path, remove_empty: bool) -> io::Result<Found> {
     let mut file = match open_existing(path) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Found::Absent),
@@ -396,20 +408,25 @@ fn inspect(path: &Path) -> io::Result<Found> {
     if !names(path, &file) {
         return Ok(Found::Moved);
     }
-    Ok(match holder {
-        Some(h) if !h.may_be_alive() => {
-            // Removed while we hold its OS lock: whoever locks it after us finds the path
-            // no longer names it.
-            match fs::remove_file(path) {
-                Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
-                _ => Found::Removed(h),
+    // Removed while we hold its OS lock: whoever locks it after us finds the path no longer
+    // names it.
+    let remove = |gone| match fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(Found::Removed(gone)),
+    };
+    match holder {
+        Some(h) if !h.may_be_alive() => remove(Some(h)),
+        Some(h) => Ok(Found::Held(Some(h))),
+        None if text.trim().is_empty() => {
+            if remove_empty && os == OsLock::Taken {
+                remove(None)
+            } else {
+                // A writer between creating its file and writing its content.
+                Ok(Found::Settling(None))
             }
         }
-        Some(h) => Found::Held(Some(h)),
-        // A writer between creating its file and writing its content.
-        None if text.trim().is_empty() => Found::Settling(None),
-        None => Found::Held(None),
-    })
+        None => Ok(Found::Held(None)),
+    }
 }
 
 /// [`LockError::Held`] for the lock file `file` of `dir`, held by `holder` (`None`: unknown).
@@ -421,27 +438,33 @@ fn held(dir: &Path, file: &Path, holder: Option<&Holder>) -> LockError {
     }
 }
 
-/// What [`DirLock::taken_over`] says of the lock file `file` of the gone process `holder`.
-fn taken_over_entry(file: &Path, holder: &Holder) -> String {
-    format!("{} (process {})", file.display(), holder.describe())
+/// What [`DirLock::taken_over`] says of the lock file `file` of the gone process `holder`
+/// (`None`: an empty file, whose writer was killed before it wrote it).
+fn taken_over_entry(file: &Path, holder: Option<&Holder>) -> String {
+    match holder {
+        Some(h) => format!("{} (process {})", file.display(), h.describe()),
+        None => format!("{} (empty: its writer never wrote it)", file.display()),
+    }
 }
 
 /// Another writer's lock file `file` found in the way, looked at until it settles: `Ok(None)`
-/// when it is gone, `Ok(Some(holder))` when its process was found gone and the file removed,
-/// else [`LockError::Held`].
-fn clear(dir: &Path, file: &Path) -> Result<Option<Holder>, LockError> {
+/// when it is gone, `Ok(Some(entry))` when it was found left by a gone process and removed
+/// (`entry` for [`DirLock::taken_over`]), else [`LockError::Held`].
+fn clear(dir: &Path, file: &Path) -> Result<Option<String>, LockError> {
     let io = |source| LockError::Io {
         path: file.to_path_buf(),
         source,
     };
     let mut last = None;
+    let mut empty_looks = 0;
     for _ in 0..SETTLE_TRIES {
-        match inspect(file).map_err(io)? {
+        match inspect(file, empty_looks >= EMPTY_LOOKS).map_err(io)? {
             Found::Absent => return Ok(None),
-            Found::Removed(h) => return Ok(Some(h)),
+            Found::Removed(h) => return Ok(Some(taken_over_entry(file, h.as_ref()))),
             Found::Held(h) => return Err(held(dir, file, h.as_ref())),
-            Found::Moved => {}
+            Found::Moved => empty_looks = 0,
             Found::Settling(h) => {
+                empty_looks = if h.is_none() { empty_looks + 1 } else { 0 };
                 last = h;
                 std::thread::sleep(SETTLE_WAIT);
             }
@@ -490,9 +513,7 @@ fn create(
                 return Ok(file);
             }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                if let Some(gone) = clear(dir, path)? {
-                    taken_over.push(taken_over_entry(path, &gone));
-                }
+                taken_over.extend(clear(dir, path)?);
             }
             Err(e) => return Err(io(e)),
         }
@@ -674,6 +695,45 @@ mod tests {
         drop(taker);
         let lock = DirLock::acquire(tmp.path(), None, None).unwrap();
         assert_eq!(lock.taken_over().len(), 1);
+    }
+
+    #[test]
+    fn an_empty_lock_file_left_by_a_killed_writer_is_taken_over() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join(PREFIX);
+        // A writer killed between creating its file and writing it.
+        fs::write(&path, "").unwrap();
+        let lock = DirLock::acquire(tmp.path(), None, None).unwrap();
+        assert_eq!(lock.taken_over().len(), 1);
+        assert!(
+            lock.taken_over()[0].contains("empty"),
+            "{:?}",
+            lock.taken_over()
+        );
+        let text = fs::read_to_string(&path).unwrap();
+        assert_eq!(Holder::parse(&text), Some(Holder::me()));
+        drop(lock);
+        // Likewise another writer's file in the way of a shard.
+        let other = tmp.path().join(file_name(None));
+        fs::write(&other, "").unwrap();
+        let shard = DirLock::acquire(tmp.path(), Some(Shard::new(1, 2).unwrap()), None).unwrap();
+        assert_eq!(shard.taken_over().len(), 1);
+        assert!(!other.exists());
+    }
+
+    #[test]
+    fn an_empty_lock_file_whose_os_lock_is_held_is_not_taken_over() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join(PREFIX);
+        fs::write(&path, "").unwrap();
+        // A live writer that has locked its new file and not yet written it.
+        let writer = File::open(&path).unwrap();
+        if writer.try_lock().is_err() {
+            return; // No OS locks here: the content alone decides.
+        }
+        let err = DirLock::acquire(tmp.path(), None, None).unwrap_err();
+        assert!(matches!(err, LockError::Held { .. }), "{err}");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "");
     }
 
     #[cfg(unix)]
