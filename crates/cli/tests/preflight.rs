@@ -694,3 +694,46 @@ fn a_run_that_outgrows_its_memory_is_stopped_with_an_error() {
     let run = dir.path().join("o/runs/base/seed-1");
     assert!(!run.join("summary.json").exists(), "{err}");
 }
+
+#[test]
+fn a_time_series_flow_id_beyond_the_flows_there_are() {
+    // The 4 hosts of the star open 4 long flows, ids 0 to 3: 99 is named at its element.
+    let ts = "[output]\ntimeseries = { interval = \"1ms\", flows = [1, 99] }\n";
+    refused(
+        &scenario(ts),
+        &[],
+        &[(
+            "s.toml:11:46:",
+            "output.timeseries.flows",
+            "no flow 99: this scenario opens at most 4 flows, with ids 0 to 3 (as in flows.csv)",
+        )],
+    );
+    validates(&scenario(&ts.replace("99", "3")), "1GiB");
+    // The bound is each sweep point's: flow 5 exists with 8 hosts (as written), not with 4.
+    let err = refused(
+        &scenario(&format!(
+            "{}[sweep]\n\"topology.hosts\" = [8, 4]\n",
+            ts.replace("99", "5")
+        ))
+        .replace("hosts = 4", "hosts = 8"),
+        &[],
+        &[(
+            "s.toml:11:46:",
+            "output.timeseries.flows",
+            "no flow 5: this scenario opens at most 4 flows",
+        )],
+    );
+    assert!(err.contains("(at sweep point `topology.hosts=4`)"), "{err}");
+    assert!(!err.contains("topology.hosts=8"), "{err}");
+    // Flows that arrive as the run goes have no bound before it: any id is taken.
+    validates(
+        &scenario(&format!(
+            "[[flows]]\nname = \"short\"\nsenders = \"rest\"\nsize = \"10KB\"\n\
+             arrivals = {{ poisson = 100 }}\n\
+             transport = {{ kind = \"tcp\" }}\n{}",
+            ts.replace("99", "1000")
+        ))
+        .replace("name = \"long\"\n", "name = \"long\"\nsenders = 2\n"),
+        "1GiB",
+    );
+}

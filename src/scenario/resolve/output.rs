@@ -97,7 +97,11 @@ pub(super) fn output(
             };
             let flows = match list("flows")? {
                 None => vec![FlowSelector::All],
-                Some(a) => flow_selectors(cx, a, &ts.key("flows"), classes)?,
+                Some(a) => {
+                    let flows = flow_selectors(cx, a, &ts.key("flows"), classes)?;
+                    check_flow_ids(cx, a, &flows, &ts.key("flows"), classes, hosts)?;
+                    flows
+                }
             };
             Some(TimeseriesConfig {
                 interval,
@@ -214,6 +218,43 @@ fn flow_count_bound(classes: &[FlowClass], hosts: Option<u64>) -> Option<u64> {
     })
 }
 
+/// Checks the flow ids of a list of flows (`items`, read as `flows`) at `path` against the most
+/// flows a run of `classes` opens ([`flow_count_bound`]): an id at or beyond it is an error at
+/// its element. The scenario is resolved once per sweep point, so the bound is the point's
+/// (a swept `topology.k` or `senders` changes it); the number of connections does not depend on
+/// the seed. When the bound is not known before the run (a class with `arrivals` or `jobs`
+/// opens flows as the run goes), ids are not checked: an id that is never opened is never
+/// sampled or traced.
+fn check_flow_ids(
+    cx: &Cx,
+    items: &[Node],
+    flows: &[FlowSelector],
+    path: &str,
+    classes: &[FlowClass],
+    hosts: Option<u64>,
+) -> Result<()> {
+    let Some(bound) = flow_count_bound(classes, hosts) else {
+        return Ok(());
+    };
+    for (x, sel) in items.iter().zip(flows) {
+        if let FlowSelector::Id(id) = sel {
+            if *id >= bound {
+                let opens = match bound {
+                    0 => "no flow".to_string(),
+                    1 => "at most 1 flow, with id 0".to_string(),
+                    b => format!("at most {b} flows, with ids 0 to {}", b - 1),
+                };
+                return Err(cx.err(
+                    &x.origin,
+                    path,
+                    format!("no flow {id}: this scenario opens {opens} (as in flows.csv)"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `[output.trace]`: which flows' events go to trace.csv, and the cap on its rows.
 pub(super) fn trace(
     cx: &Cx,
@@ -235,23 +276,7 @@ pub(super) fn trace(
         ));
     }
     let flows = flow_selectors(cx, items, &t.key("flows"), classes)?;
-    if let Some(bound) = flow_count_bound(classes, hosts) {
-        for (x, sel) in items.iter().zip(&flows) {
-            if let FlowSelector::Id(id) = sel {
-                if *id >= bound {
-                    return Err(cx.err(
-                        &x.origin,
-                        &t.key("flows"),
-                        format!(
-                            "no flow {id}: this scenario opens at most {bound} flows, with ids \
-                             0 to {} (as in flows.csv)",
-                            bound - 1
-                        ),
-                    ));
-                }
-            }
-        }
-    }
+    check_flow_ids(cx, items, &flows, &t.key("flows"), classes, hosts)?;
     let max_events = match t.get("max_events") {
         None => DEFAULT_TRACE_EVENTS,
         Some(n) => int(cx, n, &t.key("max_events"), 1, MAX_TRACE_EVENTS as i64)? as u64,
