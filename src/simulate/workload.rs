@@ -87,10 +87,22 @@ impl RoundsPlan {
         class: &str,
         round: u64,
     ) -> Result<Vec<Connection>, String> {
+        self.round(streams, class, round).map(|(_, taken)| taken)
+    }
+
+    /// [`RoundsPlan::connections`], with the size of the round's matrix they were taken from.
+    fn round(
+        &self,
+        streams: &RngStreams,
+        class: &str,
+        round: u64,
+    ) -> Result<(usize, Vec<Connection>), String> {
         let mut rng = streams.substream(&format!("workload.rounds.{class}"), round);
         let mut pool = self.matrix.draw_times(&mut rng, self.draws)?;
         let len = pool.len();
-        split_connections(&mut rng, &self.senders, len, &mut pool).map_err(|e| e.to_string())
+        let taken = split_connections(&mut rng, &self.senders, len, &mut pool)
+            .map_err(|e| e.to_string())?;
+        Ok((len, taken))
     }
 }
 
@@ -291,9 +303,10 @@ pub fn plan(
                     draws: matrix_key.draws,
                     senders,
                 };
-                let pool = rounds
-                    .connections(&streams, &class.name, 0)
+                let (len, pool) = rounds
+                    .round(&streams, &class.name, 0)
                     .map_err(|e| fail(SetupError::new("matrix", e)))?;
+                check_share_takes_some(&class.senders, len, pool.len()).map_err(fail)?;
                 (pool, Some(rounds))
             } else {
                 let idx = match matrices.iter().position(|(k, _, _)| *k == matrix_key) {
@@ -318,6 +331,7 @@ pub fn plan(
                 let (_, len, pool) = &mut matrices[idx];
                 let taken = split_connections(&mut senders_rng, &senders, *len, pool)
                     .map_err(|e| fail(SetupError::new("senders", e.to_string())))?;
+                check_share_takes_some(&class.senders, *len, taken.len()).map_err(fail)?;
                 (taken, None)
             };
             check(ClassPairs::Known(&pool), "matrix")?;
@@ -342,6 +356,31 @@ pub fn plan(
         return Err(problems);
     }
     Ok(out)
+}
+
+/// A `senders` share is rounded down (docs/model.md 9.3): one too small for a single one of the
+/// `total` connections of the class's matrix would leave the class without any flow, which is
+/// an error at `senders` (with the smallest share that takes one) rather than a class that
+/// silently sends nothing. `taken` is how many the share took.
+fn check_share_takes_some(senders: &Senders, total: usize, taken: usize) -> Result<(), SetupError> {
+    let Senders::Share { text, .. } = senders else {
+        return Ok(());
+    };
+    if taken > 0 || total == 0 {
+        return Ok(());
+    }
+    // The smallest share, in hundredths of a percent rounded up, whose floor is one connection.
+    let least = (10_000u64.div_ceil(total as u64)) as f64 / 100.0;
+    Err(SetupError::new(
+        "senders",
+        format!(
+            "{text} of the {total} connections of the class's matrix rounds down to none: \
+             the class would open no flow"
+        ),
+    )
+    .with_hint(format!(
+        "ask for at least {least}% or a count such as `senders = 1`, or remove the class"
+    )))
 }
 
 /// What defines a traffic matrix.

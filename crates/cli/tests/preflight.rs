@@ -737,3 +737,45 @@ fn a_time_series_flow_id_beyond_the_flows_there_are() {
         "1GiB",
     );
 }
+
+#[test]
+fn a_senders_share_that_rounds_down_to_no_sender() {
+    // 20% of the 4 connections of the star's permutation is 0.8: no flow at all.
+    let small = scenario("").replace("name = \"long\"\n", "name = \"long\"\nsenders = \"20%\"\n");
+    let err = refused(
+        &small,
+        &[],
+        &[(
+            "s.toml:8:11:",
+            "flows.long.senders",
+            "20% of the 4 connections of the class's matrix rounds down to none: the class \
+             would open no flow",
+        )],
+    );
+    assert!(err.contains("ask for at least 25%"), "{err}");
+    refused(
+        &small.replace("20%", "0%"),
+        &[],
+        &[(
+            "s.toml:8:11:",
+            "flows.long.senders",
+            "0% of the 4 connections",
+        )],
+    );
+    validates(&small.replace("20%", "25%"), "1GiB");
+    // Swept: only the point whose share is too small is refused, before any run.
+    let err = refused(
+        &format!("{small}[sweep]\n\"flows.long.senders\" = [\"50%\", \"10%\"]\n"),
+        &[],
+        &[(
+            "s.toml:12:32:",
+            "flows.long.senders",
+            "10% of the 4 connections of the class's matrix rounds down to none",
+        )],
+    );
+    assert!(
+        err.contains("at sweep point `flows.long.senders=10_`"),
+        "{err}"
+    );
+    assert_eq!(err.matches("error: ").count(), 1, "{err}");
+}
