@@ -779,3 +779,67 @@ fn a_senders_share_that_rounds_down_to_no_sender() {
     );
     assert_eq!(err.matches("error: ").count(), 1, "{err}");
 }
+
+#[test]
+fn zero_and_oversized_transport_parameters_are_errors_at_their_key() {
+    for (param, at, key, what) in [
+        (
+            "ack_size = \"0B\"",
+            "s.toml:9:40:",
+            "flows.long.transport.ack_size",
+            "an ACK of 0 B cannot work",
+        ),
+        (
+            "min_rto = \"0s\"",
+            "s.toml:9:39:",
+            "flows.long.transport.min_rto",
+            "an RTO floor of 0s",
+        ),
+        (
+            "initial_ssthresh = \"0B\"",
+            "s.toml:9:48:",
+            "flows.long.transport.initial_ssthresh",
+            "a slow-start threshold of 0 cannot work",
+        ),
+        (
+            "initial_ssthresh = \"0pkt\"",
+            "s.toml:9:48:",
+            "flows.long.transport.initial_ssthresh",
+            "a slow-start threshold of 0 cannot work",
+        ),
+        (
+            "header_size = \"4294967295B\"",
+            "s.toml:9:43:",
+            "flows.long.transport.header_size",
+            "a header of 4294967295 B makes data packets of 1400 B (mss) too large: at most \
+             4294965895 B",
+        ),
+        (
+            "ack_size = \"4294967290B\"",
+            "s.toml:9:40:",
+            "flows.long.transport.ack_size",
+            "an ACK of 4294967290 B (and a SYN 8 B more) is too large: at most 4294967287 B",
+        ),
+        (
+            "mss = \"5GB\"",
+            "s.toml:9:35:",
+            "flows.long.transport.mss",
+            "a segment of 5000000000 B is too large: at most 4294967295 B",
+        ),
+    ] {
+        let text = scenario("").replace(
+            "transport = { kind = \"tcp\" }",
+            &format!("transport = {{ kind = \"tcp\", {param} }}"),
+        );
+        refused(&text, &[], &[(at, key, what)]);
+    }
+    // The smallest values that work are accepted.
+    validates(
+        &scenario("").replace(
+            "transport = { kind = \"tcp\" }",
+            "transport = { kind = \"tcp\", ack_size = \"1B\", min_rto = \"1ns\", \
+             initial_ssthresh = \"1B\", header_size = \"0B\" }",
+        ),
+        "1GiB",
+    );
+}

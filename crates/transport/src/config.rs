@@ -472,7 +472,8 @@ pub mod keys {
         "ack_size",
         ParamKind::Size,
         Some("42B"),
-        "size of an ACK and a FIN on the wire (a SYN adds 8 B of options when header_size > 0)",
+        "size of an ACK and a FIN on the wire, above 0 (a SYN adds 8 B of options when \
+         header_size > 0)",
     );
     /// `initial_cwnd`.
     pub const INITIAL_CWND: ParamSpec = ParamSpec::new(
@@ -489,7 +490,7 @@ pub mod keys {
         "initial_ssthresh",
         ParamKind::Buffer,
         Some("65535B"),
-        "initial slow-start threshold (bytes, or packets of mss bytes)",
+        "initial slow-start threshold, above 0 (bytes, or packets of mss bytes)",
     );
     /// `rwnd`: unlimited under `rfc`, the ns-3 model's 65 535 B under `ns3-mmptcp`.
     pub const RWND: ParamSpec = ParamSpec {
@@ -514,7 +515,7 @@ pub mod keys {
         "min_rto",
         ParamKind::Duration,
         Some("200ms"),
-        "lower bound of the retransmission timeout",
+        "lower bound of the retransmission timeout, above 0s",
     );
     /// `dupthresh`, a number (the transports without an automatic dupthresh).
     pub const DUPTHRESH: ParamSpec = ParamSpec::new(
@@ -571,17 +572,57 @@ impl TcpConfig {
             None => Profile::Rfc,
         };
         let mut c = TcpConfig::for_profile(profile);
+        // Packet sizes on the wire are u32 bytes (4 GiB - 1): a data packet is mss +
+        // header_size, a SYN ack_size + 8.
+        let too_large = |key: &'static str, what: String, most: u32| {
+            ParamError::new(key, format!("{what}: at most {most} B"))
+        };
         if let Some(mss) = params.size("mss") {
-            c.mss = u32::try_from(mss).map_err(|_| bad(format!("mss {mss} B is too large")))?;
+            c.mss = u32::try_from(mss).map_err(|_| {
+                too_large(
+                    "mss",
+                    format!("a segment of {mss} B is too large"),
+                    u32::MAX,
+                )
+            })?;
         }
         let header = params
             .size("header_size")
-            .map_or(Ok(c.sizes.data_overhead), u32::try_from)
-            .map_err(|_| bad("header_size is too large".into()))?;
-        let ack = params
-            .size("ack_size")
-            .map_or(Ok(c.sizes.ack), u32::try_from)
-            .map_err(|_| bad("ack_size is too large".into()))?;
+            .map_or(Ok(c.sizes.data_overhead), |h| {
+                u32::try_from(h)
+                    .ok()
+                    .filter(|h| c.mss.checked_add(*h).is_some())
+                    .ok_or_else(|| {
+                        too_large(
+                            "header_size",
+                            format!(
+                                "a header of {h} B makes data packets of {} B (mss) too large",
+                                c.mss
+                            ),
+                            u32::MAX - c.mss,
+                        )
+                    })
+            })?;
+        let ack = match params.size("ack_size") {
+            None => c.sizes.ack,
+            Some(0) => {
+                return Err(ParamError::new(
+                    "ack_size",
+                    "an ACK of 0 B cannot work: ACKs, SYNs and FINs take time and room on the \
+                     wire (42B with the ns-3 headers, 40B in htsim)",
+                ))
+            }
+            Some(a) => u32::try_from(a)
+                .ok()
+                .filter(|a| a.checked_add(8).is_some())
+                .ok_or_else(|| {
+                    too_large(
+                        "ack_size",
+                        format!("an ACK of {a} B (and a SYN 8 B more) is too large"),
+                        u32::MAX - 8,
+                    )
+                })?,
+        };
         c.sizes = PacketSizes {
             data_overhead: header,
             ack,
@@ -593,6 +634,16 @@ impl TcpConfig {
                 u32::try_from(iw).map_err(|_| bad(format!("initial_cwnd {iw} is out of range")))?;
         }
         match params.get("initial_ssthresh") {
+            Some(
+                ParamValue::Buffer(BufferSize::Bytes(0) | BufferSize::Packets(0))
+                | ParamValue::Size(0),
+            ) => {
+                return Err(ParamError::new(
+                    "initial_ssthresh",
+                    "a slow-start threshold of 0 cannot work: expected at least 1 B (below one \
+                     segment, the connection starts in congestion avoidance)",
+                ))
+            }
             Some(ParamValue::Buffer(BufferSize::Bytes(b))) => c.initial_ssthresh = *b,
             Some(ParamValue::Buffer(BufferSize::Packets(p))) => {
                 c.initial_ssthresh = p.saturating_mul(c.mss_bytes())
@@ -618,6 +669,14 @@ impl TcpConfig {
             });
         }
         if let Some(t) = params.duration("min_rto") {
+            if t == SimTime::ZERO {
+                return Err(ParamError::new(
+                    "min_rto",
+                    "an RTO floor of 0s lets the retransmission timer fire as soon as the RTT \
+                     estimate allows, resending data still in flight: expected a duration \
+                     above 0s (200ms in Linux and the MMPTCP paper)",
+                ));
+            }
             c.min_rto = t;
         }
         if let Some(t) = params
@@ -704,5 +763,68 @@ mod tests {
             TcpConfig::from_params(&params).unwrap().rwnd_cap,
             Some(1400)
         );
+    }
+
+    #[test]
+    fn zero_sizes_and_timeouts_are_errors_at_their_key() {
+        let refused = |key: &str, value: ParamValue| {
+            let mut params = Params::default();
+            params.set(key, value);
+            TcpConfig::from_params(&params).unwrap_err()
+        };
+        let e = refused("ack_size", ParamValue::Size(0));
+        assert_eq!(e.key, "ack_size");
+        assert!(e.message.starts_with("an ACK of 0 B cannot work"), "{e:?}");
+        let e = refused("min_rto", ParamValue::Duration(SimTime::ZERO));
+        assert_eq!(e.key, "min_rto");
+        assert!(e.message.starts_with("an RTO floor of 0s"), "{e:?}");
+        for zero in [
+            ParamValue::Buffer(BufferSize::Bytes(0)),
+            ParamValue::Buffer(BufferSize::Packets(0)),
+            ParamValue::Size(0),
+        ] {
+            let e = refused("initial_ssthresh", zero);
+            assert_eq!(e.key, "initial_ssthresh");
+            assert!(e.message.contains("threshold of 0 cannot work"), "{e:?}");
+        }
+        // The smallest values that mean something are taken as they are.
+        let mut params = Params::default();
+        params.set("ack_size", ParamValue::Size(1));
+        params.set("min_rto", ParamValue::Duration(SimTime::from_ps(1)));
+        params.set("initial_ssthresh", ParamValue::Buffer(BufferSize::Bytes(1)));
+        let c = TcpConfig::from_params(&params).unwrap();
+        assert_eq!((c.sizes.ack, c.sizes.syn, c.sizes.fin), (1, 9, 1));
+        assert_eq!((c.min_rto, c.initial_ssthresh), (SimTime::from_ps(1), 1));
+    }
+
+    #[test]
+    fn packet_sizes_beyond_u32_are_errors_at_their_key_not_overflows() {
+        let refused = |values: &[(&str, u64)]| {
+            let mut params = Params::default();
+            for (k, v) in values {
+                params.set(k, ParamValue::Size(*v));
+            }
+            TcpConfig::from_params(&params).unwrap_err()
+        };
+        let e = refused(&[("mss", 1 << 32)]);
+        assert_eq!(e.key, "mss");
+        let e = refused(&[("mss", 1400), ("header_size", u64::from(u32::MAX))]);
+        assert_eq!(
+            (e.key, e.message.as_str()),
+            (
+                "header_size",
+                "a header of 4294967295 B makes data packets of 1400 B (mss) too large: at most \
+                 4294965895 B"
+            )
+        );
+        let e = refused(&[("ack_size", u64::from(u32::MAX - 7))]);
+        assert_eq!(e.key, "ack_size");
+        let mut params = Params::default();
+        params.set("mss", ParamValue::Size(1400));
+        params.set("header_size", ParamValue::Size(u64::from(u32::MAX - 1400)));
+        params.set("ack_size", ParamValue::Size(u64::from(u32::MAX - 8)));
+        let c = TcpConfig::from_params(&params).unwrap();
+        assert_eq!(c.sizes.data(c.mss), u32::MAX);
+        assert_eq!(c.sizes.syn, u32::MAX);
     }
 }
