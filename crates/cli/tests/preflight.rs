@@ -833,6 +833,19 @@ fn zero_and_oversized_transport_parameters_are_errors_at_their_key() {
         );
         refused(&text, &[], &[(at, key, what)]);
     }
+    // DCTCP's gain g of 0 is named at `g` (it was at the transport as a whole).
+    refused(
+        &scenario("").replace(
+            "transport = { kind = \"tcp\" }",
+            "transport = { kind = \"dctcp\", g = 0.0 }",
+        ),
+        &[],
+        &[(
+            "s.toml:9:35:",
+            "flows.long.transport.g",
+            "a gain of 0 never moves alpha",
+        )],
+    );
     // The smallest values that work are accepted.
     validates(
         &scenario("").replace(

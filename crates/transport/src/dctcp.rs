@@ -72,7 +72,7 @@ pub const KIND: TransportKind = TransportKind {
                 "g",
                 ParamKind::Float { min: 0.0, max: 1.0 },
                 Some("0.0625"),
-                "gain of the marked-fraction estimate",
+                "gain of the marked-fraction estimate, above 0",
             ),
         ],
     },
@@ -85,6 +85,17 @@ pub const KIND: TransportKind = TransportKind {
             ..tcp.clone()
         };
         t.dctcp.g = params.float("g").unwrap_or(t.dctcp.g);
+        if t.dctcp.g <= 0.0 {
+            return Err(ParamError::new(
+                "g",
+                format!(
+                    "a gain of {} never moves alpha from its initial {}, so every marked \
+                     window is cut by half: expected a number above 0 and at most 1 (1/16 = \
+                     0.0625 in the DCTCP paper)",
+                    t.dctcp.g, t.dctcp.initial_alpha
+                ),
+            ));
+        }
         t.dctcp
             .validate()
             .map_err(|e| ParamError::new("", format!("dctcp: {e}")))?;
@@ -224,6 +235,20 @@ impl CongestionControl for Dctcp {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gain_of_zero_is_an_error_at_g() {
+        let mut params = htsim_core::params::Params::default();
+        params.set("g", htsim_core::params::ParamValue::Float(0.0));
+        let e = (KIND.configure)(&params).err().unwrap();
+        assert_eq!(e.key, "g");
+        assert!(
+            e.message.starts_with("a gain of 0 never moves alpha"),
+            "{e:?}"
+        );
+        params.set("g", htsim_core::params::ParamValue::Float(1.0));
+        assert!((KIND.configure)(&params).is_ok());
+    }
     use htsim_core::SimTime;
 
     fn st(cwnd: u64, una: u64, nxt: u64) -> CcState {
