@@ -235,21 +235,22 @@ impl CongestionControl for Dctcp {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use htsim_core::params::{ParamValue, Params};
+    use htsim_core::SimTime;
 
     #[test]
     fn a_gain_of_zero_is_an_error_at_g() {
-        let mut params = htsim_core::params::Params::default();
-        params.set("g", htsim_core::params::ParamValue::Float(0.0));
+        let mut params = Params::default();
+        params.set("g", ParamValue::Float(0.0));
         let e = (KIND.configure)(&params).err().unwrap();
         assert_eq!(e.key, "g");
         assert!(
             e.message.starts_with("a gain of 0 never moves alpha"),
             "{e:?}"
         );
-        params.set("g", htsim_core::params::ParamValue::Float(1.0));
+        params.set("g", ParamValue::Float(1.0));
         assert!((KIND.configure)(&params).is_ok());
     }
-    use htsim_core::SimTime;
 
     fn st(cwnd: u64, una: u64, nxt: u64) -> CcState {
         CcState {
