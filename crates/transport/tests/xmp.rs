@@ -15,6 +15,8 @@ use htsim_core::units::BufferSize;
 use htsim_core::world::World;
 use htsim_core::SimTime;
 use htsim_transport::config::{DelayedAck, TcpConfig};
+use htsim_transport::mptcp::receiver::MptcpReceiver;
+use htsim_transport::mptcp::RxSubflowAck;
 use htsim_transport::path::PathChoice;
 use htsim_transport::receiver::TcpReceiver;
 use htsim_transport::reorder::ReorderHold;
@@ -86,14 +88,41 @@ impl Endpoint for Script {
     }
 }
 
-/// The ACKs an XMP receiver with `config` sends for `segments`.
+/// The ACKs an XMP receiver with `config` sends for `segments`: BOS's single-path receiver, or
+/// with `multipath` the multipath receiver of `xmp` (the script talks to its subflow 0).
 fn echoes(config: &TcpConfig, segments: Vec<(u64, bool)>) -> Vec<(PacketKind, u64, u8)> {
+    echoes_of(config, segments, false)
+}
+
+fn echoes_of(
+    config: &TcpConfig,
+    segments: Vec<(u64, bool)>,
+    multipath: bool,
+) -> Vec<(PacketKind, u64, u8)> {
     let mut w = World::new(1);
     w.set_path_source(Box::new(Loopback));
     let script = w.reserve();
     let set = w.routes_mut().path_set(HostId(1), HostId(0)).expect("path");
-    let rx = TcpReceiver::new(0, script, PathChoice::ecmp(set, 80, 1234), config, None);
-    let rx = w.spawn(Box::new(rx), SimTime::ZERO);
+    let rx: Box<dyn Endpoint> = if multipath {
+        Box::new(MptcpReceiver::new(
+            0,
+            script,
+            set,
+            (1234, 2000),
+            config,
+            RxSubflowAck::PerSubflow,
+            None,
+        ))
+    } else {
+        Box::new(TcpReceiver::new(
+            0,
+            script,
+            PathChoice::ecmp(set, 80, 1234),
+            config,
+            None,
+        ))
+    };
+    let rx = w.spawn(rx, SimTime::ZERO);
     let got = Vec::new();
     let s = Script {
         peer: rx,
@@ -138,6 +167,55 @@ fn the_receiver_echoes_a_two_bit_ce_count() {
     assert_eq!(
         echoes(&config, clean),
         vec![(SynAck, 1, 0), (Ack, 101, 0), (Ack, 201, 0), (Fin, 202, 0)]
+    );
+}
+
+#[test]
+fn the_multipath_receiver_echoes_every_held_ce_mark() {
+    use PacketKind::{Ack, Fin, SynAck};
+    // XMP's own receiver (7.2): the same count. Four CE segments held behind a hole: the
+    // cumulative ACK carries e = 3 and the FIN+ACK the fourth mark (it was one bit, e = 1,
+    // with the other three marks lost).
+    let mut config = XmpConfig::tcp_config(Profile::Rfc);
+    config.reorder_hold = Some(ReorderHold {
+        max_delay: SimTime::from_ms(1),
+        max_segments: 8,
+    });
+    let reordered = vec![(1, true), (2, true), (3, true), (0, true)];
+    assert_eq!(
+        echoes_of(&config, reordered, true),
+        vec![(SynAck, 1, 0), (Ack, 401, 3), (Fin, 402, 1)]
+    );
+    // Three held marks released as duplicate ACKs at the count limit (3 segments): the first
+    // duplicate carries all three (it carried one).
+    config.reorder_hold = Some(ReorderHold {
+        max_delay: SimTime::from_ms(1),
+        max_segments: 3,
+    });
+    let released = vec![(1, true), (2, true), (3, true), (0, false)];
+    assert_eq!(
+        echoes_of(&config, released, true),
+        vec![
+            (SynAck, 1, 0),
+            (Ack, 1, 3),
+            (Ack, 1, 0),
+            (Ack, 1, 0),
+            (Ack, 401, 0),
+            (Fin, 402, 0)
+        ]
+    );
+    // Without the hold every ACK echoes its own segment's mark, as before.
+    config.reorder_hold = None;
+    let plain = vec![(0, true), (1, false), (2, true)];
+    assert_eq!(
+        echoes_of(&config, plain, true),
+        vec![
+            (SynAck, 1, 0),
+            (Ack, 101, 1),
+            (Ack, 201, 0),
+            (Ack, 301, 1),
+            (Fin, 302, 0)
+        ]
     );
 }
 

@@ -8,11 +8,12 @@
 //!
 //! With `TcpConfig::reorder_hold` each subflow holds the duplicate ACKs of out-of-order
 //! arrivals exactly as the TCP receiver does ([`crate::reorder`]), so MMPTCP's sprayed phase 1
-//! is spared spurious fast retransmits; a held CE mark is echoed on the next ACK of the subflow.
+//! is spared spurious fast retransmits; a held CE mark is echoed on the next ACK of the subflow
+//! (XMP's echo counts them, 7.2: every held mark reaches the sender).
 
 use super::ranges::DataRanges;
 use super::RxSubflowAck;
-use crate::config::{PacketSizes, TcpConfig};
+use crate::config::{CeEcho, PacketSizes, TcpConfig};
 use crate::ooo::OooSegments;
 use crate::path::PathChoice;
 use crate::receiver::ReceiverStats;
@@ -49,8 +50,12 @@ struct RxSubflow {
     hold_state: HoldState,
     /// Fires at the hold deadline (key [`HOLD_KEY`] + subflow index).
     hold_timer: Timer,
-    /// A held out-of-order segment was CE-marked: the next ACK sent carries ECE.
+    /// A held out-of-order segment was CE-marked: the next ACK sent carries ECE (one-bit
+    /// echo).
     held_ce: bool,
+    /// XMP's `cnt_ce` (docs/model.md 7.2): CE-marked segments not yet echoed; every ACK
+    /// carries `e = min(cnt_ce, 3)` in ECE (bit 0) and CWR (bit 1) and takes `e` off.
+    cnt_ce: u32,
 }
 
 /// Timer keys of the hold timers start here (subflow timers use the subflow index).
@@ -117,6 +122,8 @@ pub struct MptcpReceiver {
     hold: Option<ReorderHold>,
     /// A FIN ahead of missing data earns a duplicate ACK ([`TcpConfig::ack_early_fin`]).
     ack_early_fin: bool,
+    /// XMP's 2-bit count echo ([`CeEcho::XmpCount`]); otherwise ECE echoes the segment's CE.
+    xmp_count: bool,
     subs: Vec<Option<RxSubflow>>,
     rcv_next_data: u64,
     /// Per-subflow semantics: the data ranges received above `rcv_next_data`.
@@ -161,6 +168,7 @@ impl MptcpReceiver {
             semantics,
             hold: config.reorder_hold,
             ack_early_fin: config.ack_early_fin,
+            xmp_count: config.ce_echo == CeEcho::XmpCount,
             subs: Vec::new(),
             rcv_next_data: FIRST_SEQ,
             ranges: DataRanges::default(),
@@ -211,7 +219,16 @@ impl MptcpReceiver {
             if fin {
                 p.set(flags::FIN);
             }
-            if ce {
+            if self.xmp_count {
+                let e = sub.cnt_ce.min(3);
+                if e & 1 != 0 {
+                    p.set(flags::ECE);
+                }
+                if e & 2 != 0 {
+                    p.set(flags::CWR);
+                }
+                sub.cnt_ce -= e;
+            } else if ce {
                 p.set(flags::ECE);
             }
             self.stats.acks_sent += 1;
@@ -240,6 +257,7 @@ impl MptcpReceiver {
                     hold_state: HoldState::default(),
                     hold_timer: Timer::new(HOLD_KEY + j as u32),
                     held_ce: false,
+                    cnt_ce: 0,
                 });
                 1
             }
@@ -382,6 +400,9 @@ impl MptcpReceiver {
         }
         let (s, d, len) = (packet.seq, packet.data_seq, packet.payload_bytes);
         let before = self.subs[j].as_ref().map_or(0, |sub| sub.rcv_nxt);
+        if let (true, true, Some(sub)) = (ce, self.xmp_count, self.subs[j].as_mut()) {
+            sub.cnt_ce += 1;
+        }
         match self.semantics {
             RxSubflowAck::PerSubflow => self.on_data_per_subflow(j, s, d, len),
             RxSubflowAck::CodeDrain => self.on_data_code(j, s, d, len),
