@@ -28,6 +28,8 @@
 //! - `delta` is 1 when the sums are degenerate (no rate or RTT yet).
 //! - The round ends are tracked on partial ACKs in fast recovery too (the rate stays current);
 //!   only the increase is skipped there.
+//! - An RTO ends the REDUCED state ([`Xmp::timeout`]): its reduction replaces the echo's, and
+//!   go-back-N slow-starts as after any RTO.
 
 use crate::cc::{AckSample, CcState, CongestionControl};
 use crate::config::keys::*;
@@ -256,6 +258,16 @@ impl Xmp {
         }
     }
 
+    /// The RTO response (7.4: the engine's, ssthresh = max(2 MSS, flight / 2) and cwnd = 1
+    /// MSS), which also ends the REDUCED state: the timeout's reduction replaces the echo's, as
+    /// Linux's loss state replaces its CWR state, so go-back-N slow-starts like any subflow
+    /// after an RTO instead of waiting at 1 packet until the ACKs pass the old `cwr_seq`.
+    pub fn timeout(&mut self, state: &mut CcState) {
+        state.ssthresh = state.half_flight();
+        state.cwnd = state.mss;
+        self.sub(state.subflow).reduced = false;
+    }
+
     /// Algorithm 1's increase for a new ACK outside fast recovery: `+delta` packets per round in
     /// congestion avoidance (`cwnd >= ssthresh`, carried in `adder`), `+1` packet per ACK in slow
     /// start, nothing if the subflow was REDUCED when the ACK arrived.
@@ -294,6 +306,10 @@ impl CongestionControl for Xmp {
     fn increase(&mut self, state: &mut CcState, _ack: &AckSample) {
         self.grow(state);
     }
+
+    fn on_rto(&mut self, state: &mut CcState) {
+        self.timeout(state);
+    }
 }
 
 /// XMP as the coupled controller of an MPTCP connection (docs/model.md 7: "XMP is an MPTCP
@@ -312,6 +328,10 @@ impl CoupledCc for Xmp {
 
     fn increase(&mut self, _c: &Coupling<'_>, state: &mut CcState, _ack: &AckSample) {
         self.grow(state);
+    }
+
+    fn on_rto(&mut self, _c: &Coupling<'_>, state: &mut CcState) {
+        self.timeout(state);
     }
 }
 
@@ -549,6 +569,33 @@ mod tests {
         CongestionControl::on_ack(&mut fresh, &mut s, &ack(1, 100, 1));
         assert_eq!(fresh.cuts(), 0);
         assert_eq!(s.cwnd / MSS, 40);
+    }
+
+    #[test]
+    fn an_rto_ends_the_reduced_state_so_go_back_n_slow_starts() {
+        for coupled in [false, true] {
+            let mut x = Xmp::new(XmpConfig::default());
+            // An echo in congestion avoidance: REDUCED until the ACKs pass cwr_seq = 40 001.
+            let mut s = st(0, 40, 30, 1001, 40_001, 100);
+            step(&mut x, &mut s, &ack(1, 1000, 1));
+            assert!(x.subflow(0).is_some_and(|f| f.reduced));
+            // The RTO: ssthresh = flight / 2 = 19.5 packets, cwnd = 1 packet, NORMAL again.
+            if coupled {
+                let c = Coupling { subflows: &[] };
+                CoupledCc::on_rto(&mut x, &c, &mut s);
+            } else {
+                CongestionControl::on_rto(&mut x, &mut s);
+            }
+            assert_eq!((s.cwnd, s.ssthresh), (MSS, 19_500));
+            assert!(x.subflow(0).is_some_and(|f| !f.reduced));
+            // The first go-back-N resend is acknowledged (still below cwr_seq): slow start
+            // adds a packet (it stayed at 1 while REDUCED).
+            s.snd_nxt = 2001;
+            s.in_recovery = true;
+            s.snd_una = 2001;
+            step(&mut x, &mut s, &ack(1001, 1000, 0));
+            assert_eq!(s.cwnd / MSS, 2, "coupled: {coupled}");
+        }
     }
 
     #[test]
