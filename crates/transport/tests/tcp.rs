@@ -478,7 +478,7 @@ fn lost_syn_is_retransmitted_after_the_syn_timeout() {
 
 #[test]
 fn syn_exhaustion_fails_the_flow_without_a_record() {
-    // ns-3: SYNs at 0, 3, 9, 21, 45 and 93 s; the connection fails at the 7th expiry, 189 s.
+    // ns-3: SYNs at 0, 3, 9, 21, 45 and 93 s; the connection fails at the 6th expiry, 189 s.
     let mut w = World::new(4);
     let net = Net::gig(1);
     let (mut d, log) = TestQueue::new(vec![]);
