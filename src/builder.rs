@@ -84,15 +84,23 @@ use crate::scenario::{
 /// [`build`](Self::build).
 ///
 /// Each method sets the key of the scenario file it is named after; a later call replaces an
-/// earlier one, except [`flows`](Self::flows) and [`event`](Self::event), which append (as
-/// `[[flows]]` and `[[events]]` do). Nothing is checked until `build`, which returns the first
-/// problem the loader finds.
+/// earlier one (a value that could not be written included: it no longer counts), except
+/// [`flows`](Self::flows), [`event`](Self::event) and [`reference`](Self::reference), which
+/// append (as `[[flows]]` and `[[events]]` do). Nothing is checked until `build`, which returns
+/// the first problem found; a builder is never consumed by `build`, so it can be built again,
+/// changed and built again, or cloned into variants.
+///
+/// The one value a setter can take that no scenario file can hold is an integer above
+/// `i64::MAX` (the largest TOML integer), such as `Seeds::Count(u64::MAX)`: `build` reports it
+/// at the setter's key.
 #[derive(Clone, Debug)]
 pub struct ScenarioBuilder {
     name: String,
     base_dir: PathBuf,
     doc: Table,
-    error: Option<Box<ScenarioError>>,
+    /// Values that could not be written, with the keys (not dotted: names may hold dots) of
+    /// the setters that gave them, in call order.
+    errors: Vec<(Vec<String>, ScenarioError)>,
 }
 
 impl ScenarioBuilder {
@@ -108,7 +116,7 @@ impl ScenarioBuilder {
             name: name.clone(),
             base_dir: PathBuf::from("."),
             doc,
-            error: None,
+            errors: Vec::new(),
         }
         .put(&["name"], &name)
     }
@@ -298,8 +306,8 @@ impl ScenarioBuilder {
     /// write_report(&loaded, out).unwrap(); // out/summary.csv and out/summary.json
     /// ```
     pub fn build_loaded(&self) -> Result<Loaded> {
-        if let Some(e) = &self.error {
-            return Err(e.clone());
+        if let Some((_, e)) = self.errors.first() {
+            return Err(Box::new(e.clone()));
         }
         let root = Node::new(Value::Table(self.doc.clone()), Origin::Unknown);
         load_tree(
@@ -327,9 +335,13 @@ impl ScenarioBuilder {
     /// Sets the value at `path` (keys, not a dotted path: names may hold any character and are
     /// checked by the loader).
     fn put<T: Serialize>(mut self, path: &[&str], value: &T) -> Self {
+        // The value replaces whatever was set at `path` or below, failed values included.
+        self.errors.retain(|(at, _)| {
+            !(at.len() >= path.len() && at.iter().zip(path).all(|(a, p)| a == p))
+        });
         match to_node(value) {
             Ok(node) => set_in(&mut self.doc, path, node),
-            Err(message) => self.fail(&path.join("."), message),
+            Err(message) => self.fail(path, &path.join("."), message),
         }
         self
     }
@@ -344,7 +356,8 @@ impl ScenarioBuilder {
                 } else {
                     format!("{key}.{name}")
                 };
-                self.fail(&path, message);
+                // Appended: never replaced, so its key is one no setter uses.
+                self.fail(&[key, ""], &path, message);
                 return self;
             }
         };
@@ -359,19 +372,19 @@ impl ScenarioBuilder {
         self
     }
 
-    /// Keeps the first value that could not be written as a scenario value, for `build`.
-    fn fail(&mut self, key_path: &str, message: String) {
-        if self.error.is_none() {
-            self.error = Some(Box::new(ScenarioError {
-                file: self.label(),
-                location: Location::File,
-                key_path: key_path.to_string(),
-                message: format!("cannot be written as a scenario value: {message}"),
-                hint: None,
-                snippet: None,
-                also: Vec::new(),
-            }));
-        }
+    /// Records a value, set at the keys `at`, that could not be written as a scenario value.
+    fn fail(&mut self, at: &[&str], key_path: &str, message: String) {
+        let error = ScenarioError {
+            file: self.label(),
+            location: Location::File,
+            key_path: key_path.to_string(),
+            message: format!("cannot be written as a scenario value: {message}"),
+            hint: None,
+            snippet: None,
+            also: Vec::new(),
+        };
+        self.errors
+            .push((at.iter().map(|k| k.to_string()).collect(), error));
     }
 }
 
@@ -406,8 +419,20 @@ fn to_node<T: Serialize>(value: &T) -> std::result::Result<Node, String> {
     struct Wrap<'a, T> {
         v: &'a T,
     }
-    let text = toml::to_string(&Wrap { v: value }).map_err(|e| e.to_string())?;
-    let root = tree::parse(&Source::new("", text)).map_err(|e| e.message)?;
+    // The one value a typed setter can take that TOML cannot hold is a `u64` above i64::MAX:
+    // written, it is a number the parser refuses.
+    let too_large = |message: String| {
+        if message.contains("too large") {
+            format!(
+                "an integer above {} (the largest integer a scenario holds)",
+                i64::MAX
+            )
+        } else {
+            message
+        }
+    };
+    let text = toml::to_string(&Wrap { v: value }).map_err(|e| too_large(e.to_string()))?;
+    let root = tree::parse(&Source::new("", text)).map_err(|e| too_large(e.message))?;
     let Value::Table(table) = root.value else {
         return Err("not a table".into());
     };

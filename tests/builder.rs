@@ -11,9 +11,10 @@ use htsim::core::{Rate, SimTime};
 use htsim::runner::{run_all, write_report, ReportOutcome, RunOptions};
 use htsim::scenario::params::ParamValue;
 use htsim::scenario::{
-    load_str, Arrivals, Event, EventChange, EventTarget, FlowClass, JobsConfig, LinkOverride,
-    LoadOptions, Loaded, Location, QueueConfig, QueueSettings, RoutingMode, ScenarioError, Seeds,
-    Senders, SizeSpec, TopologyConfig, TransportConfig,
+    load_str, Arrivals, Event, EventChange, EventTarget, FlowClass, FlowSelector, JobsConfig,
+    LinkOverride, LoadOptions, Loaded, Location, OutputConfig, QueueConfig, QueueSettings,
+    RoutingMode, ScenarioError, Seeds, Senders, SizeSpec, TopologyConfig, TraceConfig,
+    TransportConfig,
 };
 use htsim::simulate::{run, RunContext, Simulator};
 
@@ -765,4 +766,51 @@ fn a_built_first_fit_scheduler_equals_the_one_loaded_from_toml() {
     let ff = built.routing.first_fit.as_ref().unwrap();
     assert_eq!(ff.interval, SimTime::from_ms(100));
     assert!((ff.threshold - 0.08).abs() < 1e-12, "{}", ff.threshold);
+}
+
+#[test]
+fn a_later_setter_replaces_a_value_that_could_not_be_written() {
+    // u64::MAX is above the largest TOML integer: reported at the setter's key, clearly.
+    let e = demo().seeds(Seeds::Count(u64::MAX)).build().unwrap_err();
+    assert_eq!(e.key_path, "run.seeds");
+    assert_eq!(
+        e.message,
+        "cannot be written as a scenario value: an integer above 9223372036854775807 (the \
+         largest integer a scenario holds)"
+    );
+    // Replaced by a later call, the bad value no longer counts, as any replaced value.
+    let fixed = demo().seeds(Seeds::Count(u64::MAX)).seeds(Seeds::Count(2));
+    assert_eq!(fixed.build().unwrap().run.seeds, Seeds::Count(2));
+    // A whole table replaces what was set below it.
+    let trace = |max_events| TraceConfig {
+        flows: vec![FlowSelector::All],
+        max_events,
+    };
+    assert!(demo()
+        .trace(trace(u64::MAX))
+        .trace(trace(10))
+        .build()
+        .is_ok());
+    let output = OutputConfig {
+        flows: true,
+        links: true,
+        timeseries: None,
+        trace: None,
+        crossings: Vec::new(),
+        plots: false,
+    };
+    assert!(demo().trace(trace(u64::MAX)).output(output).build().is_ok());
+    // A setter of another key leaves the error in place; so does an appended class.
+    let e = demo()
+        .seeds(Seeds::Count(u64::MAX))
+        .drain(SimTime::from_ms(1))
+        .build()
+        .unwrap_err();
+    assert_eq!(e.key_path, "run.seeds");
+    let e = demo()
+        .flows(FlowClass::long("x", "long").stride(u64::MAX))
+        .seeds(Seeds::Count(1))
+        .build()
+        .unwrap_err();
+    assert_eq!(e.key_path, "flows.x");
 }
