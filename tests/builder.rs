@@ -814,3 +814,45 @@ fn a_later_setter_replaces_a_value_that_could_not_be_written() {
         .unwrap_err();
     assert_eq!(e.key_path, "flows.x");
 }
+
+#[test]
+fn durations_beyond_the_scenario_limit_are_errors_not_overflows() {
+    // SimTime::MAX as a link delay overflowed the first packet's arrival time (a panic in a
+    // debug build, a wrapped time in a release build). Durations end at 10^6 s.
+    let e = demo()
+        .topology(TopologyConfig::fattree(4).link_delay(SimTime::MAX))
+        .build()
+        .unwrap_err();
+    assert_eq!(e.key_path, "topology.link_delay");
+    assert_eq!(
+        e.message,
+        "\"18446744.073709551615s\" is too large for a duration (at most 1000000s, about 11.6 \
+         days)"
+    );
+    for (builder, key) in [
+        (demo().duration(SimTime::MAX), "run.duration"),
+        (demo().drain(SimTime::from_secs(1_000_001)), "run.drain"),
+        (
+            demo().topology(TopologyConfig::fattree(4).layer(
+                "core",
+                LinkOverride {
+                    link_rate: None,
+                    link_delay: Some(SimTime::MAX),
+                },
+            )),
+            "topology.layers.core.link_delay",
+        ),
+        (
+            demo().transport(
+                "long",
+                TransportConfig::mptcp(2).param("min_rto", SimTime::MAX),
+            ),
+            "transports.long.min_rto",
+        ),
+    ] {
+        assert_eq!(builder.build().unwrap_err().key_path, key);
+    }
+    // The limit itself is a valid duration.
+    let longest = demo().duration(htsim::core::units::MAX_SCENARIO_DURATION);
+    assert!(longest.build().is_ok());
+}

@@ -377,6 +377,25 @@ pub fn parse_duration(s: &str) -> Result<SimTime, UnitError> {
     v.scaled(factor, q).map(SimTime)
 }
 
+/// The longest duration a scenario or a topology file may give: 10^6 s, about 11.6 days. Far
+/// beyond any packet-level experiment, and small enough that a run's times added together (its
+/// end, a link's delay, a timer) never overflow [`SimTime`], whose range ends at about 213 days.
+pub const MAX_SCENARIO_DURATION: SimTime = SimTime::from_secs(1_000_000);
+
+/// [`parse_duration`] for a scenario's (or a topology file's) durations: above
+/// [`MAX_SCENARIO_DURATION`] is an [`UnitError::Overflow`].
+pub fn parse_scenario_duration(s: &str) -> Result<SimTime, UnitError> {
+    let t = parse_duration(s)?;
+    if t > MAX_SCENARIO_DURATION {
+        return Err(UnitError::Overflow {
+            input: s.to_string(),
+            quantity: Quantity::Duration,
+            max: format!("{MAX_SCENARIO_DURATION}, about 11.6 days"),
+        });
+    }
+    Ok(t)
+}
+
 /// Parses a rate such as `"100Mbps"`, `"2.5Gbps"` or `"10Gb/s"` into bits per second.
 ///
 /// Units (decimal multiples, any letter case): `bps`, `Kbps`, `Mbps`, `Gbps`, `Tbps`, and the
@@ -478,6 +497,25 @@ mod tests {
         assert_eq!(parse_duration("20\u{3bc}s"), Ok(SimTime(20_000_000)));
         assert_eq!(parse_duration("4ms"), Ok(SimTime(4_000_000_000)));
         assert_eq!(parse_duration("2s"), Ok(SimTime(2_000_000_000_000)));
+    }
+
+    #[test]
+    fn scenario_durations_end_at_the_limit() {
+        assert_eq!(
+            parse_scenario_duration("1000000s"),
+            Ok(MAX_SCENARIO_DURATION)
+        );
+        assert_eq!(parse_scenario_duration("20us"), Ok(SimTime(20_000_000)));
+        let e = parse_scenario_duration("1000000.000000000001s").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "\"1000000.000000000001s\" is too large for a duration (at most 1000000s, about \
+             11.6 days)"
+        );
+        assert!(matches!(
+            parse_scenario_duration("-1s"),
+            Err(UnitError::Negative { .. })
+        ));
     }
 
     #[test]

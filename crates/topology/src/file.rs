@@ -16,7 +16,9 @@
 //!   propagation delay and buffer limit. The queue discipline comes from the queue factory
 //!   (told each link's egress layer, cable layer and rate); the file's buffer then sets its
 //!   limit. The cable layer defaults to the layer of `b` (write the lower end first: `link
-//!   host0 tor0 ...` is a `tor` cable, as in a FatTree).
+//!   host0 tor0 ...` is a `tor` cable, as in a FatTree). The rate is above 0, the delay at
+//!   most [`MAX_SCENARIO_DURATION`](htsim_core::units::MAX_SCENARIO_DURATION), as in a
+//!   scenario.
 //! - Hosts do not forward. Paths are all equal-hop shortest paths, found by BFS on demand,
 //!   at most [`MAX_PATHS`](crate::paths::MAX_PATHS) per pair. Every host must reach every
 //!   other (a cable between them, or a path through switches only).
@@ -26,7 +28,7 @@ use crate::assemble::{ensure_size, Assembler};
 use crate::cabling::{Cable, Cabling, QueueFactory};
 use crate::error::{did_you_mean, Result, TopologyError};
 use crate::topology::{NodeId, Topology};
-use htsim_core::units::{parse_buffer, parse_duration, parse_rate, BufferSize};
+use htsim_core::units::{parse_buffer, parse_rate, parse_scenario_duration, BufferSize};
 use htsim_core::world::World;
 use htsim_core::{Rate, SimTime};
 use std::collections::HashMap;
@@ -182,7 +184,7 @@ impl FileTopology {
                     if rate.as_bps() == 0 {
                         return Err(line_error(line, "a link's rate must be positive"));
                     }
-                    let delay = parse_duration(rest[3]).map_err(unit)?;
+                    let delay = parse_scenario_duration(rest[3]).map_err(unit)?;
                     let buffer = parse_buffer(rest[4]).map_err(unit)?;
                     if matches!(buffer, BufferSize::Packets(0) | BufferSize::Bytes(0)) {
                         return Err(line_error(

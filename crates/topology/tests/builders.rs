@@ -469,6 +469,11 @@ fn file_errors_name_the_line() {
             "line 3",
             "rate must be positive",
         ),
+        (
+            "host host0\nswitch s0\nlink host0 s0 1Gbps 18446744s 10pkt\n",
+            "line 3",
+            "too large for a duration (at most 1000000s",
+        ),
     ];
     for (text, line, what) in cases {
         let err = FileTopology::parse(text).unwrap_err().to_string();

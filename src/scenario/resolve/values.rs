@@ -2,7 +2,8 @@
 //! choices, numbers, unit strings, names) with their errors.
 
 use htsim_core::units::{
-    parse_buffer, parse_duration, parse_rate, parse_share, parse_size, BufferSize, UnitError,
+    parse_buffer, parse_rate, parse_scenario_duration, parse_share, parse_size, BufferSize,
+    UnitError,
 };
 use htsim_core::{Rate, SimTime};
 
@@ -230,7 +231,7 @@ pub(super) fn duration(cx: &Cx, node: &Node, path: &str) -> Result<SimTime> {
         node,
         path,
         "a duration such as \"20us\"",
-        parse_duration,
+        parse_scenario_duration,
     )
 }
 
