@@ -13,8 +13,8 @@ use htsim::scenario::params::ParamValue;
 use htsim::scenario::{
     load_str, Arrivals, Event, EventChange, EventTarget, FlowClass, FlowSelector, JobsConfig,
     LinkOverride, LoadOptions, Loaded, Location, OutputConfig, QueueConfig, QueueSettings,
-    RoutingMode, ScenarioError, Seeds, Senders, SizeSpec, TopologyConfig, TraceConfig,
-    TransportConfig,
+    RoutingMode, ScenarioError, Seeds, Senders, SizeSpec, TimeseriesConfig, TopologyConfig,
+    TraceConfig, TransportConfig,
 };
 use htsim::simulate::{run, RunContext, Simulator};
 
@@ -855,4 +855,31 @@ fn durations_beyond_the_scenario_limit_are_errors_not_overflows() {
     // The limit itself is a valid duration.
     let longest = demo().duration(htsim::core::units::MAX_SCENARIO_DURATION);
     assert!(longest.build().is_ok());
+}
+
+#[test]
+fn a_periodic_task_cannot_stop_a_run_billions_of_times() {
+    // A 1 ps interval over 80 ms is 8 x 10^10 stops: the run never ended (with nothing
+    // selected to sample, the memory estimate saw nothing to refuse).
+    let series = |interval| TimeseriesConfig {
+        interval,
+        series: vec!["queue".into()],
+        links: Vec::new(),
+        flows: Vec::new(),
+    };
+    let e = demo().timeseries(series(SimTime(1))).build().unwrap_err();
+    assert_eq!(e.key_path, "output.timeseries.interval");
+    assert_eq!(
+        e.message,
+        "every 1ps over the run's 80ms (duration + drain) is 80000000000 samples, more than the \
+         limit of 10000000: expected an interval of at least 8ns"
+    );
+    assert!(demo()
+        .timeseries(series(SimTime::from_ns(8)))
+        .build()
+        .is_ok());
+    let e = demo().first_fit(SimTime(1), "10%").build().unwrap_err();
+    assert_eq!(e.key_path, "routing.first_fit");
+    assert!(e.message.ends_with("80000000000 scans, more than the limit of 10000000: expected an interval of at least 8ns"), "{e}");
+    assert!(demo().first_fit(SimTime::from_ns(8), "10%").build().is_ok());
 }

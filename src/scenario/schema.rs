@@ -950,6 +950,11 @@ pub struct TraceConfig {
 /// The default `[output.trace] max_events`.
 pub const DEFAULT_TRACE_EVENTS: u64 = htsim_transport::trace::DEFAULT_TRACE_LIMIT as u64;
 
+/// The most times a periodic task (time series samples, First Fit scans) may stop one run: its
+/// `interval` is at least `(duration + drain) / MAX_PERIODIC_STOPS`, so that no interval, however
+/// small, makes a run stop billions of times.
+pub const MAX_PERIODIC_STOPS: u64 = 10_000_000;
+
 /// The largest `[output.trace] max_events` (about 0.6 GB of memory and of CSV).
 pub const MAX_TRACE_EVENTS: u64 = 10_000_000;
 

@@ -418,17 +418,35 @@ fn enormous_topologies_are_refused_with_their_size() {
 }
 
 #[test]
-fn a_time_series_every_picosecond_is_refused_with_the_estimate() {
+fn a_time_series_every_nanosecond_is_refused_with_the_estimate() {
+    // 10^7 samples, the most a run may take: refused for the memory its rows need.
     over_memory(
-        &scenario("[output.timeseries]\ninterval = \"1ps\"\n"),
+        &scenario("[output.timeseries]\ninterval = \"1ns\"\n"),
         "1GiB",
         "1",
         &[
             "s.toml:11:12: `output.timeseries.interval`",
-            "10000000000 samples",
+            "10000000 samples",
             "and 1.0 GiB is available (HTSIM_MEMORY_LIMIT)",
             "sample less often",
         ],
+    );
+}
+
+#[test]
+fn a_time_series_every_picosecond_is_refused_for_its_samples() {
+    // 10^10 samples: refused by the loader whatever they hold (with nothing selected to
+    // sample, the memory estimate saw nothing and the run stopped 10^10 times).
+    let text = scenario("[output.timeseries]\ninterval = \"1ps\"\nseries = []\n");
+    refused(
+        &text,
+        &[],
+        &[(
+            "s.toml:11:12:",
+            "output.timeseries.interval",
+            "every 1ps over the run's 10ms (duration + drain) is 10000000000 samples, more than \
+             the limit of 10000000: expected an interval of at least 1ns",
+        )],
     );
 }
 

@@ -144,7 +144,7 @@ pub fn scenario(cx: &Cx, root: &Node) -> Result<Scenario> {
         &topology.kind,
         layers,
     )?;
-    let routing = routing(cx, top.get("routing").unwrap_or(&default_table))?;
+    let routing = routing(cx, top.get("routing").unwrap_or(&default_table), &run)?;
     let transports = transports(cx, top.get("transports").unwrap_or(&default_table))?;
     let flows_node = top.required("flows", "at least one `[[flows]]` class")?;
     let flows = flows(cx, flows_node, &transports, &run, &topology)?;
@@ -158,6 +158,7 @@ pub fn scenario(cx: &Cx, root: &Node) -> Result<Scenario> {
         &flows,
         layers,
         topology.host_count(),
+        &run,
     )?;
     let sweep = match top.get("sweep") {
         Some(n) => super::sweep::read(cx, n)?

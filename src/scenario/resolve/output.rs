@@ -16,6 +16,7 @@ pub(super) fn output(
     classes: &[FlowClass],
     layers: &[&str],
     hosts: Option<u64>,
+    run: &RunConfig,
 ) -> Result<OutputConfig> {
     let t = Tab::open(
         cx,
@@ -43,6 +44,15 @@ pub(super) fn output(
                     "expected an interval above 0s",
                 ));
             }
+            let interval_node = ts.get("interval").unwrap_or(n);
+            periodic(
+                cx,
+                interval_node,
+                &ts.key("interval"),
+                interval,
+                run,
+                "sample",
+            )?;
             let series = match ts.get("series") {
                 None => SERIES.iter().map(|s| s.to_string()).collect(),
                 Some(Node {

@@ -10,7 +10,7 @@ use htsim_core::SimTime;
 /// The First Fit threshold when `first_fit_threshold` is absent: 10% of the host's link rate.
 const DEFAULT_FIRST_FIT_THRESHOLD: &str = "10%";
 
-pub(super) fn routing(cx: &Cx, node: &Node) -> Result<RoutingConfig> {
+pub(super) fn routing(cx: &Cx, node: &Node, run: &RunConfig) -> Result<RoutingConfig> {
     let t = Tab::open(
         cx,
         node,
@@ -31,13 +31,13 @@ pub(super) fn routing(cx: &Cx, node: &Node) -> Result<RoutingConfig> {
         "first" => RoutingMode::First,
         _ => RoutingMode::Ecmp,
     };
-    let first_fit = first_fit(&t, mode)?;
+    let first_fit = first_fit(&t, mode, run)?;
     Ok(RoutingConfig { mode, first_fit })
 }
 
 /// `first_fit` (`"off"` or a scan interval above 0) and `first_fit_threshold` (a share,
 /// ignored while `first_fit` is off).
-fn first_fit(t: &Tab, mode: RoutingMode) -> Result<Option<FirstFitConfig>> {
+fn first_fit(t: &Tab, mode: RoutingMode, run: &RunConfig) -> Result<Option<FirstFitConfig>> {
     let threshold_node = t.get("first_fit_threshold");
     let interval = match t.get("first_fit") {
         Some(n) if matches!(&n.value, Value::String(s) if s == "off") => None,
@@ -55,6 +55,7 @@ fn first_fit(t: &Tab, mode: RoutingMode) -> Result<Option<FirstFitConfig>> {
                      duration above 0, or \"off\"",
                 ));
             }
+            periodic(t.cx, n, &t.key("first_fit"), interval, run, "scan")?;
             if mode != RoutingMode::Ecmp {
                 return Err(t
                     .cx

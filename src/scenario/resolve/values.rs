@@ -10,6 +10,7 @@ use htsim_core::{Rate, SimTime};
 use super::{join, Cx};
 use crate::scenario::error::{Origin, Result};
 use crate::scenario::params::quoted_list;
+use crate::scenario::schema::{RunConfig, MAX_PERIODIC_STOPS};
 use crate::scenario::suggest::did_you_mean;
 use crate::scenario::tree::{Node, Table, Value};
 
@@ -233,6 +234,32 @@ pub(super) fn duration(cx: &Cx, node: &Node, path: &str) -> Result<SimTime> {
         "a duration such as \"20us\"",
         parse_scenario_duration,
     )
+}
+
+/// Checks that a task every `interval` (above 0) stops a run of `run` at most
+/// [`MAX_PERIODIC_STOPS`] times; `what` names one stop (`"sample"`, `"scan"`).
+pub(super) fn periodic(
+    cx: &Cx,
+    node: &Node,
+    path: &str,
+    interval: SimTime,
+    run: &RunConfig,
+    what: &str,
+) -> Result<()> {
+    let end = run.duration.saturating_add(run.drain);
+    let stops = end.as_ps() / interval.as_ps().max(1);
+    if stops <= MAX_PERIODIC_STOPS {
+        return Ok(());
+    }
+    let shortest = SimTime::from_ps(end.as_ps().div_ceil(MAX_PERIODIC_STOPS));
+    Err(cx.err(
+        &node.origin,
+        path,
+        format!(
+            "every {interval} over the run's {end} (duration + drain) is {stops} {what}s, more \
+             than the limit of {MAX_PERIODIC_STOPS}: expected an interval of at least {shortest}"
+        ),
+    ))
 }
 
 pub(super) fn size(cx: &Cx, node: &Node, path: &str) -> Result<u64> {
