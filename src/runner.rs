@@ -20,7 +20,7 @@ use crate::output::{self, RunFiles};
 use crate::report::rebuild::{build_report, Report, ReportOptions};
 use crate::report::ReportError;
 use crate::scenario::{Loaded, Point, Scenario};
-use crate::shard::Shard;
+use crate::shard::{Shard, ShardError};
 
 /// One run: a sweep point and a seed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -92,6 +92,12 @@ pub enum RunError {
     /// The output directory is an existing file.
     #[error("{0}: exists and is not a directory; the output must be a directory (a new path, or one of earlier results)")]
     NotADirectory(PathBuf),
+    /// [`RunOptions::out`] is empty.
+    #[error("the output directory is an empty path: name a directory, e.g. results/NAME")]
+    NoOutputDirectory,
+    /// [`RunOptions::shard`] is not a shard [`Shard::new`] accepts.
+    #[error(transparent)]
+    Shard(#[from] ShardError),
     /// Another writer holds the output directory.
     #[error(transparent)]
     Locked(#[from] LockError),
@@ -106,7 +112,11 @@ impl RunError {
     pub fn is_usage(&self) -> bool {
         matches!(
             self,
-            RunError::NotADirectory(_) | RunError::Locked(_) | RunError::Stale(_)
+            RunError::NotADirectory(_)
+                | RunError::NoOutputDirectory
+                | RunError::Shard(_)
+                | RunError::Locked(_)
+                | RunError::Stale(_)
         )
     }
 }
@@ -217,7 +227,7 @@ pub struct RunOptions {
     pub out: PathBuf,
     /// Worker threads at most (at least 1 is used, and never more than runs to do).
     pub jobs: usize,
-    /// Only this part of the run list.
+    /// Only this part of the run list (a shard [`Shard::new`] accepts: 1 <= index <= count).
     pub shard: Option<Shard>,
     /// Replace stale runs (complete runs simulated with other settings) instead of stopping:
     /// they are deleted, and those of this shard simulated again.
@@ -337,6 +347,13 @@ pub fn run_all(
     on_event: &(dyn Fn(RunEvent<'_>) + Sync),
 ) -> Result<RunReport, RunError> {
     let out = &options.out;
+    if out.as_os_str().is_empty() {
+        return Err(RunError::NoOutputDirectory);
+    }
+    if let Some(s) = options.shard {
+        // The fields are public: a shard built by hand is checked as `--shard` is.
+        Shard::new(s.index, s.count)?;
+    }
     if out.exists() && !out.is_dir() {
         return Err(RunError::NotADirectory(out.clone()));
     }

@@ -78,9 +78,12 @@ impl Shard {
     }
 
     /// Whether the run at position `position` (0-based) of the run list belongs to this shard.
-    /// Runs are dealt round-robin, so each shard gets a similar mix of sweep points.
+    /// Runs are dealt round-robin, so each shard gets a similar mix of sweep points. A shard
+    /// [`Shard::new`] refuses (built from the public fields) contains no run.
     pub fn contains(&self, position: usize) -> bool {
-        position % self.count == self.index - 1
+        self.count != 0
+            && self.index <= self.count
+            && self.index.checked_sub(1) == Some(position % self.count)
     }
 
     /// The shard from the environment, when no `--shard` was given: Slurm's
@@ -201,6 +204,15 @@ mod tests {
             .to_string()
             .contains("the number of shards must be at least 1"));
         assert!("x".parse::<Shard>().is_err());
+    }
+
+    #[test]
+    fn a_shard_built_by_hand_never_panics() {
+        for (index, count) in [(0, 0), (1, 0), (0, 3), (4, 3), (usize::MAX, 1)] {
+            let shard = Shard { index, count };
+            assert!((0..10).all(|pos| !shard.contains(pos)), "{shard:?}");
+        }
+        assert!(Shard { index: 2, count: 3 }.contains(4));
     }
 
     #[test]

@@ -488,3 +488,34 @@ fn run_all_summarises_with_write_report_and_not_after_a_failed_run() {
     let report = run_all(&l, &options, &fail, &|_| {}).unwrap();
     assert!(report.summary.is_none() && report.failed.len() == 6);
 }
+
+#[test]
+fn a_shard_or_an_output_directory_that_cannot_be_used_is_an_error() {
+    let loaded = loaded();
+    let tmp = tempfile::tempdir().unwrap();
+    // The fields of a shard are public: one built by hand is checked as `--shard` is (it
+    // panicked dividing by zero).
+    let options = RunOptions {
+        out: tmp.path().join("out"),
+        jobs: 1,
+        shard: Some(Shard { index: 0, count: 0 }),
+        ..RunOptions::default()
+    };
+    let e = run_all(&loaded, &options, &fake, &|_| {}).unwrap_err();
+    assert!(matches!(e, RunError::Shard(_)) && e.is_usage(), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "--shard 0/0: the number of shards must be at least 1, e.g. --shard 1/4"
+    );
+    assert!(!options.out.exists(), "nothing is written");
+    // An empty path named no directory: the error said "locking : No such file or directory".
+    let options = RunOptions {
+        jobs: 1,
+        ..RunOptions::default()
+    };
+    let e = run_all(&loaded, &options, &fake, &|_| {}).unwrap_err();
+    assert!(
+        matches!(e, RunError::NoOutputDirectory) && e.is_usage(),
+        "{e}"
+    );
+}
