@@ -32,21 +32,21 @@ impl SimTime {
     pub const fn from_ps(ps: u64) -> Self {
         SimTime(ps)
     }
-    /// A time of `ns` nanoseconds.
+    /// A time of `ns` nanoseconds, saturating at [`SimTime::MAX`].
     pub const fn from_ns(ns: u64) -> Self {
-        SimTime(ns * PS_PER_NS)
+        SimTime(ns.saturating_mul(PS_PER_NS))
     }
-    /// A time of `us` microseconds.
+    /// A time of `us` microseconds, saturating at [`SimTime::MAX`].
     pub const fn from_us(us: u64) -> Self {
-        SimTime(us * PS_PER_US)
+        SimTime(us.saturating_mul(PS_PER_US))
     }
-    /// A time of `ms` milliseconds.
+    /// A time of `ms` milliseconds, saturating at [`SimTime::MAX`].
     pub const fn from_ms(ms: u64) -> Self {
-        SimTime(ms * PS_PER_MS)
+        SimTime(ms.saturating_mul(PS_PER_MS))
     }
-    /// A time of `s` seconds.
+    /// A time of `s` seconds, saturating at [`SimTime::MAX`] (about 213 days).
     pub const fn from_secs(s: u64) -> Self {
-        SimTime(s * PS_PER_S)
+        SimTime(s.saturating_mul(PS_PER_S))
     }
     /// A time of `s` seconds given as a float, rounded to the nearest picosecond
     /// (negative or non-finite inputs give zero).
@@ -89,6 +89,10 @@ impl SimTime {
     }
 }
 
+/// `+` and `-` are the engine's per-event arithmetic: plain integer operations (an overflow
+/// panics in a debug build and wraps in a release build). A scenario's durations are bounded so
+/// that a run's sums stay far inside the range (`units::MAX_SCENARIO_DURATION`); for times of
+/// your own that may not be, use [`SimTime::saturating_add`] and [`SimTime::saturating_sub`].
 impl Add for SimTime {
     type Output = SimTime;
     fn add(self, rhs: SimTime) -> SimTime {
@@ -145,13 +149,13 @@ impl Rate {
     pub const fn bps(bps: u64) -> Self {
         Rate(bps)
     }
-    /// A rate of `m` megabits per second.
+    /// A rate of `m` megabits per second, saturating at `u64::MAX` b/s.
     pub const fn mbps(m: u64) -> Self {
-        Rate(m * 1_000_000)
+        Rate(m.saturating_mul(1_000_000))
     }
-    /// A rate of `g` gigabits per second.
+    /// A rate of `g` gigabits per second, saturating at `u64::MAX` b/s.
     pub const fn gbps(g: u64) -> Self {
-        Rate(g * 1_000_000_000)
+        Rate(g.saturating_mul(1_000_000_000))
     }
     /// This rate in bits per second.
     pub const fn as_bps(self) -> u64 {
@@ -198,6 +202,18 @@ impl fmt::Display for Rate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn constructors_saturate_instead_of_overflowing() {
+        assert_eq!(SimTime::from_ns(u64::MAX), SimTime::MAX);
+        assert_eq!(SimTime::from_us(u64::MAX / 2), SimTime::MAX);
+        assert_eq!(SimTime::from_ms(u64::MAX), SimTime::MAX);
+        assert_eq!(SimTime::from_secs(100_000_000), SimTime::MAX);
+        assert_eq!(SimTime::from_secs(3), SimTime(3 * PS_PER_S));
+        assert_eq!(Rate::mbps(u64::MAX), Rate(u64::MAX));
+        assert_eq!(Rate::gbps(u64::MAX / 1000), Rate(u64::MAX));
+        assert_eq!(Rate::gbps(10), Rate(10_000_000_000));
+    }
 
     #[test]
     fn serialisation_matches_spec_examples() {
