@@ -883,3 +883,16 @@ fn a_periodic_task_cannot_stop_a_run_billions_of_times() {
     assert!(e.message.ends_with("80000000000 scans, more than the limit of 10000000: expected an interval of at least 8ns"), "{e}");
     assert!(demo().first_fit(SimTime::from_ns(8), "10%").build().is_ok());
 }
+
+#[test]
+fn an_event_on_an_empty_list_of_links_is_an_error() {
+    // It ran, changing nothing.
+    let event = Event {
+        at: SimTime::from_ms(1),
+        target: EventTarget::Links(Vec::new()),
+        set: EventChange::Down,
+    };
+    let e = demo().event(event).build().unwrap_err();
+    assert_eq!(e.key_path, "events[0].where.link");
+    assert!(e.message.starts_with("an empty list names no link"), "{e}");
+}

@@ -55,6 +55,14 @@ pub(super) fn events(
                     ))
                 }
             };
+            if names.is_empty() {
+                return Err(cx.err(
+                    &l.origin,
+                    &wt.key("link"),
+                    "an empty list names no link, so the event would change nothing: expected \
+                     at least one name",
+                ));
+            }
             EventTarget::Links(names)
         } else {
             let ln = wt.required("layer", "a layer name such as \"core\" (or `link`)")?;
