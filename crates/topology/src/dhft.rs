@@ -35,7 +35,8 @@ const KIND: &str = "dhft";
 impl Dhft {
     /// Number of hosts, `k³/3`.
     pub fn host_count(&self) -> u64 {
-        u64::from(self.k).pow(3) / 3
+        let k = u128::from(self.k);
+        u64::try_from(k * k * k / 3).unwrap_or(u64::MAX)
     }
 
     /// Builds the DHFT into `world` and installs its paths.
@@ -53,7 +54,13 @@ impl Dhft {
             ));
         }
         let hosts = self.host_count();
-        ensure_size(world, KIND, hosts, 4 * hosts + u64::from(k).pow(3))?;
+        let cube = u64::from(k).saturating_pow(3);
+        ensure_size(
+            world,
+            KIND,
+            hosts,
+            hosts.saturating_mul(4).saturating_add(cube),
+        )?;
         let (h2, per_pair) = (k / 2, 2 * k / 3);
         let split = k.div_ceil(4);
         let mut a = Assembler::new(KIND, &CABLE_LAYERS, world, cabling, queues)?;

@@ -43,15 +43,18 @@ const KIND: &str = "fattree";
 pub const CABLE_LAYERS: [&str; 3] = ["tor", "agg", "core"];
 
 impl FatTree {
-    /// Number of hosts, `k³r/4`.
+    /// Number of hosts, `k³r/4` (saturating at `u64::MAX`).
     pub fn host_count(&self) -> u64 {
-        let k = u64::from(self.k);
-        k * k * k / 4 * u64::from(self.oversubscription)
+        let k = u128::from(self.k);
+        let hosts = k * k * k / 4 * u128::from(self.oversubscription);
+        u64::try_from(hosts).unwrap_or(u64::MAX)
     }
 
-    /// Number of directed links, `2·hosts + k³`.
+    /// Number of directed links, `2·hosts + k³` (saturating at `u64::MAX`).
     pub fn link_count(&self) -> u64 {
-        2 * self.host_count() + u64::from(self.k).pow(3)
+        let k = u64::from(self.k);
+        let cube = k.saturating_mul(k).saturating_mul(k);
+        self.host_count().saturating_mul(2).saturating_add(cube)
     }
 
     fn check(&self, world: &World) -> Result<()> {

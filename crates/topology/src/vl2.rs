@@ -57,9 +57,16 @@ impl Vl2 {
         if self.hosts_per_tor == 0 {
             return Err(invalid(KIND, "hosts_per_tor must be at least 1"));
         }
-        let hosts = self.tor_count() * u64::from(self.hosts_per_tor);
-        let fabric = 2 * u64::from(self.da) * u64::from(self.di);
-        ensure_size(world, KIND, hosts, 2 * hosts + fabric)?;
+        let hosts = self
+            .tor_count()
+            .saturating_mul(u64::from(self.hosts_per_tor));
+        let fabric = (u64::from(self.da) * u64::from(self.di)).saturating_mul(2);
+        ensure_size(
+            world,
+            KIND,
+            hosts,
+            hosts.saturating_mul(2).saturating_add(fabric),
+        )?;
         let (tors, half) = (self.tor_count() as u32, self.da / 2);
         let mut a = Assembler::new(KIND, &["tor", "agg", "int"], world, cabling, queues)?;
         let (tor_l, agg_l, int_l) = (a.layer("tor"), a.layer("agg"), a.layer("int"));

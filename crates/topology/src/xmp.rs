@@ -50,6 +50,9 @@ struct Bottlenecks<'n> {
     kind: &'static str,
     bottlenecks: u32,
     pairs: u32,
+    /// Host cables: the length of every pair's `attach` list, summed (known in closed form, so
+    /// that a network too large is refused before anything is listed).
+    cables: u64,
     names: [&'n str; 2],
 }
 
@@ -69,8 +72,7 @@ impl Bottlenecks<'_> {
                 "there must be at least one sender/receiver pair",
             ));
         }
-        let cables: u64 = (0..pairs).map(|i| attach(i).len() as u64).sum();
-        let links = 4 * cables + 2 * u64::from(self.bottlenecks);
+        let links = 4 * self.cables + 2 * u64::from(self.bottlenecks);
         ensure_size(world, kind, 2 * u64::from(pairs), links)?;
         let mut a = Assembler::new(kind, &CABLES, world, cabling, queues)?;
         let (sw, neck) = (a.layer("switch"), a.layer("bottleneck"));
@@ -126,6 +128,7 @@ impl XmpTwoPath {
             kind: "xmp-two-path",
             bottlenecks: 2,
             pairs,
+            cables: 2 * u64::from(m) + u64::from(s0) + u64::from(s1),
             names: ["left", "right"],
         };
         shape.build(attach, world, cabling, queues)
@@ -152,6 +155,7 @@ impl XmpTorus {
             kind: "xmp-torus",
             bottlenecks: b,
             pairs: b,
+            cables: 2 * u64::from(b),
             names: ["l", "r"],
         };
         shape.build(attach, world, cabling, queues)

@@ -674,3 +674,57 @@ fn bcube_shortest_pairs_per_reach_are_the_first_of_each_in_a_full_listing() {
         .unwrap();
     assert_eq!(t.first_pair_per_reach(&[0, 1, 2], true), None);
 }
+
+#[test]
+fn the_largest_parameters_are_refused_without_overflow_or_a_long_loop() {
+    // Built directly (the scenario loader caps every parameter): the host and link counts
+    // overflowed u64 (a panic in a debug build), and the XMP testbed listed 4 x 10^9 pairs
+    // before checking its size.
+    let big = u32::MAX - 1;
+    let mut world = World::new(1);
+    let results = [
+        FatTree {
+            k: big,
+            oversubscription: u32::MAX,
+        }
+        .build(&mut world, &cabling(), &mut droptail),
+        Dhft { k: 4_294_967_292 }.build(&mut world, &cabling(), &mut droptail),
+        Vl2 {
+            da: big,
+            di: big,
+            hosts_per_tor: u32::MAX,
+        }
+        .build(&mut world, &cabling(), &mut droptail),
+        BCube {
+            n: u32::MAX,
+            k: u32::MAX,
+        }
+        .build(&mut world, &cabling(), &mut droptail),
+        Star { hosts: u32::MAX }.build(&mut world, &cabling(), &mut droptail),
+        Dumbbell { pairs: u32::MAX }.build(&mut world, &cabling(), &mut droptail),
+        XmpTwoPath {
+            multipath_pairs: u32::MAX / 2,
+            single_path_pairs: [0, 0],
+        }
+        .build(&mut world, &cabling(), &mut droptail),
+        XmpTorus {
+            bottlenecks: u32::MAX,
+        }
+        .build(&mut world, &cabling(), &mut droptail),
+    ];
+    for r in results {
+        let Err(e) = r else {
+            panic!("a network this large was built");
+        };
+        assert!(e.to_string().contains("too"), "{e}");
+    }
+    assert!(world.links().is_empty());
+    assert_eq!(
+        FatTree {
+            k: u32::MAX,
+            oversubscription: u32::MAX
+        }
+        .host_count(),
+        u64::MAX
+    );
+}
