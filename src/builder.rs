@@ -47,6 +47,31 @@
 //! assert_eq!(err.hint.as_deref(), Some("use k = 4 or k = 6"));
 //! ```
 //!
+//! `build` checks what the scenario says. What needs the network built or a named file read (a
+//! stride that is a multiple of the host count, the lines of a CDF or topology file, a node an
+//! event names, the memory a run needs) is checked when a run is set up:
+//! [`crate::simulate::run`] returns it as a [`crate::runner::RunError`] naming the key, and
+//! [`crate::simulate::preflight::check`] finds it for every sweep point before any run starts,
+//! as `htsim validate` does:
+//!
+//! ```
+//! use htsim::builder::ScenarioBuilder;
+//! use htsim::core::SimTime;
+//! use htsim::scenario::{FlowClass, TopologyConfig, TransportConfig};
+//! use htsim::simulate::{preflight, run, RunContext};
+//!
+//! let loaded = ScenarioBuilder::new("stride")
+//!     .duration(SimTime::from_ms(1))
+//!     .topology(TopologyConfig::fattree(4))
+//!     .flows(FlowClass::long("long", TransportConfig::tcp()).stride(16))
+//!     .build_loaded()
+//!     .unwrap();
+//! let problems = preflight::check(&loaded, 1).unwrap_err();
+//! assert_eq!(problems.0[0].key_path, "flows.long.matrix");
+//! let err = run(&loaded.scenario, 1, &RunContext::default()).unwrap_err();
+//! assert!(err.to_string().starts_with("flows.long.matrix: stride offset 16"));
+//! ```
+//!
 //! # Topologies
 //!
 //! Every built-in topology kind is buildable with its parameters: [`TopologyConfig::fattree`],
