@@ -168,16 +168,7 @@ impl ReceiverSubflow {
                     p.set(flags::ECE);
                 }
             }
-            CeEcho::XmpCount => {
-                let e = self.cnt_ce.min(3);
-                if e & 1 != 0 {
-                    p.set(flags::ECE);
-                }
-                if e & 2 != 0 {
-                    p.set(flags::CWR);
-                }
-                self.cnt_ce -= e;
-            }
+            CeEcho::XmpCount => echo_ce_count(&mut self.cnt_ce, &mut p),
         }
         stats.acks_sent += 1;
         ctx.send(p);
@@ -579,4 +570,17 @@ impl Endpoint for TcpReceiver {
         let event = self.sub.on_timer(fired, ctx, &mut self.stats);
         self.react(event, ctx);
     }
+}
+
+/// XMP's count echo (docs/model.md 7.2) on the ACK `p`: `e = min(cnt_ce, 3)` CE-marked segments
+/// not yet echoed go into ECE (bit 0) and CWR (bit 1), and are taken off `cnt_ce`.
+pub(crate) fn echo_ce_count(cnt_ce: &mut u32, p: &mut Packet) {
+    let e = (*cnt_ce).min(3);
+    if e & 1 != 0 {
+        p.set(flags::ECE);
+    }
+    if e & 2 != 0 {
+        p.set(flags::CWR);
+    }
+    *cnt_ce -= e;
 }

@@ -16,7 +16,7 @@ use super::RxSubflowAck;
 use crate::config::{CeEcho, PacketSizes, TcpConfig};
 use crate::ooo::OooSegments;
 use crate::path::PathChoice;
-use crate::receiver::ReceiverStats;
+use crate::receiver::{echo_ce_count, ReceiverStats};
 use crate::reorder::{HoldDecision, HoldState, ReorderHold};
 use crate::subflow::FIRST_SEQ;
 use crate::tcp::{ConnectionReport, ReportSink};
@@ -220,14 +220,7 @@ impl MptcpReceiver {
                 p.set(flags::FIN);
             }
             if self.xmp_count {
-                let e = sub.cnt_ce.min(3);
-                if e & 1 != 0 {
-                    p.set(flags::ECE);
-                }
-                if e & 2 != 0 {
-                    p.set(flags::CWR);
-                }
-                sub.cnt_ce -= e;
+                echo_ce_count(&mut sub.cnt_ce, &mut p);
             } else if ce {
                 p.set(flags::ECE);
             }
