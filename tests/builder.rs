@@ -896,3 +896,65 @@ fn an_event_on_an_empty_list_of_links_is_an_error() {
     assert_eq!(e.key_path, "events[0].where.link");
     assert!(e.message.starts_with("an empty list names no link"), "{e}");
 }
+
+#[test]
+fn a_scenario_changed_field_by_field_is_checked_before_it_runs() {
+    // The fields of a Scenario are public. Changed after building, a value the loader refuses
+    // panicked (a link delay of SimTime::MAX overflowed), hung (a time series interval of 0)
+    // or ran silently (a zero duration, an empty queue).
+    let base = || {
+        ScenarioBuilder::new("changed")
+            .duration(SimTime::from_ms(1))
+            .topology(TopologyConfig::fattree(4))
+            .flows(FlowClass::long("long", TransportConfig::tcp()))
+            .timeseries(TimeseriesConfig {
+                interval: SimTime::from_us(100),
+                series: vec!["queue".into()],
+                links: Vec::new(),
+                flows: Vec::new(),
+            })
+            .build()
+            .unwrap()
+    };
+    type Change = fn(&mut htsim::scenario::Scenario);
+    let cases: Vec<(Change, &str)> = vec![
+        (
+            (|s: &mut htsim::scenario::Scenario| {
+                s.topology
+                    .params
+                    .set("link_delay", ParamValue::Duration(SimTime::MAX))
+            }),
+            "`topology.link_delay`: \"18446744.073709551615s\" is too large",
+        ),
+        (
+            (|s: &mut htsim::scenario::Scenario| {
+                s.output.timeseries.as_mut().unwrap().interval = SimTime::ZERO
+            }),
+            "`output.timeseries.interval`: expected an interval above 0s",
+        ),
+        (
+            (|s: &mut htsim::scenario::Scenario| s.run.duration = SimTime::ZERO),
+            "`run.duration`: the run must last longer than 0s",
+        ),
+        (
+            (|s: &mut htsim::scenario::Scenario| s.queue.capacity = BufferSize::Packets(0)),
+            "`queue.capacity`: a queue of 0 holds nothing",
+        ),
+        (
+            (|s: &mut htsim::scenario::Scenario| s.flows.clear()),
+            "`flows`: ",
+        ),
+    ];
+    for (change, message) in cases {
+        let mut scenario = base();
+        change(&mut scenario);
+        let e = run(&scenario, 1, &RunContext::default()).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.starts_with(&format!("changed (scenario): {message}")),
+            "{text}"
+        );
+    }
+    // Unchanged, it runs.
+    assert!(run(&base(), 1, &RunContext::default()).is_ok());
+}

@@ -107,6 +107,61 @@ impl Loaded {
     }
 }
 
+impl Scenario {
+    /// Checks this scenario as the loader checks a file (without its sweep and references,
+    /// which belong to the run list): the error names the key, with the loader's message and
+    /// hint. A scenario from the loader or [`crate::builder`] passes; its fields are public, and
+    /// one changed field by field afterwards (`scenario.topology.params.set(...)`) may not, so
+    /// [`crate::simulate::run`] calls this before setting a run up.
+    ///
+    /// ```
+    /// use htsim::builder::ScenarioBuilder;
+    /// use htsim::core::SimTime;
+    /// use htsim::scenario::{FlowClass, TopologyConfig, TransportConfig};
+    ///
+    /// let mut scenario = ScenarioBuilder::new("demo")
+    ///     .duration(SimTime::from_ms(1))
+    ///     .topology(TopologyConfig::fattree(4))
+    ///     .flows(FlowClass::long("long", TransportConfig::tcp()))
+    ///     .build()
+    ///     .unwrap();
+    /// assert!(scenario.check().is_ok());
+    /// scenario.run.duration = SimTime::ZERO;
+    /// assert_eq!(scenario.check().unwrap_err().key_path, "run.duration");
+    /// ```
+    pub fn check(&self) -> Result<()> {
+        let mut bare = self.clone();
+        bare.sweep.clear();
+        bare.references.clear();
+        let label = format!("{} (scenario)", self.name);
+        let text = bare.to_toml_string().map_err(|e| {
+            Box::new(ScenarioError {
+                file: label.clone(),
+                location: Location::File,
+                key_path: String::new(),
+                message: format!("cannot be written as a scenario: {e}"),
+                hint: None,
+                snippet: None,
+                also: Vec::new(),
+            })
+        })?;
+        let source = Source::new(label, text);
+        let root = tree::parse(&source)?;
+        let cx = resolve::Cx {
+            src: &source,
+            base_dir: &self.base_dir,
+            default_name: &self.name,
+            check_files: true,
+        };
+        resolve::scenario(&cx, &root).map(|_| ()).map_err(|mut e| {
+            // The text is this function's own: no line or column to show.
+            e.location = Location::File;
+            e.snippet = None;
+            e
+        })
+    }
+}
+
 /// Loads and checks the scenario file at `path`.
 pub fn load(path: &Path, options: &LoadOptions) -> Result<Loaded> {
     let name = path.display().to_string();

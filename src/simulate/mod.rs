@@ -287,8 +287,16 @@ pub fn setup(
 
 /// Runs `scenario` with master seed `seed`, within the memory this machine has for one run
 /// ([`Budget::of_machine`]).
+///
+/// The scenario is checked first ([`Scenario::check`]): one changed field by field after
+/// loading or building gets the loader's error (as a [`RunError::Failed`] naming the key), not
+/// a run of something the loader refuses. Problems that need the network built or a named
+/// file read are errors too (what [`preflight::check`] finds ahead of a sweep).
 pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput, RunError> {
     let wall = Instant::now();
+    scenario
+        .check()
+        .map_err(|e| RunError::Failed(e.to_string()))?;
     let budget = Budget::of_machine(1)?;
     let mut guard = budget.as_ref().and_then(MemoryGuard::new);
     let Setup {
