@@ -136,6 +136,17 @@ fn echoes_of(
     e.downcast_ref::<Script>().expect("a Script").got.clone()
 }
 
+/// XMP's TCP configuration with the reorder-resilient receiver: duplicate ACKs held up to 1 ms
+/// and `max_segments` per hole.
+fn holding(max_segments: u32) -> TcpConfig {
+    let mut config = XmpConfig::tcp_config(Profile::Rfc);
+    config.reorder_hold = Some(ReorderHold {
+        max_delay: SimTime::from_ms(1),
+        max_segments,
+    });
+    config
+}
+
 #[test]
 fn the_receiver_echoes_a_two_bit_ce_count() {
     use PacketKind::{Ack, Fin, SynAck};
@@ -152,11 +163,7 @@ fn the_receiver_echoes_a_two_bit_ce_count() {
     );
     // Four CE segments whose duplicate ACKs are held (reorder option) until the first arrives
     // last: one cumulative ACK with e = min(4, 3) = 3; the remaining 1 goes on the FIN+ACK.
-    let mut config = XmpConfig::tcp_config(Profile::Rfc);
-    config.reorder_hold = Some(ReorderHold {
-        max_delay: SimTime::from_ms(1),
-        max_segments: 8,
-    });
+    let config = holding(8);
     let reordered = vec![(1, true), (2, true), (3, true), (0, true)];
     assert_eq!(
         echoes(&config, reordered),
@@ -176,11 +183,7 @@ fn the_multipath_receiver_echoes_every_held_ce_mark() {
     // XMP's own receiver (7.2): the same count. Four CE segments held behind a hole: the
     // cumulative ACK carries e = 3 and the FIN+ACK the fourth mark (it was one bit, e = 1,
     // with the other three marks lost).
-    let mut config = XmpConfig::tcp_config(Profile::Rfc);
-    config.reorder_hold = Some(ReorderHold {
-        max_delay: SimTime::from_ms(1),
-        max_segments: 8,
-    });
+    let config = holding(8);
     let reordered = vec![(1, true), (2, true), (3, true), (0, true)];
     assert_eq!(
         echoes_of(&config, reordered, true),
@@ -188,10 +191,7 @@ fn the_multipath_receiver_echoes_every_held_ce_mark() {
     );
     // Three held marks released as duplicate ACKs at the count limit (3 segments): the first
     // duplicate carries all three (it carried one).
-    config.reorder_hold = Some(ReorderHold {
-        max_delay: SimTime::from_ms(1),
-        max_segments: 3,
-    });
+    let config = holding(3);
     let released = vec![(1, true), (2, true), (3, true), (0, false)];
     assert_eq!(
         echoes_of(&config, released, true),
@@ -205,7 +205,7 @@ fn the_multipath_receiver_echoes_every_held_ce_mark() {
         ]
     );
     // Without the hold every ACK echoes its own segment's mark, as before.
-    config.reorder_hold = None;
+    let config = XmpConfig::tcp_config(Profile::Rfc);
     let plain = vec![(0, true), (1, false), (2, true)];
     assert_eq!(
         echoes_of(&config, plain, true),
