@@ -125,7 +125,7 @@ pub struct ScenarioBuilder {
     doc: Table,
     /// Values that could not be written, with the keys (not dotted: names may hold dots) of
     /// the setters that gave them, in call order.
-    errors: Vec<(Vec<String>, ScenarioError)>,
+    errors: Vec<(Vec<String>, Box<ScenarioError>)>,
 }
 
 impl ScenarioBuilder {
@@ -332,7 +332,7 @@ impl ScenarioBuilder {
     /// ```
     pub fn build_loaded(&self) -> Result<Loaded> {
         if let Some((_, e)) = self.errors.first() {
-            return Err(Box::new(e.clone()));
+            return Err(e.clone());
         }
         let root = Node::new(Value::Table(self.doc.clone()), Origin::Unknown);
         load_tree(
@@ -399,15 +399,11 @@ impl ScenarioBuilder {
 
     /// Records a value, set at the keys `at`, that could not be written as a scenario value.
     fn fail(&mut self, at: &[&str], key_path: &str, message: String) {
-        let error = ScenarioError {
-            file: self.label(),
-            location: Location::File,
-            key_path: key_path.to_string(),
-            message: format!("cannot be written as a scenario value: {message}"),
-            hint: None,
-            snippet: None,
-            also: Vec::new(),
-        };
+        let error = ScenarioError::about_file(
+            self.label(),
+            key_path,
+            format!("cannot be written as a scenario value: {message}"),
+        );
         self.errors
             .push((at.iter().map(|k| k.to_string()).collect(), error));
     }

@@ -136,6 +136,24 @@ pub struct ScenarioError {
 }
 
 impl ScenarioError {
+    /// An error about the input `file` as a whole (no line to show), at `key_path` (empty: the
+    /// whole file).
+    pub fn about_file(
+        file: impl Into<String>,
+        key_path: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Box<Self> {
+        Box::new(ScenarioError {
+            file: file.into(),
+            location: Location::File,
+            key_path: key_path.into(),
+            message: message.into(),
+            hint: None,
+            snippet: None,
+            also: Vec::new(),
+        })
+    }
+
     /// Adds a hint.
     pub fn with_hint(mut self: Box<Self>, hint: impl Into<String>) -> Box<Self> {
         self.hint = Some(hint.into());

@@ -135,30 +135,25 @@ impl Scenario {
         bare.references.clear();
         let label = format!("{} (scenario)", self.name);
         let text = bare.to_toml_string().map_err(|e| {
-            Box::new(ScenarioError {
-                file: label.clone(),
-                location: Location::File,
-                key_path: String::new(),
-                message: format!("cannot be written as a scenario: {e}"),
-                hint: None,
-                snippet: None,
-                also: Vec::new(),
-            })
+            ScenarioError::about_file(&label, "", format!("cannot be written as a scenario: {e}"))
         })?;
+        // The text is this function's own: no line or column to show.
+        let whole_file = |mut e: Box<ScenarioError>| {
+            e.location = Location::File;
+            e.snippet = None;
+            e
+        };
         let source = Source::new(label, text);
-        let root = tree::parse(&source)?;
+        let root = tree::parse(&source).map_err(whole_file)?;
         let cx = resolve::Cx {
             src: &source,
             base_dir: &self.base_dir,
             default_name: &self.name,
             check_files: true,
         };
-        resolve::scenario(&cx, &root).map(|_| ()).map_err(|mut e| {
-            // The text is this function's own: no line or column to show.
-            e.location = Location::File;
-            e.snippet = None;
-            e
-        })
+        resolve::scenario(&cx, &root)
+            .map(|_| ())
+            .map_err(whole_file)
     }
 }
 
@@ -166,15 +161,7 @@ impl Scenario {
 pub fn load(path: &Path, options: &LoadOptions) -> Result<Loaded> {
     let name = path.display().to_string();
     let text = input::read_text(path).map_err(|e| {
-        Box::new(ScenarioError {
-            file: name.clone(),
-            location: Location::File,
-            key_path: String::new(),
-            message: format!("cannot read the scenario file: {e}"),
-            hint: None,
-            snippet: None,
-            also: Vec::new(),
-        })
+        ScenarioError::about_file(&name, "", format!("cannot read the scenario file: {e}"))
     })?;
     let stem = path
         .file_stem()
