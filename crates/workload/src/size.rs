@@ -144,13 +144,14 @@ impl Pareto {
     /// `scale (shape - (scale / max)^(shape - 1)) / (shape - 1)`.
     pub fn mean(&self) -> f64 {
         let a = self.shape;
-        self.scale * (a - (self.scale / self.max as f64).powf(a - 1.0)) / (a - 1.0)
+        self.scale * (a - libm::pow(self.scale / self.max as f64, a - 1.0)) / (a - 1.0)
     }
 
-    /// Draws a size in bytes (at least 1).
+    /// Draws a size in bytes (at least 1). The power is [`libm::pow`], the same on every
+    /// platform, as in [`PoissonArrivals::gap`](crate::arrivals::PoissonArrivals::gap).
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u64 {
         let u = 1.0 - rng.random::<f64>();
-        let x = (self.scale * u.powf(-1.0 / self.shape)).min(self.max as f64);
+        let x = (self.scale * libm::pow(u, -1.0 / self.shape)).min(self.max as f64);
         // Saturating float-to-integer conversion of a finite, non-negative value.
         (x.round() as u64).max(1)
     }
