@@ -4,8 +4,8 @@
 //!
 //! A run's *settings* are its sweep point's resolved scenario, every default written out, with
 //! `run.seeds` replaced by the run's one seed (`run.seed`), plus a `[files]` table with the
-//! SHA-256 of every file the scenario reads (`cdf_file`s, a `file` topology's `path`), so that
-//! an edited file counts as a change. Left out: the scenario's `name` and `description` (they
+//! SHA-256 of every file the scenario reads (`cdf_file`s, `pairs_file`s, a `file` topology's
+//! `path`), so that an edited file counts as a change. Left out: the scenario's `name` and `description` (they
 //! name and describe, and change nothing simulated), `[[reference]]` (published values to
 //! compare with, which change nothing simulated either), `output.plots` (charts drawn over all
 //! runs, from their files) and `[sweep]` (the point's values are already in place). The settings are TOML text with sorted keys; their SHA-256 is the run's
@@ -141,12 +141,14 @@ fn point_table(scenario: &Scenario) -> toml::Table {
 }
 
 /// The files a scenario table reads, as written (relative to the scenario's directory): every
-/// `cdf_file`, and `topology.path` of a `file` topology.
+/// `cdf_file` and `pairs_file`, and `topology.path` of a `file` topology.
 fn referenced_files(value: &toml::Value, out: &mut Vec<String>) {
     match value {
         toml::Value::Table(t) => {
-            if let Some(toml::Value::String(path)) = t.get("cdf_file") {
-                out.push(path.clone());
+            for key in ["cdf_file", "pairs_file"] {
+                if let Some(toml::Value::String(path)) = t.get(key) {
+                    out.push(path.clone());
+                }
             }
             if let (Some(toml::Value::String(kind)), Some(toml::Value::String(path))) =
                 (t.get("kind"), t.get("path"))

@@ -861,3 +861,47 @@ fn runs_no_longer_in_the_run_list_are_stale() {
     assert!(!p.join("X/runs/base/seed-2").exists());
     assert_eq!(first_n(&p.join("X/summary.csv")), "1");
 }
+
+/// Every file a scenario reads is part of its runs' settings: edited, it makes them stale on
+/// resume (the runs read the old contents) and keeps `report` from merging runs of both.
+#[test]
+fn every_file_a_scenario_reads_makes_its_runs_stale_when_edited() {
+    let pairs = STAR.replace(
+        "name = \"long\"\n",
+        "name = \"long\"\nmatrix = \"pairs\"\npairs_file = \"pairs.txt\"\n",
+    );
+    let cdf = STAR.replace("\"infinite\"", "{ cdf_file = \"sizes.cdf\" }");
+    let cases = [
+        (pairs.as_str(), "pairs.txt", "0 1\n", "1 0\n"),
+        (
+            cdf.as_str(),
+            "sizes.cdf",
+            "0 0\n10000 50\n20000 100\n",
+            "0 0\n100000 50\n200000 100\n",
+        ),
+    ];
+    for (scenario, file, before, after) in cases {
+        let dir = setup(scenario);
+        let p = dir.path();
+        std::fs::write(p.join(file), before).unwrap();
+        expect(
+            0,
+            &["run", "s.toml", "--out", "X", "--shard", "1/2", "-q"],
+            p,
+        );
+        std::fs::write(p.join(file), after).unwrap();
+        let err = expect(2, &["run", "s.toml", "--out", "X", "-q"], p);
+        assert!(err.contains(&format!("files.{file}")), "{file}: {err}");
+        // A shard run after the edit does not merge with one run before it.
+        expect(
+            0,
+            &["run", "s.toml", "--out", "Y", "--shard", "2/2", "-q"],
+            p,
+        );
+        let err = expect(2, &["report", "X", "Y", "--out", "M"], p);
+        assert!(
+            err.contains(&format!("read different contents of {file}")),
+            "{file}: {err}"
+        );
+    }
+}
