@@ -361,7 +361,8 @@ pub fn run_all(
     let lock = DirLock::acquire(out, options.shard, Some(&digest))?;
     let all = run_list(loaded);
     // Referenced files are hashed once, before any run: what a run records is what they held
-    // when the command started, even if one is edited while runs go on.
+    // when the command started. A run fails when one no longer holds that once it is over
+    // (`unchanged_files`): it read the file while it ran.
     let file_digests = FileDigests::default();
     let existing = existing_runs(loaded, &all, out, &file_digests);
     // Stale: complete runs of the list with other settings, and complete runs not in it.
@@ -453,6 +454,7 @@ pub fn run_all(
                     .map_err(io_error(&dir))
                     .and_then(|_| executor.execute_point(run.point, point, run.seed))
                     .and_then(|files| {
+                        unchanged_files(scenario, run.seed, &settings)?;
                         let identity =
                             RunIdentity::new(run.id(name), &settings, &options.command_line);
                         output::write_run(&dir, &identity.to_json(), &files).map_err(io_error(&dir))
@@ -555,6 +557,27 @@ pub fn write_report(loaded: &Loaded, out: &Path) -> Result<ReportOutcome, Report
         swept: crate::report::swept::SweptValues::of(loaded),
     };
     build_report(&[out.to_path_buf()], out, &options).map(ReportOutcome::Written)
+}
+
+/// Checks that the files the run of `scenario` with `seed` reads (CDF, pairs and topology
+/// files) still hold what `settings` records, read again now that the run is over. The run
+/// read them while it ran, after `settings` was taken: a file edited in between could have
+/// given it other contents than its run.json would name, so such a run fails, writing
+/// nothing, and the command is to be run again.
+fn unchanged_files(scenario: &Scenario, seed: u64, settings: &Settings) -> Result<(), RunError> {
+    let now = Settings::of(scenario, seed);
+    if now.digest == settings.digest {
+        return Ok(());
+    }
+    let files: Vec<String> = differences(&settings.text, &now.text)
+        .into_iter()
+        .map(|d| d.key.strip_prefix("files.").unwrap_or(&d.key).to_string())
+        .collect();
+    Err(RunError::Failed(format!(
+        "{} changed while the command ran, so this run may have read other contents than \
+         the command started with; its results are not written: run the command again",
+        files.join(", ")
+    )))
 }
 
 enum Outcome {

@@ -316,15 +316,16 @@ fn every_failed_run_is_reported_and_the_others_finish() {
 }
 
 #[test]
-fn a_file_edited_while_runs_go_on_is_recorded_as_it_was_at_the_start() {
+fn a_file_edited_while_runs_go_on_fails_the_runs_that_may_have_read_it() {
     let dir = tempfile::tempdir().unwrap();
     let cdf = dir.path().join("sizes.cdf");
-    std::fs::write(&cdf, "0 0\n10000 50\n20000 100\n").unwrap();
+    let start = "0 0\n10000 50\n20000 100\n";
+    std::fs::write(&cdf, start).unwrap();
     let text = r#"
 name = "edited"
 [run]
 duration = "1ms"
-seeds = 2
+seeds = 3
 [topology]
 kind = "star"
 hosts = 2
@@ -336,10 +337,13 @@ transport = { kind = "tcp" }
 "#;
     let l = load_str("edited.toml", text, dir.path(), &LoadOptions::default()).unwrap();
     let scenario = &l.points[0].scenario;
-    let before = [1, 2].map(|seed| htsim::identity::Settings::of(scenario, seed).digest);
+    let before = [1, 2, 3].map(|seed| htsim::identity::Settings::of(scenario, seed).digest);
+    // Seed 2's run edits the file while it runs, as a user could while a real run reads it:
+    // seed 1 ran before, seed 3 after (one job, in run-list order).
     let edit = |_: &Scenario, seed: u64| -> Result<RunFiles, RunError> {
-        // Every run edits the file while it runs.
-        std::fs::write(&cdf, format!("0 0\n{seed}0000 50\n90000 100\n")).unwrap();
+        if seed == 2 {
+            std::fs::write(&cdf, "0 0\n90000 50\n99000 100\n").unwrap();
+        }
         Ok(RunFiles {
             summary: summary(seed, 0),
             ..RunFiles::default()
@@ -350,12 +354,39 @@ transport = { kind = "tcp" }
         jobs: 1,
         ..RunOptions::default()
     };
-    run_all(&l, &options, &edit, &|_: RunEvent<'_>| {}).unwrap();
-    for (seed, digest) in [1, 2].into_iter().zip(before) {
-        let json = dir.path().join(format!("o/runs/base/seed-{seed}/run.json"));
-        let recorded = htsim::identity::RunIdentity::read(&json).unwrap();
-        assert_eq!(recorded.digest, digest, "seed {seed}");
+    let report = run_all(&l, &options, &edit, &|_: RunEvent<'_>| {}).unwrap();
+    // Seed 1 read the file as it was at the start, and records that; seeds 2 and 3 may have
+    // read either contents: they fail, naming the file, and write nothing that looks complete.
+    assert_eq!(report.finished, ["edited/base/seed-1"]);
+    let failed: Vec<&str> = report.failed.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(failed, ["edited/base/seed-2", "edited/base/seed-3"]);
+    for (_, why) in &report.failed {
+        assert!(
+            why.starts_with("sizes.cdf changed while the command ran"),
+            "{why}"
+        );
     }
+    let json = dir.path().join("o/runs/base/seed-1/run.json");
+    let recorded = htsim::identity::RunIdentity::read(&json).unwrap();
+    assert_eq!(recorded.digest, before[0]);
+    for seed in [2, 3] {
+        let run = dir.path().join(format!("o/runs/base/seed-{seed}"));
+        assert!(!htsim::output::is_complete(&run), "seed {seed}");
+    }
+    // With the file back as it was, running again completes the other runs alone.
+    std::fs::write(&cdf, start).unwrap();
+    let report = run_all(&l, &options, &fake_empty, &|_: RunEvent<'_>| {}).unwrap();
+    assert_eq!(report.skipped, ["edited/base/seed-1"]);
+    assert_eq!(report.finished.len(), 2);
+    assert!(report.failed.is_empty());
+}
+
+/// A run that writes only its summary.
+fn fake_empty(_: &Scenario, seed: u64) -> Result<RunFiles, RunError> {
+    Ok(RunFiles {
+        summary: summary(seed, 0),
+        ..RunFiles::default()
+    })
 }
 
 #[test]
