@@ -348,9 +348,10 @@ pub fn remove_report(out: &Path) -> io::Result<()> {
     }
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed to disk,
-/// then renamed over `path`. Readers see the old file or the new one, never a part.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+/// A temporary name for `path` in the same directory, unique in this process, that
+/// [`remove_temp_files`] recognises: `.<name>.tmp-<pid>-<n>`, then `path`'s extension again
+/// (`.png`), for writers that choose a format by it. Creates the directory.
+pub fn temp_path(path: &Path) -> io::Result<PathBuf> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir)?;
@@ -358,11 +359,33 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "file".into());
-    let tmp = dir.join(format!(
-        ".{name}.tmp-{}-{}",
+    let ext = path
+        .extension()
+        .map(|e| format!(".{}", e.to_string_lossy()))
+        .unwrap_or_default();
+    Ok(dir.join(format!(
+        ".{name}.tmp-{}-{}{ext}",
         std::process::id(),
         COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
+    )))
+}
+
+/// Makes the complete temporary file `tmp` ([`temp_path`]) the file at `path`: flushes it to
+/// disk and renames it over `path`. On failure `tmp` is removed and `path` left as it was.
+pub fn commit_temp(tmp: &Path, path: &Path) -> io::Result<()> {
+    let result = fs::File::open(tmp)
+        .and_then(|f| f.sync_all())
+        .and_then(|_| fs::rename(tmp, path));
+    if result.is_err() {
+        let _ = fs::remove_file(tmp);
+    }
+    result
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed to disk,
+/// then renamed over `path`. Readers see the old file or the new one, never a part.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = temp_path(path)?;
     let result = (|| {
         let mut f = fs::File::create(&tmp)?;
         f.write_all(bytes)?;

@@ -22,6 +22,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::axis::{compact, linear_ticks, log_bounds, log_ticks, Tick};
 use super::chart::{XScale, XyChart};
 use super::palette::{style_of, Shape};
+use crate::output::{commit_temp, temp_path};
 use crate::report::error::{io_error, ReportError, Result};
 
 /// The embedded DejaVu Sans (Debian fonts-dejavu-core, Bitstream Vera licence).
@@ -78,16 +79,30 @@ pub fn render(chart: &XyChart, dir: &Path, name: &str) -> Result<Vec<PathBuf>> {
     if !register_fonts() {
         return Err(plot_error(&svg)("the embedded font did not load".into()));
     }
+    // Each file is drawn into a temporary file and renamed over the plot: a report cut short
+    // (killed, a full disk) never leaves a plot half drawn, and a reader of the old plot
+    // keeps it whole.
     let size = (PLOT_WIDTH, PLOT_HEIGHT);
-    draw(&SVGBackend::new(&svg, size).into_drawing_area(), chart, 1.0).map_err(plot_error(&svg))?;
+    let tmp = temp_path(&svg).map_err(io_error(&svg))?;
+    draw(&SVGBackend::new(&tmp, size).into_drawing_area(), chart, 1.0)
+        .map_err(|e| discard(&tmp, plot_error(&svg)(e)))?;
+    commit_temp(&tmp, &svg).map_err(io_error(&svg))?;
     let size = (PLOT_WIDTH * PNG_SCALE, PLOT_HEIGHT * PNG_SCALE);
+    let tmp = temp_path(&png).map_err(io_error(&png))?;
     draw(
-        &BitMapBackend::new(&png, size).into_drawing_area(),
+        &BitMapBackend::new(&tmp, size).into_drawing_area(),
         chart,
         PNG_SCALE as f64,
     )
-    .map_err(plot_error(&png))?;
+    .map_err(|e| discard(&tmp, plot_error(&png)(e)))?;
+    commit_temp(&tmp, &png).map_err(io_error(&png))?;
     Ok(vec![svg, png])
+}
+
+/// Removes the temporary file `tmp` of a plot that could not be drawn; returns `error`.
+fn discard(tmp: &Path, error: ReportError) -> ReportError {
+    let _ = std::fs::remove_file(tmp);
+    error
 }
 
 /// The x and y ranges the axes span: every drawable point and error bar, padded, the y range
@@ -669,6 +684,35 @@ mod tests {
         assert!(w >= 1920, "at least 2x the old 960 pixels");
         // Drawn text and lines: plenty of dark pixels.
         assert!(pixels.iter().filter(|&&b| b < 128).count() > 4000);
+    }
+
+    #[test]
+    fn a_plot_is_replaced_whole_never_rewritten_in_place() {
+        // A reader holding the old plot (here a second link to its file) keeps it whole: the
+        // new plot is drawn into a temporary file and renamed over it, so a report cut short
+        // never leaves a plot half drawn under its name.
+        let dir = tempfile::tempdir().unwrap();
+        let c = chart(vec![series("tcp", &[(1.0, 2.0), (2.0, 3.0)])]);
+        let mut held = Vec::new();
+        for ext in ["svg", "png"] {
+            let plot = dir.path().join(format!("c.{ext}"));
+            std::fs::write(&plot, b"old plot").unwrap();
+            let link = dir.path().join(format!("held-{ext}"));
+            std::fs::hard_link(&plot, &link).unwrap();
+            held.push(link);
+        }
+        let files = render(&c, dir.path(), "c").unwrap();
+        for link in &held {
+            assert_eq!(std::fs::read(link).unwrap(), b"old plot", "{link:?}");
+        }
+        assert!(std::fs::read_to_string(&files[0]).unwrap().contains("<svg"));
+        assert_eq!(png_pixels(&files[1]).0, PLOT_WIDTH * PNG_SCALE);
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["c.png", "c.svg", "held-png", "held-svg"]);
     }
 
     /// The numbers of attribute `name` in an SVG element's text.
