@@ -916,6 +916,84 @@ fn cwnd_and_rate_series_follow_the_acknowledgements_by_hand() {
     );
 }
 
+/// Two hosts on a 1 Gb/s star, a long TCP flow each way; the second (host0 -> host1, from
+/// 20 ms) has a 70 000 B receive window, so it never loses a packet, and its ACKs queue behind
+/// the first flow's data at host1's NIC.
+const TWO_WAY_STAR: &str = r#"
+[run]
+duration = "60ms"
+drain = "10ms"
+[topology]
+kind = "star"
+hosts = 2
+link_rate = "1Gbps"
+link_delay = "10us"
+[queue]
+kind = "droptail"
+capacity = "100pkt"
+[[flows]]
+name = "back"
+matrix = "pairs"
+pairs = [[1, 0]]
+size = "infinite"
+transport = { kind = "tcp" }
+[[flows]]
+name = "fwd"
+matrix = "pairs"
+pairs = [[0, 1]]
+size = "infinite"
+start = "20ms"
+transport = { kind = "tcp", rwnd = "70000B" }
+[output.timeseries]
+interval = "1ms"
+series = ["rate"]
+"#;
+
+#[test]
+fn the_rate_series_counts_acks_at_the_sender_so_one_interval_can_pass_the_line_rate() {
+    // docs/outputs.md (timeseries.csv): `rate` counts bytes when their acknowledgement reaches
+    // the sender. The forward flow loses nothing, yet its ACKs, queued behind the other flow's
+    // data, come back in bursts of up to a whole window (50 segments): many 1 ms intervals
+    // count up to 100 segments (1120 Mb/s) where the line carries at most 85.5, others 50; over
+    // its life the rate stays under the payload line rate, as the flow's goodput does.
+    let out = run(&scenario(TWO_WAY_STAR, &[]), 1, &RunContext::default()).unwrap();
+    let flows = flow_rows(&out);
+    let fwd = &flows[1];
+    assert_eq!(
+        (fwd["class"].as_str(), fwd["retransmits"].as_str()),
+        ("fwd", "0")
+    );
+    let csv = String::from_utf8(out.files.timeseries_csv.unwrap()).unwrap();
+    let rates: Vec<(u64, f64)> = csv_rows(csv.as_bytes())
+        .iter()
+        .filter(|r| r["series"] == "rate" && r["id"] == "1")
+        .map(|r| (r["time_ns"].parse().unwrap(), r["value"].parse().unwrap()))
+        .collect();
+    let above: Vec<&(u64, f64)> = rates
+        .iter()
+        .filter(|(_, bps)| *bps > PAYLOAD_LINE_RATE_BPS)
+        .collect();
+    assert!(above.len() >= 10, "{rates:?}");
+    // At most two windows' ACKs land in one interval: 100 segments, 1120 Mb/s.
+    let most = rates.iter().map(|(_, bps)| *bps).fold(0.0, f64::max);
+    assert_eq!(most, 1_120_000_000.0, "{above:?}");
+    // From the first interval over the line rate (28 ms) to the end of the run, the bytes
+    // counted fit the line: at most 957.6 Mb/s on average.
+    let first = rates
+        .iter()
+        .position(|(_, bps)| *bps > PAYLOAD_LINE_RATE_BPS)
+        .unwrap();
+    let span = &rates[first..];
+    let mean_bps = span.iter().map(|(_, bps)| bps).sum::<f64>() / span.len() as f64;
+    assert!(mean_bps < PAYLOAD_LINE_RATE_BPS, "{mean_bps} over {span:?}");
+    // Every byte counted is a byte acknowledged in order: the sum fits `bytes_acked`.
+    let counted: f64 = rates.iter().map(|(_, bps)| bps * 1e-3 / 8.0).sum();
+    let acked: f64 = fwd["bytes_acked"].parse().unwrap();
+    assert!(counted <= acked, "{counted} > {acked}");
+    let goodput: f64 = fwd["goodput_bps"].parse().unwrap();
+    assert!(goodput < PAYLOAD_LINE_RATE_BPS, "{goodput}");
+}
+
 #[test]
 fn timeseries_links_name_layers_as_queue_layers_do() {
     // `links` takes the layer names of `[queue.layers]` and `[[events]]`: VL2's intermediate
