@@ -4,8 +4,8 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use super::aggregate::{aggregate, write_summaries, SummaryRow};
-use super::error::{write_file, ReportError, Result};
+use super::aggregate::{aggregate, summary_json, write_summaries, SummaryRow};
+use super::error::{io_error, write_file, ReportError, Result};
 use super::reference::{compare, reference_csv, ReferenceCheck, ReferenceRow};
 use super::run_summary::{read_run_summaries, sort_runs, RunSummary};
 use super::swept::SweptValues;
@@ -107,6 +107,16 @@ pub fn build_report(dirs: &[PathBuf], out: &Path, options: &ReportOptions) -> Re
         });
     }
     let rows = aggregate(&runs);
+    // What `out` holds of an earlier report (summaries, reference.csv, plots) describes the
+    // runs summarised then. When that was another set of runs (its summary.json is not the one
+    // about to be written: a report over part of a sweep, since resumed), all of it goes
+    // first, so that no chart of other runs stays beside the new summary (a report without
+    // plots draws none) and a report cut short leaves no summary at all. An unchanged summary
+    // keeps the rest: charts drawn earlier over these same runs.
+    let new_summary = summary_json(&rows);
+    if std::fs::read(out.join(SUMMARY_JSON_FILE)).ok().as_deref() != Some(new_summary.as_bytes()) {
+        crate::output::remove_report(out).map_err(io_error(out))?;
+    }
     // The summaries last: a report cut short (killed, a full disk) while it draws the plots
     // leaves no new summary.csv that reads as a finished report.
     let plots = if options.plots {

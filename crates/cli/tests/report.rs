@@ -730,3 +730,39 @@ fn a_resumed_sweep_with_reordered_values_summarises_as_a_fresh_one() {
     ok(&htsim(&["report", "a", "-q"], p));
     assert_eq!(read(p.join("a/summary.csv")), read(p.join("b/summary.csv")));
 }
+
+/// A sweep summarised with plots while a run was missing (say `htsim report DIR --plots`
+/// after an interruption), then resumed: the resumed run's summary is over every run, so the
+/// charts over the earlier, smaller set of runs must not stay beside it. A later report over
+/// the same runs keeps the charts drawn over them.
+#[test]
+fn charts_over_other_runs_do_not_stay_beside_a_new_summary() {
+    let dir = setup();
+    ok(&htsim(&["run", "tiny.toml", "--out", "r"], dir.path()));
+    let complete = read(dir.path().join("r/summary.json"));
+    // The state of an interrupted sweep: one run never finished (no summary.json), no summary.
+    let victim = dir.path().join("r/runs/transports.long.kind=dctcp/seed-2");
+    std::fs::remove_file(victim.join("summary.json")).unwrap();
+    for name in ["summary.csv", "summary.json"] {
+        std::fs::remove_file(dir.path().join("r").join(name)).unwrap();
+    }
+    ok(&htsim(&["report", "r", "--plots"], dir.path()));
+    let plots = dir.path().join("r/plots");
+    assert!(plots.join("fct_cdf_short.svg").is_file());
+
+    // Resumed without plots: the summary is over all 4 runs, and no chart of 3 stays.
+    let err = ok(&htsim(&["run", "tiny.toml", "--out", "r"], dir.path()));
+    assert!(err.contains("1 run(s) finished, 3 skipped"), "{err}");
+    assert_eq!(read(dir.path().join("r/summary.json")), complete);
+    assert!(
+        !plots.exists(),
+        "charts over 3 runs left beside a summary of 4"
+    );
+
+    // The same runs again: charts drawn over them stay when a report without plots runs.
+    ok(&htsim(&["report", "r", "--plots"], dir.path()));
+    let chart = read(plots.join("fct_cdf_short.svg"));
+    ok(&htsim(&["report", "r"], dir.path()));
+    assert_eq!(read(plots.join("fct_cdf_short.svg")), chart);
+    assert_eq!(read(dir.path().join("r/summary.json")), complete);
+}
