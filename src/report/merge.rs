@@ -18,6 +18,18 @@ use crate::scenario::Loaded;
 /// Why directories cannot be merged.
 #[derive(Debug, thiserror::Error)]
 pub enum MergeError {
+    /// A complete run whose run.json is there but does not read as a run's identity (cut
+    /// short or damaged since htsim wrote it, which it does atomically): its settings are
+    /// unknown, and unlike a run of an htsim from before run.json it cannot pass as one.
+    #[error(
+        "{}: does not read as a run's identity (damaged or cut short since it was written), so \
+         the run's settings are unknown; simulate it again (`htsim run` with `--replace-stale`) \
+         or delete its directory", .file.display()
+    )]
+    UnreadableIdentity {
+        /// The run.json.
+        file: PathBuf,
+    },
     /// Two directories hold different scenarios.
     #[error(
         "{first} and {second} hold different scenarios, which cannot be merged; their \
@@ -160,6 +172,11 @@ pub fn check_runs(
                 continue;
             }
             let identity = RunIdentity::read(&run.join(RUN_FILE));
+            if identity.is_none() && run.join(RUN_FILE).exists() {
+                return Err(MergeError::UnreadableIdentity {
+                    file: run.join(RUN_FILE),
+                });
+            }
             let rel = run.strip_prefix(dir).unwrap_or(&run).to_path_buf();
             match seen.get(&rel) {
                 Some((first, Some(a))) => {

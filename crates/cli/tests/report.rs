@@ -766,3 +766,33 @@ fn charts_over_other_runs_do_not_stay_beside_a_new_summary() {
     assert_eq!(read(plots.join("fct_cdf_short.svg")), chart);
     assert_eq!(read(dir.path().join("r/summary.json")), complete);
 }
+
+/// A run.json cut short (a copy of the directory interrupted, say) leaves a run whose summary
+/// and files are complete but whose settings are unknown: `htsim report` refuses it, naming
+/// the file, as `htsim run` does, instead of summarising it as a run of an older htsim.
+#[test]
+fn report_refuses_a_run_whose_run_json_does_not_read() {
+    let dir = setup();
+    ok(&htsim(&["run", "tiny.toml", "--out", "r"], dir.path()));
+    let json = dir
+        .path()
+        .join("r/runs/transports.long.kind=dctcp/seed-2/run.json");
+    let text = read(&json);
+    std::fs::write(&json, &text[..text.len() / 2]).unwrap();
+    let out = htsim(&["report", "r"], dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            "transports.long.kind=dctcp/seed-2/run.json: does not read as a run's identity"
+        ),
+        "{err}"
+    );
+    let out = htsim(&["run", "tiny.toml", "--out", "r"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    ok(&htsim(
+        &["run", "tiny.toml", "--out", "r", "--replace-stale"],
+        dir.path(),
+    ));
+    ok(&htsim(&["report", "r"], dir.path()));
+}
