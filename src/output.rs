@@ -23,7 +23,7 @@
 //! passes [`check_dir_name`].
 
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -373,7 +373,10 @@ pub fn temp_path(path: &Path) -> io::Result<PathBuf> {
 /// Makes the complete temporary file `tmp` ([`temp_path`]) the file at `path`: flushes it to
 /// disk and renames it over `path`. On failure `tmp` is removed and `path` left as it was.
 pub fn commit_temp(tmp: &Path, path: &Path) -> io::Result<()> {
-    let result = fs::File::open(tmp)
+    // Opened for writing: some systems flush only a file handle that may write.
+    let result = fs::OpenOptions::new()
+        .write(true)
+        .open(tmp)
         .and_then(|f| f.sync_all())
         .and_then(|_| fs::rename(tmp, path));
     if result.is_err() {
@@ -386,16 +389,11 @@ pub fn commit_temp(tmp: &Path, path: &Path) -> io::Result<()> {
 /// then renamed over `path`. Readers see the old file or the new one, never a part.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let tmp = temp_path(path)?;
-    let result = (|| {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
+    if let Err(e) = fs::write(&tmp, bytes) {
         let _ = fs::remove_file(&tmp);
+        return Err(e);
     }
-    result
+    commit_temp(&tmp, path)
 }
 
 /// The files of one finished run, ready to write.

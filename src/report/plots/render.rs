@@ -72,37 +72,42 @@ pub fn render(chart: &XyChart, dir: &Path, name: &str) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).map_err(io_error(dir))?;
     let svg = dir.join(format!("{name}.svg"));
     let png = dir.join(format!("{name}.png"));
-    let plot_error = |path: &Path| {
-        let path = path.to_path_buf();
-        move |message| ReportError::Plot { path, message }
-    };
     if !register_fonts() {
-        return Err(plot_error(&svg)("the embedded font did not load".into()));
+        return Err(ReportError::Plot {
+            path: svg,
+            message: "the embedded font did not load".into(),
+        });
     }
-    // Each file is drawn into a temporary file and renamed over the plot: a report cut short
-    // (killed, a full disk) never leaves a plot half drawn, and a reader of the old plot
-    // keeps it whole.
     let size = (PLOT_WIDTH, PLOT_HEIGHT);
-    let tmp = temp_path(&svg).map_err(io_error(&svg))?;
-    draw(&SVGBackend::new(&tmp, size).into_drawing_area(), chart, 1.0)
-        .map_err(|e| discard(&tmp, plot_error(&svg)(e)))?;
-    commit_temp(&tmp, &svg).map_err(io_error(&svg))?;
+    replace_plot(&svg, |tmp| {
+        draw(&SVGBackend::new(tmp, size).into_drawing_area(), chart, 1.0)
+    })?;
     let size = (PLOT_WIDTH * PNG_SCALE, PLOT_HEIGHT * PNG_SCALE);
-    let tmp = temp_path(&png).map_err(io_error(&png))?;
-    draw(
-        &BitMapBackend::new(&tmp, size).into_drawing_area(),
-        chart,
-        PNG_SCALE as f64,
-    )
-    .map_err(|e| discard(&tmp, plot_error(&png)(e)))?;
-    commit_temp(&tmp, &png).map_err(io_error(&png))?;
+    replace_plot(&png, |tmp| {
+        let scale = PNG_SCALE as f64;
+        draw(
+            &BitMapBackend::new(tmp, size).into_drawing_area(),
+            chart,
+            scale,
+        )
+    })?;
     Ok(vec![svg, png])
 }
 
-/// Removes the temporary file `tmp` of a plot that could not be drawn; returns `error`.
-fn discard(tmp: &Path, error: ReportError) -> ReportError {
-    let _ = std::fs::remove_file(tmp);
-    error
+/// Draws the plot at `path` with `draw_into` into a temporary file ([`temp_path`], which keeps
+/// the extension the bitmap backend picks its format by), then renames it over `path`: a report
+/// cut short (killed, a full disk) never leaves a plot half drawn, and a reader of the old plot
+/// keeps it whole.
+fn replace_plot(path: &Path, draw_into: impl FnOnce(&Path) -> DrawResult<()>) -> Result<()> {
+    let tmp = temp_path(path).map_err(io_error(path))?;
+    if let Err(message) = draw_into(&tmp) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(ReportError::Plot {
+            path: path.to_path_buf(),
+            message,
+        });
+    }
+    commit_temp(&tmp, path).map_err(io_error(path))
 }
 
 /// The x and y ranges the axes span: every drawable point and error bar, padded, the y range

@@ -393,8 +393,10 @@ impl MptcpReceiver {
         }
         let (s, d, len) = (packet.seq, packet.data_seq, packet.payload_bytes);
         let before = self.subs[j].as_ref().map_or(0, |sub| sub.rcv_nxt);
-        if let (true, true, Some(sub)) = (ce, self.xmp_count, self.subs[j].as_mut()) {
-            sub.cnt_ce += 1;
+        if ce && self.xmp_count {
+            if let Some(sub) = self.subs[j].as_mut() {
+                sub.cnt_ce += 1;
+            }
         }
         match self.semantics {
             RxSubflowAck::PerSubflow => self.on_data_per_subflow(j, s, d, len),
