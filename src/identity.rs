@@ -210,10 +210,20 @@ impl RunIdentity {
         text.into_bytes()
     }
 
-    /// Reads `path` (a run.json); `None` when it is missing, unreadable or not a run identity.
+    /// Reads `path` (a run.json); `None` when it is missing, unreadable or not a run identity,
+    /// or when its `digest` is not the digest of its `settings` text ([`RunIdentity::is_sound`]:
+    /// settings edited by hand, or a damaged file): such a record says nothing trustworthy
+    /// about what the run simulated.
     pub fn read(path: &Path) -> Option<RunIdentity> {
         let bytes = std::fs::read(path).ok()?;
-        serde_json::from_slice(&bytes).ok()
+        serde_json::from_slice::<RunIdentity>(&bytes)
+            .ok()
+            .filter(RunIdentity::is_sound)
+    }
+
+    /// Whether `digest` is the digest of `settings` as recorded, as htsim writes it.
+    pub fn is_sound(&self) -> bool {
+        self.digest == digest(self.settings.as_bytes())
     }
 }
 
@@ -490,6 +500,32 @@ mod tests {
             .map(|d| d.key)
             .collect();
         assert_eq!(keys, ["files.net.txt"]);
+    }
+
+    #[test]
+    fn a_run_json_whose_settings_do_not_give_its_digest_does_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.json");
+        let settings = Settings::of(&scenario("", &[]), 1);
+        let identity = RunIdentity::new("t/base/seed-1".into(), &settings, &[]);
+        std::fs::write(&path, identity.to_json()).unwrap();
+        assert_eq!(RunIdentity::read(&path), Some(identity.clone()));
+        // The settings edited by hand, the old digest kept.
+        let edited = RunIdentity {
+            settings: identity.settings.replace("100Mbps", "10Gbps"),
+            ..identity.clone()
+        };
+        assert_ne!(edited.settings, identity.settings);
+        assert!(!edited.is_sound());
+        std::fs::write(&path, edited.to_json()).unwrap();
+        assert_eq!(RunIdentity::read(&path), None);
+        // The digest edited instead.
+        let redigested = RunIdentity {
+            digest: format!("sha256:{}", "0".repeat(64)),
+            ..identity
+        };
+        std::fs::write(&path, redigested.to_json()).unwrap();
+        assert_eq!(RunIdentity::read(&path), None);
     }
 
     #[test]

@@ -144,7 +144,8 @@ pub struct StaleRun {
 /// Why a complete run is stale.
 #[derive(Clone, Debug)]
 pub enum Staleness {
-    /// Its run.json is missing or unreadable (an older htsim, or an interrupted copy).
+    /// Its run.json is missing or unreadable (an older htsim, or an interrupted copy), or its
+    /// digest is not that of its settings (edited by hand): [`RunIdentity::read`].
     NoIdentity,
     /// Its settings differ in these keys (recorded -> now). Empty when the settings read the
     /// same but their digests differ (written in another form by another htsim version).
@@ -169,7 +170,8 @@ impl std::fmt::Display for StaleRuns {
             match &run.why {
                 Staleness::NoIdentity => write!(
                     f,
-                    "\n  {}: no readable {} records what it simulated",
+                    "\n  {}: no readable {} records what it simulated (missing, damaged, \
+                     or its settings edited so that they no longer give its digest)",
                     run.id,
                     output::RUN_FILE
                 )?,

@@ -19,12 +19,14 @@ use crate::scenario::Loaded;
 #[derive(Debug, thiserror::Error)]
 pub enum MergeError {
     /// A complete run whose run.json is there but does not read as a run's identity (cut
-    /// short or damaged since htsim wrote it, which it does atomically): its settings are
-    /// unknown, and unlike a run of an htsim from before run.json it cannot pass as one.
+    /// short or damaged since htsim wrote it, which it does atomically, or its settings edited
+    /// so that its digest is not theirs: [`RunIdentity::read`]): its settings are unknown, and
+    /// unlike a run of an htsim from before run.json it cannot pass as one.
     #[error(
-        "{}: does not read as a run's identity (damaged or cut short since it was written), so \
-         the run's settings are unknown; simulate it again (`htsim run` with `--replace-stale`) \
-         or delete its directory", .file.display()
+        "{}: does not read as a run's identity (damaged or cut short since it was written, or \
+         its settings edited so that they no longer give its digest), so the run's settings \
+         are unknown; simulate it again (`htsim run` with `--replace-stale`) or delete its \
+         directory", .file.display()
     )]
     UnreadableIdentity {
         /// The run.json.

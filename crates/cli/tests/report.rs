@@ -796,3 +796,44 @@ fn report_refuses_a_run_whose_run_json_does_not_read() {
     ));
     ok(&htsim(&["report", "r"], dir.path()));
 }
+
+/// A run.json whose settings were edited by hand, its old digest kept, records nothing
+/// trustworthy: the digest is checked against the settings text on reading, so `htsim run`
+/// does not skip the run as done (it is stale, exit 2, until `--replace-stale`) and `htsim
+/// report` refuses it, naming the file.
+#[test]
+fn a_run_json_edited_by_hand_is_trusted_by_neither_run_nor_report() {
+    let dir = setup();
+    ok(&htsim(&["run", "tiny.toml", "--out", "r"], dir.path()));
+    let json = dir
+        .path()
+        .join("r/runs/transports.long.kind=dctcp/seed-2/run.json");
+    let mut identity: serde_json::Value = serde_json::from_slice(&read(&json)).unwrap();
+    let settings = identity["settings"].as_str().unwrap().to_string();
+    assert!(settings.contains("link_rate = \"1Gbps\""), "{settings}");
+    identity["settings"] = settings.replace("\"1Gbps\"", "\"10Gbps\"").into();
+    std::fs::write(&json, serde_json::to_vec_pretty(&identity).unwrap()).unwrap();
+
+    let out = htsim(&["run", "tiny.toml", "--out", "r"], dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("tiny/transports.long.kind=dctcp/seed-2: no readable run.json"),
+        "{err}"
+    );
+    let out = htsim(&["report", "r"], dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            "transports.long.kind=dctcp/seed-2/run.json: does not read as a run's identity"
+        ),
+        "{err}"
+    );
+    let err = ok(&htsim(
+        &["run", "tiny.toml", "--out", "r", "--replace-stale"],
+        dir.path(),
+    ));
+    assert!(err.contains("1 run(s) finished, 3 skipped"), "{err}");
+    ok(&htsim(&["report", "r"], dir.path()));
+}
