@@ -396,6 +396,38 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     commit_temp(&tmp, path)
 }
 
+/// Writes several files that belong together (`DIR/summary.csv` and `DIR/summary.json`)
+/// atomically as a set, as far as a file system allows: every file is first written in full to
+/// a temporary file ([`temp_path`]), and only when all are written are they renamed over their
+/// paths ([`commit_temp`]), in order. A write that fails (a full disk) leaves every path as it
+/// was and removes the temporary files; the renames need no space. The error names the path
+/// whose file failed.
+pub fn write_atomic_all(files: &[(&Path, &[u8])]) -> Result<(), (PathBuf, io::Error)> {
+    let mut temps: Vec<PathBuf> = Vec::with_capacity(files.len());
+    let remove_all = |temps: &[PathBuf]| {
+        for tmp in temps {
+            let _ = fs::remove_file(tmp);
+        }
+    };
+    for (path, bytes) in files {
+        let written = temp_path(path).and_then(|tmp| {
+            temps.push(tmp.clone());
+            fs::write(&tmp, bytes)
+        });
+        if let Err(e) = written {
+            remove_all(&temps);
+            return Err((path.to_path_buf(), e));
+        }
+    }
+    for (i, (tmp, (path, _))) in temps.iter().zip(files).enumerate() {
+        if let Err(e) = commit_temp(tmp, path) {
+            remove_all(&temps[i..]);
+            return Err((path.to_path_buf(), e));
+        }
+    }
+    Ok(())
+}
+
 /// The files of one finished run, ready to write.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunFiles {
@@ -702,6 +734,35 @@ mod tests {
         assert_eq!(check_dir_name("."), Err(NameError::Dot(".".into())));
         assert_eq!(check_dir_name("a/b"), Err(NameError::Separator));
         assert_eq!(check_dir_name("a\\b"), Err(NameError::Separator));
+    }
+
+    #[test]
+    fn files_written_as_a_set_replace_none_when_one_cannot_be_written() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (csv, json) = (
+            tmp.path().join("summary.csv"),
+            tmp.path().join("summary.json"),
+        );
+        write_atomic_all(&[(&csv, b"csv 1"), (&json, b"json 1")]).unwrap();
+        assert_eq!(fs::read(&csv).unwrap(), b"csv 1");
+        assert_eq!(fs::read(&json).unwrap(), b"json 1");
+        // The second file cannot be written (its directory is a file: as a full disk, the
+        // write fails before any rename): the first keeps its old contents too.
+        fs::write(tmp.path().join("file"), b"").unwrap();
+        let blocked = tmp.path().join("file/summary.json");
+        let (path, _) = write_atomic_all(&[(&csv, b"csv 2"), (&blocked, b"json 2")]).unwrap_err();
+        assert_eq!(path, blocked);
+        assert_eq!(fs::read(&csv).unwrap(), b"csv 1");
+        // No temporary file is left behind.
+        let mut names: Vec<String> = fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["file", "summary.csv", "summary.json"]);
+        write_atomic_all(&[(&csv, b"csv 3"), (&json, b"json 3")]).unwrap();
+        assert_eq!(fs::read(&csv).unwrap(), b"csv 3");
+        assert_eq!(fs::read(&json).unwrap(), b"json 3");
     }
 
     #[test]

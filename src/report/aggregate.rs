@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
-use super::error::{write_file, ReportError, Result};
+use super::error::{ReportError, Result};
 use super::run_summary::{read_run_summaries, ClassSummary, LayerSummary, RunCost, RunSummary};
 use super::stats::Summary;
 use crate::output::{
@@ -463,10 +463,17 @@ pub fn summary_json(rows: &[SummaryRow]) -> String {
     text
 }
 
-/// Writes `DIR/summary.csv` and `DIR/summary.json` for `rows`, each atomically.
+/// Writes `DIR/summary.csv` and `DIR/summary.json` for `rows`, as a pair
+/// ([`crate::output::write_atomic_all`]): both are written in full to temporary files before
+/// either replaces its path, so that a full disk never leaves a new summary.csv beside an old
+/// (or no) summary.json.
 pub fn write_summaries(dir: &Path, rows: &[SummaryRow]) -> Result<()> {
-    write_file(&dir.join(SUMMARY_CSV), summary_csv(rows).as_bytes())?;
-    write_file(&dir.join(SUMMARY_JSON), summary_json(rows).as_bytes())
+    let (csv, json) = (summary_csv(rows), summary_json(rows));
+    crate::output::write_atomic_all(&[
+        (&dir.join(SUMMARY_CSV), csv.as_bytes()),
+        (&dir.join(SUMMARY_JSON), json.as_bytes()),
+    ])
+    .map_err(|(path, source)| ReportError::Io { path, source })
 }
 
 /// `htsim report DIR...`: reads every run summary under the given directories (merging shards),
