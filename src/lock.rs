@@ -90,6 +90,8 @@ pub enum LockError {
         dir: PathBuf,
         /// Why.
         why: String,
+        /// The kind of the I/O error; `None` when a file is in the way of the path.
+        kind: Option<io::ErrorKind>,
     },
     /// The lock file could not be created or read.
     #[error("locking {path}: {source}")]
@@ -99,6 +101,37 @@ pub enum LockError {
         /// Why.
         source: io::Error,
     },
+}
+
+impl LockError {
+    /// Whether the error is the caller's: the directory is held by another writer, or the path
+    /// cannot be a directory this user writes (a file in the way, no permission, a read-only
+    /// file system, a name too long). Other I/O errors (a full disk, a quota, a failing
+    /// device) are failures of the environment, not of the input.
+    pub fn is_usage(&self) -> bool {
+        match self {
+            LockError::Held { .. } | LockError::OtherScenario { .. } => true,
+            LockError::CreateDir { kind, .. } => kind.is_none_or(is_path_problem),
+            LockError::Io { source, .. } => is_path_problem(source.kind()),
+        }
+    }
+}
+
+/// Whether an I/O error of this kind says the path itself cannot be written by this user,
+/// whatever the state of the machine.
+fn is_path_problem(kind: io::ErrorKind) -> bool {
+    use io::ErrorKind as K;
+    matches!(
+        kind,
+        K::NotFound
+            | K::PermissionDenied
+            | K::AlreadyExists
+            | K::NotADirectory
+            | K::IsADirectory
+            | K::ReadOnlyFilesystem
+            | K::InvalidFilename
+            | K::InvalidInput
+    )
 }
 
 /// The process that wrote a lock file.
@@ -234,12 +267,16 @@ impl DirLock {
             let path = path.to_path_buf();
             move |source| LockError::Io { path, source }
         };
-        fs::create_dir_all(dir).map_err(|e| LockError::CreateDir {
-            dir: dir.to_path_buf(),
-            why: match dir.ancestors().skip(1).find(|a| a.is_file()) {
-                Some(file) => format!("{} is a file, not a directory", file.display()),
-                None => e.to_string(),
-            },
+        fs::create_dir_all(dir).map_err(|e| {
+            let file = dir.ancestors().skip(1).find(|a| a.is_file());
+            LockError::CreateDir {
+                dir: dir.to_path_buf(),
+                why: match file {
+                    Some(file) => format!("{} is a file, not a directory", file.display()),
+                    None => e.to_string(),
+                },
+                kind: file.is_none().then(|| e.kind()),
+            }
         })?;
         let path = dir.join(file_name(shard));
         let me = Holder {
@@ -535,6 +572,44 @@ impl Drop for DirLock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_full_disk_is_no_usage_error_but_a_busy_or_bad_path_is() {
+        let tmp = tempfile::tempdir().unwrap();
+        let first = DirLock::acquire(tmp.path(), None, None).unwrap();
+        let held = DirLock::acquire(tmp.path(), None, None).unwrap_err();
+        assert!(matches!(held, LockError::Held { .. }) && held.is_usage());
+        drop(first);
+        std::fs::write(tmp.path().join("file"), b"").unwrap();
+        let in_the_way = DirLock::acquire(&tmp.path().join("file/out"), None, None).unwrap_err();
+        assert!(in_the_way.is_usage(), "{in_the_way}");
+        let io = |kind: io::ErrorKind| LockError::Io {
+            path: tmp.path().join(PREFIX),
+            source: io::Error::from(kind),
+        };
+        let create = |kind: io::ErrorKind| LockError::CreateDir {
+            dir: tmp.path().join("out"),
+            why: io::Error::from(kind).to_string(),
+            kind: Some(kind),
+        };
+        for kind in [
+            io::ErrorKind::PermissionDenied,
+            io::ErrorKind::ReadOnlyFilesystem,
+            io::ErrorKind::InvalidFilename,
+        ] {
+            assert!(io(kind).is_usage() && create(kind).is_usage(), "{kind:?}");
+        }
+        for kind in [
+            io::ErrorKind::StorageFull,
+            io::ErrorKind::QuotaExceeded,
+            io::ErrorKind::Other,
+        ] {
+            assert!(!io(kind).is_usage() && !create(kind).is_usage(), "{kind:?}");
+            // `htsim run` exits 1 for it, not 2.
+            assert!(!crate::runner::RunError::Locked(io(kind)).is_usage());
+        }
+        assert!(crate::runner::RunError::Locked(held).is_usage());
+    }
 
     #[test]
     fn a_second_writer_is_refused_until_the_first_is_done() {

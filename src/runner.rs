@@ -108,16 +108,19 @@ pub enum RunError {
 
 impl RunError {
     /// Whether the error is the caller's (bad output directory, busy, stale runs) and nothing
-    /// was run, as opposed to a failure while running.
+    /// was run, as opposed to a failure while running or of the environment (a lock file that
+    /// cannot be written on a full disk: [`LockError::is_usage`]).
     pub fn is_usage(&self) -> bool {
-        matches!(
-            self,
-            RunError::NotADirectory(_)
-                | RunError::NoOutputDirectory
-                | RunError::Shard(_)
-                | RunError::Locked(_)
-                | RunError::Stale(_)
-        )
+        match self {
+            RunError::Locked(e) => e.is_usage(),
+            e => matches!(
+                e,
+                RunError::NotADirectory(_)
+                    | RunError::NoOutputDirectory
+                    | RunError::Shard(_)
+                    | RunError::Stale(_)
+            ),
+        }
     }
 }
 

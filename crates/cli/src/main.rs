@@ -604,7 +604,12 @@ the report needs {} to know which runs to summarise",
     let with_scenario = loaded.as_ref().zip(scenario_dir.as_deref());
     let unverified = merge::check_runs(dirs, with_scenario).map_err(|e| usage(e.to_string()))?;
     // Only a merge that passed its checks creates (and locks) the output directory.
-    let lock = htsim::lock::DirLock::acquire(&out, None, None).map_err(|e| usage(e.to_string()))?;
+    // A full disk is the environment's failure (exit 1), a busy or unwritable path the
+    // caller's (exit 2).
+    let lock = htsim::lock::DirLock::acquire(&out, None, None).map_err(|e| Failure {
+        code: if e.is_usage() { 2 } else { 1 },
+        message: e.to_string(),
+    })?;
     // The summary of --out would no longer describe the runs it holds. Checked under the lock,
     // so that no writer can add runs to it after the check.
     if !out_is_input && merge::holds_runs(&out) {
