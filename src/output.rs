@@ -370,6 +370,59 @@ pub fn temp_path(path: &Path) -> io::Result<PathBuf> {
     )))
 }
 
+/// The longest name a file of a run directory can take while it is written: the temporary
+/// file ([`temp_path`]) of the longest file name, with this process's id and the largest
+/// counter.
+pub fn longest_run_file_name() -> String {
+    let name = [
+        FLOWS_FILE,
+        LINKS_FILE,
+        TIMESERIES_FILE,
+        RUN_FILE,
+        TRACE_FILE,
+        CROSSINGS_FILE,
+        RUN_SUMMARY_FILE,
+    ]
+    .into_iter()
+    .max_by_key(|n| n.len())
+    .unwrap_or(TIMESERIES_FILE);
+    let ext = Path::new(name)
+        .extension()
+        .map(|e| format!(".{}", e.to_string_lossy()))
+        .unwrap_or_default();
+    format!(".{name}.tmp-{}-{}{ext}", std::process::id(), u64::MAX)
+}
+
+/// Checks that the run directory `dir` and the longest file a run writes in it
+/// ([`longest_run_file_name`]) can be created, by creating them, then removes what it created:
+/// the file, the run directory, and (with `remove_parents`: no other writer may be creating
+/// them at the same time) the directories above it up to the first that existed. A path over
+/// the system's limit (`PATH_MAX`) fails with [`io::ErrorKind::InvalidFilename`]. The probe's
+/// name is a temporary file's: one left by a killed process is removed like theirs.
+pub fn probe_run_dir(dir: &Path, remove_parents: bool) -> io::Result<()> {
+    let missing: Vec<&Path> = dir.ancestors().take_while(|d| !d.exists()).collect();
+    let result = fs::create_dir_all(dir).and_then(|_| {
+        let probe = dir.join(longest_run_file_name());
+        fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&probe)?;
+        fs::remove_file(&probe)
+    });
+    let created = if remove_parents { missing.len() } else { 1 };
+    for d in missing.iter().take(created) {
+        match fs::remove_dir(d) {
+            // Not created: the creation failed below it.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            // Holds something (another writer's run): it and those above stay.
+            Err(_) => break,
+            Ok(()) => {}
+        }
+    }
+    result
+}
+
 /// Makes the complete temporary file `tmp` ([`temp_path`]) the file at `path`: flushes it to
 /// disk and renames it over `path`. On failure `tmp` is removed and `path` left as it was.
 pub fn commit_temp(tmp: &Path, path: &Path) -> io::Result<()> {
@@ -763,6 +816,45 @@ mod tests {
         write_atomic_all(&[(&csv, b"csv 3"), (&json, b"json 3")]).unwrap();
         assert_eq!(fs::read(&csv).unwrap(), b"csv 3");
         assert_eq!(fs::read(&json).unwrap(), b"json 3");
+    }
+
+    #[test]
+    fn a_probe_of_a_run_directory_leaves_nothing_it_did_not_find() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = run_dir(tmp.path(), "base", 1);
+        // Alone: every directory it created goes.
+        probe_run_dir(&dir, true).unwrap();
+        assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 0);
+        // Beside other writers: only the run's own directory goes.
+        probe_run_dir(&dir, false).unwrap();
+        assert!(tmp.path().join(RUNS_DIR).join("base").is_dir() && !dir.exists());
+        // An existing run directory and its files stay.
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join(FLOWS_FILE), b"x").unwrap();
+        probe_run_dir(&dir, true).unwrap();
+        let names: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, [FLOWS_FILE]);
+        // A temporary file's name, so that one a killed writer left is cleaned like theirs.
+        let name = longest_run_file_name();
+        assert!(
+            is_temp_name(&name) && name.starts_with(".timeseries.csv.tmp-"),
+            "{name}"
+        );
+        // A path over the limit is refused (Linux: PATH_MAX is 4096 bytes).
+        if cfg!(target_os = "linux") {
+            let mut deep = tmp.path().to_path_buf();
+            while deep.as_os_str().len() < 4000 {
+                deep.push("d".repeat(200));
+            }
+            let err = probe_run_dir(&run_dir(&deep, "base", 1), true).unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::InvalidFilename, "{err}");
+            let names: Vec<_> = fs::read_dir(tmp.path()).unwrap().collect();
+            let names: Vec<_> = names.into_iter().map(|e| e.unwrap().file_name()).collect();
+            assert_eq!(names, [RUNS_DIR], "the directories it created are gone");
+        }
     }
 
     #[test]

@@ -104,6 +104,22 @@ pub enum RunError {
     /// Complete runs in the output directory were simulated with other settings.
     #[error(transparent)]
     Stale(#[from] StaleRuns),
+    /// The output directory's path is so long that the files of a run cannot be created in it.
+    #[error(
+        "{}: the output directory's path is too long: runs would write files such as \
+         {} under it, {bytes} bytes in all, which the system refuses ({source}); use a shorter \
+         --out", .out.display(), .file.display()
+    )]
+    PathTooLong {
+        /// The output directory.
+        out: PathBuf,
+        /// The longest file a run writes, relative to `out`.
+        file: PathBuf,
+        /// The length of that file's path, `out` included, bytes.
+        bytes: usize,
+        /// What the system said.
+        source: io::Error,
+    },
 }
 
 impl RunError {
@@ -119,6 +135,7 @@ impl RunError {
                     | RunError::NoOutputDirectory
                     | RunError::Shard(_)
                     | RunError::Stale(_)
+                    | RunError::PathTooLong { .. }
             ),
         }
     }
@@ -403,6 +420,28 @@ pub fn run_all(
         let path = path.to_path_buf();
         move |source| RunError::Io { path, source }
     };
+    // The deepest file a run of this shard writes must be creatable before anything runs: a
+    // path over the system's limit would otherwise fail each run once it has simulated.
+    let deepest = all
+        .iter()
+        .filter(|r| options.shard.is_none_or(|s| s.contains(r.position)))
+        .map(|r| r.dir(out))
+        .max_by_key(|d| d.as_os_str().len());
+    if let Some(dir) = deepest {
+        output::probe_run_dir(&dir, lock.alone()).map_err(|source| {
+            let file = dir.join(output::longest_run_file_name());
+            if source.kind() == io::ErrorKind::InvalidFilename {
+                RunError::PathTooLong {
+                    out: out.clone(),
+                    bytes: file.as_os_str().len(),
+                    file: file.strip_prefix(out).unwrap_or(&file).to_path_buf(),
+                    source,
+                }
+            } else {
+                RunError::Io { path: dir, source }
+            }
+        })?;
+    }
     let scenario_path = out.join(output::SCENARIO_FILE);
     let resolved = loaded.to_toml_string().map_err(|e| {
         RunError::Failed(format!("cannot write the resolved scenario as TOML: {e}"))

@@ -373,3 +373,70 @@ fn a_summary_that_cannot_be_written_still_says_what_the_runs_did() {
         "{err}"
     );
 }
+
+/// A path of exactly `total` bytes under `base`: components of 200 bytes, then the rest.
+#[cfg(target_os = "linux")]
+fn path_of_length(base: &Path, total: usize) -> PathBuf {
+    let mut path = base.to_path_buf();
+    while path.as_os_str().len() + 1 + 200 + 1 + 10 < total {
+        path.push("d".repeat(200));
+    }
+    let rest = total - path.as_os_str().len() - 1;
+    path.push("e".repeat(rest));
+    assert_eq!(path.as_os_str().len(), total);
+    path
+}
+
+/// An `--out` so long that a run's files would exceed the system's limit on a path (Linux's
+/// PATH_MAX, 4096 bytes) is refused before any run starts, exit 2, naming the path and that it
+/// is too long; not found by each run failing once it has simulated (exit 1). One a little
+/// shorter runs, and resumes.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_output_path_too_long_for_the_runs_files_is_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tiny.toml"), TINY).unwrap();
+    let quick = [
+        "--seed",
+        "1",
+        "--set",
+        "run.duration=\"20ms\"",
+        "--jobs",
+        "1",
+    ];
+    // The lock file fits; runs/transports.long.kind=dctcp/seed-1/.timeseries.csv.tmp-... not.
+    let long = path_of_length(dir.path(), 4040);
+    let out_arg = long.to_str().unwrap();
+    let mut args = vec!["run", "tiny.toml", "--out", out_arg];
+    args.extend(quick);
+    let out = htsim(&args, dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{out_arg}: the output directory's path is too long: runs would write files such \
+             as runs/transports.long.kind="
+        )),
+        "{err}"
+    );
+    assert!(err.contains("use a shorter --out"), "{err}");
+    assert!(!err.contains("failed"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(&long).unwrap().collect();
+    assert!(
+        left.is_empty(),
+        "nothing is left in the directory: {left:?}"
+    );
+
+    let shorter = path_of_length(dir.path(), 3900);
+    let out_arg = shorter.to_str().unwrap();
+    let mut args = vec!["run", "tiny.toml", "--out", out_arg];
+    args.extend(quick);
+    let out = htsim(&args, dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("2 run(s) finished, 0 skipped"), "{err}");
+    let out = htsim(&args, dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("0 run(s) finished, 2 skipped"), "{err}");
+}
