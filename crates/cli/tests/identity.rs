@@ -905,3 +905,34 @@ fn every_file_a_scenario_reads_makes_its_runs_stale_when_edited() {
         );
     }
 }
+
+/// The scenario's name is no setting: a scenario renamed and run again into the same directory
+/// reuses its complete runs, as docs/outputs.md (run.json) says. Their run.json keep the `id`
+/// they were simulated under (the old name), which nothing reads back; scenario.toml takes
+/// the new name, and the summaries, which name no scenario, are the same.
+#[test]
+fn a_renamed_scenario_reuses_its_runs_which_keep_the_id_they_ran_under() {
+    let dir = setup(STAR);
+    expect(0, &["run", "s.toml", "--out", "o", "-q"], dir.path());
+    let summary = std::fs::read(dir.path().join("o/summary.csv")).unwrap();
+    std::fs::write(
+        dir.path().join("s.toml"),
+        STAR.replace("name = \"star\"", "name = \"renamed\""),
+    )
+    .unwrap();
+    let err = expect(0, &["run", "s.toml", "--out", "o"], dir.path());
+    assert!(err.contains("0 run(s) finished, 2 skipped"), "{err}");
+    let run_json = std::fs::read_to_string(dir.path().join("o/runs/base/seed-1/run.json")).unwrap();
+    assert!(
+        run_json.contains("\"id\": \"star/base/seed-1\""),
+        "{run_json}"
+    );
+    let scenario = std::fs::read_to_string(dir.path().join("o/scenario.toml")).unwrap();
+    assert!(scenario.contains("\nname = \"renamed\"\n"), "{scenario}");
+    assert_eq!(
+        std::fs::read(dir.path().join("o/summary.csv")).unwrap(),
+        summary
+    );
+    let err = expect(0, &["report", "o"], dir.path());
+    assert!(err.contains("renamed: 2 of 2 run(s) complete"), "{err}");
+}
