@@ -441,12 +441,7 @@ pub fn commit_temp(tmp: &Path, path: &Path) -> io::Result<()> {
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed to disk,
 /// then renamed over `path`. Readers see the old file or the new one, never a part.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let tmp = temp_path(path)?;
-    if let Err(e) = fs::write(&tmp, bytes) {
-        let _ = fs::remove_file(&tmp);
-        return Err(e);
-    }
-    commit_temp(&tmp, path)
+    write_atomic_all(&[(path, bytes)]).map_err(|(_, e)| e)
 }
 
 /// Writes several files that belong together (`DIR/summary.csv` and `DIR/summary.json`)
