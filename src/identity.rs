@@ -5,10 +5,11 @@
 //! A run's *settings* are its sweep point's resolved scenario, every default written out, with
 //! `run.seeds` replaced by the run's one seed (`run.seed`), plus a `[files]` table with the
 //! SHA-256 of every file the scenario reads (`cdf_file`s, `pairs_file`s, a `file` topology's
-//! `path`), so that an edited file counts as a change. Left out: the scenario's `name` and `description` (they
-//! name and describe, and change nothing simulated), `[[reference]]` (published values to
-//! compare with, which change nothing simulated either), `output.plots` (charts drawn over all
-//! runs, from their files) and `[sweep]` (the point's values are already in place). The settings are TOML text with sorted keys; their SHA-256 is the run's
+//! `path`), so that an edited file counts as a change. Left out: the scenario's `name` and
+//! `description` (they name and describe, and change nothing simulated), `[[reference]]`
+//! (published values to compare with, which change nothing simulated either), `output.plots`
+//! (charts drawn over all runs, from their files) and `[sweep]` (the point's values are
+//! already in place). The settings are TOML text with sorted keys; their SHA-256 is the run's
 //! *digest*.
 
 use std::collections::HashMap;

@@ -359,15 +359,17 @@ pub fn temp_path(path: &Path) -> io::Result<PathBuf> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "file".into());
-    let ext = path
+    Ok(dir.join(temp_name(&name, COUNTER.fetch_add(1, Ordering::Relaxed))))
+}
+
+/// The name of the `n`-th temporary file of this process for a file named `name`:
+/// `.<name>.tmp-<pid>-<n>`, then `name`'s extension again.
+fn temp_name(name: &str, n: u64) -> String {
+    let ext = Path::new(name)
         .extension()
         .map(|e| format!(".{}", e.to_string_lossy()))
         .unwrap_or_default();
-    Ok(dir.join(format!(
-        ".{name}.tmp-{}-{}{ext}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    )))
+    format!(".{name}.tmp-{}-{n}{ext}", std::process::id())
 }
 
 /// The longest name a file of a run directory can take while it is written: the temporary
@@ -386,11 +388,7 @@ pub fn longest_run_file_name() -> String {
     .into_iter()
     .max_by_key(|n| n.len())
     .unwrap_or(TIMESERIES_FILE);
-    let ext = Path::new(name)
-        .extension()
-        .map(|e| format!(".{}", e.to_string_lossy()))
-        .unwrap_or_default();
-    format!(".{name}.tmp-{}-{}{ext}", std::process::id(), u64::MAX)
+    temp_name(name, u64::MAX)
 }
 
 /// Checks that the run directory `dir` and the longest file a run writes in it

@@ -42,6 +42,11 @@ impl RunSpec {
         format!("{scenario}/{}/seed-{}", self.point_name, self.seed)
     }
 
+    /// Whether the run belongs to `shard` (every run does when `None`).
+    pub fn in_shard(&self, shard: Option<Shard>) -> bool {
+        shard.is_none_or(|s| s.contains(self.position))
+    }
+
     /// Where the run's files go under `out`.
     pub fn dir(&self, out: &Path) -> PathBuf {
         output::run_dir(out, &self.point_name, self.seed)
@@ -66,10 +71,7 @@ pub fn run_list(loaded: &Loaded) -> Vec<RunSpec> {
 
 /// The runs of `shard` (all runs when `None`), in run-list order.
 pub fn select(runs: &[RunSpec], shard: Option<Shard>) -> Vec<RunSpec> {
-    runs.iter()
-        .filter(|r| shard.is_none_or(|s| s.contains(r.position)))
-        .cloned()
-        .collect()
+    runs.iter().filter(|r| r.in_shard(shard)).cloned().collect()
 }
 
 /// A failure of [`run_all`] or inside one run.
@@ -424,7 +426,7 @@ pub fn run_all(
     // path over the system's limit would otherwise fail each run once it has simulated.
     let deepest = all
         .iter()
-        .filter(|r| options.shard.is_none_or(|s| s.contains(r.position)))
+        .filter(|r| r.in_shard(options.shard))
         .map(|r| r.dir(out))
         .max_by_key(|d| d.as_os_str().len());
     if let Some(dir) = deepest {
@@ -465,7 +467,7 @@ pub fn run_all(
     let runs: Vec<(&RunSpec, &Existing)> = all
         .iter()
         .zip(&existing)
-        .filter(|(r, _)| options.shard.is_none_or(|s| s.contains(r.position)))
+        .filter(|(r, _)| r.in_shard(options.shard))
         .collect();
     let to_do = runs
         .iter()

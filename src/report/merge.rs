@@ -173,11 +173,10 @@ pub fn check_runs(
             if !crate::output::is_complete(&run) {
                 continue;
             }
-            let identity = RunIdentity::read(&run.join(RUN_FILE));
-            if identity.is_none() && run.join(RUN_FILE).exists() {
-                return Err(MergeError::UnreadableIdentity {
-                    file: run.join(RUN_FILE),
-                });
+            let file = run.join(RUN_FILE);
+            let identity = RunIdentity::read(&file);
+            if identity.is_none() && file.exists() {
+                return Err(MergeError::UnreadableIdentity { file });
             }
             let rel = run.strip_prefix(dir).unwrap_or(&run).to_path_buf();
             match seen.get(&rel) {
