@@ -262,6 +262,14 @@ pub struct TcpConfig {
     /// `ns3-mmptcp`, which sends on a duplicate ACK only once in fast recovery (docs/model.md
     /// 2.4, 2.8), so that room waits for the next duplicate or new ACK. Not a row of 12.
     pub send_at_fast_retransmit: bool,
+    /// An RTO keeps the duplicate-ACK count; only a new ACK resets it. `false` in `rfc` (the
+    /// RTO clears it, docs/model.md 2.10); `true` in `ns3-mmptcp`, whose socket bases set
+    /// `m_dupAckCount = 0` only in `ReceivedAck` on a new ACK. After an RTO in the middle of
+    /// a fast recovery the count is then past dupthresh, so duplicate ACKs that arrive before
+    /// the next new ACK start no fast retransmit, and MMPTCP's limited transmit, which in the
+    /// ns-3 model answers every duplicate ACK outside fast recovery but the dupthresh-th
+    /// (docs/model.md 6.6), goes on past dupthresh.
+    pub rto_keeps_dupacks: bool,
     /// Slow-start increase rule.
     pub ss_increase: SlowStartIncrease,
     /// Limited transmit (off for TCP).
@@ -317,6 +325,7 @@ impl TcpConfig {
             full_ack_window: FullAckWindow::Outstanding,
             ack_early_fin: true,
             send_at_fast_retransmit: true,
+            rto_keeps_dupacks: false,
             ss_increase: SlowStartIncrease::Abc { limit: 2 },
             limited_transmit: LimitedTransmit::Off,
             rtt_estimator: RttEstimatorKind::Rfc6298,
@@ -344,6 +353,7 @@ impl TcpConfig {
             full_ack_window: FullAckWindow::PreAckFlight,
             ack_early_fin: false,
             send_at_fast_retransmit: false,
+            rto_keeps_dupacks: true,
             ss_increase: SlowStartIncrease::PerAck,
             rtt_estimator: RttEstimatorKind::Ns3MeanDeviation,
             srtt_gain: 0.1,
@@ -718,6 +728,7 @@ mod tests {
         assert_eq!(n.full_ack_window, FullAckWindow::PreAckFlight);
         assert!(r.ack_early_fin && !n.ack_early_fin);
         assert!(r.send_at_fast_retransmit && !n.send_at_fast_retransmit);
+        assert!(!r.rto_keeps_dupacks && n.rto_keeps_dupacks);
         assert_eq!((r.mss, r.dupthresh, r.initial_ssthresh), (1400, 3, 65_535));
         assert_eq!(r.sizes.data(1400), 1462);
         assert_eq!(PacketSizes::no_overhead(40).data(4000), 4000);

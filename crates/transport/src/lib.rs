@@ -28,7 +28,8 @@
 //!   remaining bytes. When a long flow's application stops, `send_buffer_bytes` (131 072 B) still
 //!   drain before the FIN (2.11); its record's `bytes_sent` is frozen at the stop (9.6).
 //! - A go-back-N resend (2.4, 2.10) keeps its segment's length, so it waits until the usable
-//!   window holds the whole segment. `dupacks` is reset on an RTO.
+//!   window holds the whole segment. `dupacks` is reset on an RTO under `rfc`; under
+//!   `ns3-mmptcp` only a new ACK resets it, as in the ns-3 code (`rto_keeps_dupacks`, 2.10).
 //! - Two profile settings beyond section 12's rows, where 2.8 describes the ns-3 code and
 //!   RFC 6582 the clean behaviour: `careful_recovery` (an RTO sets `recover` to `snd_max`, and
 //!   fast retransmit needs an ACK above `recover`: RFC 6582 3.2 steps 1 and 4) and

@@ -267,6 +267,7 @@ pub struct Subflow {
     rwnd_cap: u64,
     fr_inflation: FrInflation,
     careful_recovery: bool,
+    rto_keeps_dupacks: bool,
     full_ack_window: FullAckWindow,
     limited_transmit: LimitedTransmit,
     dupthresh: u32,
@@ -317,6 +318,7 @@ impl Subflow {
             rwnd_cap: config.rwnd_cap.unwrap_or(u64::MAX),
             fr_inflation: config.fr_inflation,
             careful_recovery: config.careful_recovery,
+            rto_keeps_dupacks: config.rto_keeps_dupacks,
             full_ack_window: config.full_ack_window,
             limited_transmit: config.limited_transmit,
             dupthresh: config.dupthresh,
@@ -1025,7 +1027,9 @@ impl Subflow {
             match self.limited_transmit {
                 LimitedTransmit::Off => {}
                 LimitedTransmit::Mmptcp => {
-                    if self.dupacks < self.dupthresh {
+                    // Below dupthresh; or past it, where only an RTO that kept the count
+                    // leads (the ns-3 model sends on every such duplicate ACK).
+                    if self.dupacks < self.dupthresh || self.rto_keeps_dupacks {
                         self.send_limited(env);
                     }
                 }
@@ -1084,7 +1088,9 @@ impl Subflow {
         }
         self.trace(env.ctx.now(), TraceKind::Rto, self.rtt.rto().as_ns());
         self.in_fr = false;
-        self.dupacks = 0;
+        if !self.rto_keeps_dupacks {
+            self.dupacks = 0;
+        }
         if self.careful_recovery {
             self.recover = self.snd_max; // RFC 6582 3.2 step 4
         }

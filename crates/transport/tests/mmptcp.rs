@@ -12,6 +12,7 @@ use htsim_core::world::World;
 use htsim_core::SimTime;
 use htsim_transport::config::LimitedTransmit;
 use htsim_transport::tcp::ConnectionReport;
+use htsim_transport::trace::{TraceKind, TraceLog};
 use htsim_transport::{ConnectionSpec, Locality, MmptcpTransport, Profile, Reach, Transport};
 use std::sync::{Arc, Mutex};
 
@@ -67,6 +68,17 @@ fn run(
     drops: Vec<u64>,
     reach: Option<Reach>,
 ) -> (Vec<Seen>, ConnectionReport) {
+    run_traced(t, size, drops, reach, None)
+}
+
+/// [`run`], the sender's events recorded in `trace`.
+fn run_traced(
+    t: &MmptcpTransport,
+    size: u64,
+    drops: Vec<u64>,
+    reach: Option<Reach>,
+    trace: Option<TraceLog>,
+) -> (Vec<Seen>, ConnectionReport) {
     let mut w = World::new(17);
     let net = Net::gig(1);
     let log = Arc::new(Mutex::new(Vec::new()));
@@ -90,6 +102,7 @@ fn run(
     );
     spec.report = Some(report.clone());
     spec.reach = reach;
+    spec.trace = trace;
     t.open(&mut w, spec).expect("open");
     w.run();
     assert_eq!(check_end(&w, &report).len(), 1, "the flow completes");
@@ -208,6 +221,73 @@ fn limited_transmit_sends_at_most_dupthresh_minus_one_segments_per_loss() {
     assert!(episodes >= 1);
     assert!(counters.limited_transmits > 0);
     assert!(counters.limited_transmits <= 18 * episodes);
+}
+
+/// With the duplicate-ACK count kept across an RTO (`ns3-mmptcp`, docs/model.md 2.10), it is
+/// past dupthresh after an RTO in a fast recovery, and the ns-3 model's limited transmit answers
+/// every duplicate ACK outside fast recovery but the dupthresh-th (6.6). One flow that never
+/// switches (so subflow 0 takes new data throughout), no receive window (which would stop the
+/// duplicate ACKs of the fast recovery before the RTO), and one segment lost three times: first
+/// sent, fast retransmission, and the RTO's resend. Kept, the duplicate ACKs after the RTO each
+/// send the next go-back-N resend or new segment, each of which draws another, until the next
+/// RTO resends the hole; cleared, at most dupthresh - 1 = 18 go before a (spurious) fast
+/// retransmit repairs it within a round trip.
+#[test]
+fn after_an_rto_kept_duplicate_acks_go_on_sending_limited_transmits() {
+    let reach = Some(Reach {
+        locality: Locality::OtherPod,
+        paths: 16,
+    });
+    // How long until the next new ACK, and how many data segments were sent till then.
+    let until_new_ack = |keep: bool| {
+        let mut t = MmptcpTransport::new(Profile::Ns3Mmptcp);
+        t.mmptcp.limited_transmit = LimitedTransmit::Mmptcp;
+        t.mmptcp.switch_threshold = u64::MAX;
+        t.config.rwnd_cap = None;
+        t.config.rto_keeps_dupacks = keep;
+        let size = 40_000_000;
+        // The data arrivals that resend the 30th, found by runs that lose fewer of them.
+        let mut drops = vec![30];
+        for _ in 0..2 {
+            let (seen, _) = run(&t, size, drops.clone(), reach);
+            let last = *drops.last().unwrap() as usize;
+            let data = seen.iter().filter(|s| s.kind == PacketKind::Data);
+            let next_resend = data.enumerate().skip(last).find(|(_, s)| s.retransmit);
+            drops.push(next_resend.expect("resent").0 as u64 + 1);
+        }
+        let trace = TraceLog::new(1_000_000);
+        let (seen, _) = run_traced(&t, size, drops, reach, Some(trace.clone()));
+        let events = trace.events();
+        let rto = events
+            .iter()
+            .find(|e| e.kind == TraceKind::Rto)
+            .expect("an RTO");
+        let new_ack = events
+            .iter()
+            .find(|e| e.at > rto.at && e.state.snd_una > rto.state.snd_una)
+            .expect("a new ACK after the RTO");
+        let sent = seen
+            .iter()
+            .filter(|s| s.kind == PacketKind::Data && s.at > rto.at && s.at <= new_ack.at)
+            .count();
+        let wait = new_ack.at - rto.at;
+        println!(
+            "rto_keeps_dupacks = {keep}: RTO at {}, new ACK {wait} later, {sent} data segments \
+             in between",
+            rto.at
+        );
+        (wait, sent)
+    };
+    let (wait, sent) = until_new_ack(true);
+    assert!(
+        wait > SimTime::from_ms(400) && sent > 20_000,
+        "kept: {wait}, {sent}"
+    );
+    let (wait, sent) = until_new_ack(false);
+    assert!(
+        wait < SimTime::from_ms(1) && sent < 100,
+        "cleared: {wait}, {sent}"
+    );
 }
 
 #[test]

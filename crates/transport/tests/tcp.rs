@@ -113,22 +113,38 @@ fn lossy_flow_with(
     htsim_transport::subflow::SubflowCounters,
     QueueLog,
 ) {
+    lossy_flow_traced(config, size, drops, drop_retransmits, None)
+}
+
+/// [`lossy_flow_with`], its sender's events recorded in `trace`.
+fn lossy_flow_traced(
+    config: TcpConfig,
+    size: u64,
+    drops: Vec<u64>,
+    drop_retransmits: u64,
+    trace: Option<TraceLog>,
+) -> (
+    htsim_core::flow::FlowRecord,
+    htsim_transport::subflow::SubflowCounters,
+    QueueLog,
+) {
     let mut w = World::new(3);
     let net = Net::gig(1);
     let (q, log) = test_queue_dropping(100, drops, drop_retransmits);
     dumbbell(&mut w, net, q);
     let report = sink();
     let t = TcpTransport { config };
-    open(
-        &mut w,
-        &t,
-        &net,
+    let mut spec = ConnectionSpec::new(
         0,
+        HostId(0),
+        HostId(net.pairs),
         Some(size),
         SimTime::ZERO,
-        None,
-        &report,
+        w.streams().substream("conn", 0),
     );
+    spec.trace = trace;
+    spec.report = Some(report.clone());
+    t.open(&mut w, spec).expect("open");
     w.run();
     let recs = check_end(&w, &report);
     assert_eq!(recs.len(), 1, "the flow completes");
@@ -622,6 +638,47 @@ fn duplicate_acks_of_go_back_n_resends_do_not_start_fast_retransmit() {
     );
     assert_eq!(c.fr_suppressed, 0);
     assert!(r.fast_retransmits >= 2, "faithful: {r:?}");
+}
+
+/// `TcpConfig::rto_keeps_dupacks` (docs/model.md 2.10): the ns-3 model resets its duplicate-ACK
+/// count only on a new ACK. One loss whose fast retransmission is lost too: the fast recovery's
+/// inflated window keeps new data, and so duplicate ACKs, flowing until the RTO (no receive
+/// window here, which would stop them), and the segments sent before the RTO go on drawing
+/// duplicate ACKs for a round trip after it. With the count kept (`ns3-mmptcp`) it is past
+/// dupthresh then, and they start nothing; cleared, their third starts a second, spurious fast
+/// recovery (recover is not updated on RTO in `ns3-mmptcp`), whose retransmission of the hole
+/// goes out ahead of the go-back-N resends.
+#[test]
+fn an_rto_keeps_the_duplicate_ack_count_under_ns3_mmptcp() {
+    // The fast retransmits between the RTO and the next new ACK (snd_una unchanged).
+    let run = |keep: bool| {
+        let config = TcpConfig {
+            rwnd_cap: None,
+            rto_keeps_dupacks: keep,
+            ..TcpConfig::ns3_mmptcp()
+        };
+        let trace = TraceLog::new(1_000_000);
+        let (r, _, _) = lossy_flow_traced(config, 40_000_000, vec![30], 1, Some(trace.clone()));
+        let events = trace.events();
+        let rto = events
+            .iter()
+            .find(|e| e.kind == TraceKind::Rto)
+            .expect("an RTO");
+        let before_new_ack = events
+            .iter()
+            .filter(|e| e.at >= rto.at && e.state.snd_una == rto.state.snd_una)
+            .filter(|e| e.kind == TraceKind::FastRetransmit)
+            .count();
+        println!(
+            "rto_keeps_dupacks = {keep}: RTO at {}, {before_new_ack} fast retransmits before \
+             the next new ACK; {} fast retransmits, {} timeouts, {} retransmissions in all",
+            rto.at, r.fast_retransmits, r.timeouts, r.retransmits
+        );
+        before_new_ack
+    };
+    assert!(TcpConfig::ns3_mmptcp().rto_keeps_dupacks && !TcpConfig::rfc().rto_keeps_dupacks);
+    assert_eq!(run(true), 0);
+    assert_eq!(run(false), 1);
 }
 
 /// Every resend (fast, partial-ACK, go-back-N after an RTO) carries the bytes of the segment's
