@@ -24,7 +24,7 @@
 //!   less what a last segment cut by the window can save ([`PathZero::ideal_slack`]), where
 //!   the ideal bounds the flow at all ([`Case::ideal_is_lower_bound`]);
 //! - links: `0 <= loss_rate_pct <= 100` and equal to its counters' ratio, utilisation at most
-//!   100% plus one packet's serialisation over the window, marks only on marking queues and
+//!   100%, marks only on marking queues and
 //!   only of accepted packets, bytes between the smallest and the largest packet's worth, and
 //!   (without events) the busy time consistent with the bytes accepted and the queue's
 //!   capacity; with the window the whole run, a host's egress queues saw at least the data
@@ -672,17 +672,8 @@ fn check_links(case: &Case, r: &RunResults, warmup: f64, t: f64) -> Result<(), S
         (bytes, "B") => (bytes / smallest, bytes),
         (packets, _) => (packets, packets * largest),
     };
-    let slowed = case.slowed_rate_mbps() as f64 * 1e6;
     for l in &r.links {
         let rate = l.rate.as_bps() as f64;
-        // The longest a packet can take to serialise: at the link's rate, or at the rate an
-        // event slowed it to.
-        let slowest = if case.event == 5 {
-            rate.min(slowed)
-        } else {
-            rate
-        };
-        let tx_max = largest as f64 * 8.0 / slowest;
         let arrived = l.packets_enqueued + l.packets_dropped;
         let loss = 100.0 * l.packets_dropped as f64 / (arrived.max(1)) as f64;
         if !(0.0..=100.0).contains(&l.loss_rate_pct)
@@ -718,30 +709,29 @@ fn check_links(case: &Case, r: &RunResults, warmup: f64, t: f64) -> Result<(), S
                 l.name
             ));
         };
-        // The packet in service at T counts whole (the one in service at the warmup was counted
-        // before it): at most one packet's serialisation above the window.
-        let u_max = 100.0 * (window + tx_max) / window;
-        if !(0.0..=u_max * (1.0 + FLOAT)).contains(&u) {
+        // Only the serialisation inside the window counts (the packets in service at its edges
+        // count their part inside it): at most the window.
+        if !(0.0..=100.0 * (1.0 + FLOAT)).contains(&u) {
             return Err(format!(
-                "link {}: utilisation {u:.6}% above {u_max:.6}% (100% + one {largest} B packet \
-                 at {slowest} b/s over {window} s); {l:?}",
+                "link {}: utilisation {u:.6}% outside [0, 100]% over {window} s; {l:?}",
                 l.name
             ));
         }
         // Busy time against bytes (no rate changes here; a link that went down lost packets it
         // had accepted, so only links that never went down). A packet accepted in the window
-        // started service in it or waits at T (at most a queue's worth); a packet that started
-        // service in the window was accepted in it or waited at the warmup. Each packet's
+        // was served in it, is in service at T (part of it served) or waits at T (at most a
+        // queue's worth); a packet served in the window was accepted in it, waited at the
+        // warmup or was in service then (part of it served in the window). Each packet's
         // serialisation is rounded up to the picosecond.
         if case.event != 0 {
             continue;
         }
         let busy = u / 100.0 * window;
         let served_max = busy * rate / 8.0;
-        let busy_max = (l.bytes_enqueued + cap_bytes) as f64 * 8.0 / rate
-            + (l.packets_enqueued + cap_packets) as f64 * 1e-12;
+        let busy_max = (l.bytes_enqueued + cap_bytes + largest) as f64 * 8.0 / rate
+            + (l.packets_enqueued + cap_packets + 1) as f64 * 1e-12;
         let accepted = l.bytes_enqueued as f64;
-        if accepted > (served_max + cap_bytes as f64) * (1.0 + FLOAT)
+        if accepted > (served_max + (cap_bytes + largest) as f64) * (1.0 + FLOAT)
             || busy > busy_max * (1.0 + FLOAT)
         {
             return Err(format!(

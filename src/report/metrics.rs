@@ -207,9 +207,10 @@ pub struct LinkInput {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LinkUsage {
     /// Time spent serialising packets during the window / the window's length, a fraction
-    /// (at whatever rate the link had at the time, so rate changes cannot push it above 1; the
-    /// packet in service at either edge counts whole, so it can exceed 1 by at most one packet's
-    /// serialisation time / the window). `None` for an empty window.
+    /// in [0, 1] (at whatever rate the link had at the time, so rate changes cannot push it
+    /// above 1; a packet in service at either edge counts only its serialisation inside the
+    /// window: the counters read the busy time up to their instant). `None` for an empty
+    /// window.
     pub utilisation: Option<f64>,
     /// Packets dropped on arrival / packets arrived (accepted + dropped), a fraction; 0 when
     /// nothing arrived.

@@ -335,8 +335,12 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
     // The rates at the start (links.csv) and their changes (for the ideal FCTs, which take
     // the rates in effect when each flow arrived).
     let link_rates = LinkRates::at_start(&world);
-    let counters =
-        |w: &World| -> Vec<QueueCounters> { links.iter().map(|l| w.link_counters(l.id)).collect() };
+    // Every link's counters at `at`: the world has stopped at `at`, or just before it for the
+    // window's start (1 ps earlier, before the events due at `at`), so the busy time of a packet
+    // in service counts up to `at` exactly.
+    let counters = |w: &World, at: SimTime| -> Vec<QueueCounters> {
+        links.iter().map(|l| w.link_counters_at(l.id, at)).collect()
+    };
 
     let layer_names: Vec<String> = egress_layers(&topology);
     let link_inputs: Vec<LinkInput> = links
@@ -430,7 +434,7 @@ pub fn run(scenario: &Scenario, seed: u64, cx: &RunContext) -> Result<RunOutput,
             }
             let snapshot = CounterSnapshot {
                 at,
-                counters: counters(&world),
+                counters: counters(&world, at),
             };
             counters_start.get_or_insert_with(|| snapshot.counters.clone());
             counters_end.clone_from(&snapshot.counters);

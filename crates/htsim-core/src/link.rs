@@ -17,7 +17,9 @@
 //!   ([`World::link_occupancy`](crate::world::World::link_occupancy)); a packet whose
 //!   service starts at the very instant another arrives is in service, not waiting;
 //! - departures and busy time are counted on admission and the part still in the future is
-//!   subtracted when read ([`World::link_counters`](crate::world::World::link_counters)).
+//!   subtracted when read ([`World::link_counters`](crate::world::World::link_counters)): the
+//!   packets not yet departed, and the serialisation time not yet spent (the whole of a
+//!   waiting packet's, the rest of the one in service).
 //!
 //! Link changes at a given time ([`LinkChange`]):
 //! - `Rate`: the packet in service keeps the completion time it was given; the new rate applies
@@ -188,9 +190,11 @@ impl Link {
         }
     }
 
-    /// The queue's counters as of `now`: departures and busy time count only serialisation that
-    /// has ended (departures) or started (busy time, the packet in service counted whole).
-    /// `now` must not be earlier than the last packet offered (it is the world's clock).
+    /// The queue's counters as of `now`: departures count only serialisation that has ended,
+    /// and busy time only the serialisation done by `now` (the packet in service counts up to
+    /// `now`, so the busy time between two readings is exactly the time the link spent
+    /// serialising between them). `now` must not be earlier than the last packet offered (it is
+    /// the world's clock, or a later instant before which no packet arrives).
     pub(crate) fn counters(&self, wires: &WireStore, now: SimTime) -> QueueCounters {
         let mut c = self.queue.counters;
         let first_waiting = self.wire.len() - self.waiting_packets;
@@ -206,8 +210,12 @@ impl Link {
                 let tx = self.serialisation_time(e.t.size as u64);
                 if departs - tx > now {
                     c.busy_time -= tx;
+                    continue;
                 }
             }
+            // In service at `now` (it keeps the completion time it was given, whatever the
+            // rate since): the rest of its serialisation is still to come.
+            c.busy_time -= departs - now;
         }
         c
     }
@@ -405,7 +413,8 @@ impl Link {
     }
 
     /// Takes the link down at `now`; returns every packet on it (waiting, in service,
-    /// propagating). Serialisation that had not ended never happened, in the counters.
+    /// propagating). In the counters, a departure that had not happened never does, and the
+    /// busy time keeps only the serialisation done by `now`.
     pub(crate) fn go_down(&mut self, wires: &mut WireStore, now: SimTime) -> Vec<PacketId> {
         self.flags |= DOWN;
         self.epoch = self.epoch.wrapping_add(1);

@@ -161,7 +161,9 @@ pub struct QueueCounters {
     pub packets_departed: u64,
     /// Bytes that finished serialisation and left.
     pub bytes_departed: u64,
-    /// Total time spent serialising packets (the link's busy time).
+    /// Total time spent serialising packets (the link's busy time), up to the instant the
+    /// counters are read: the packet in service counts the part of its serialisation done by
+    /// then.
     pub busy_time: SimTime,
     /// Packets dropped on arrival (full queue, or link down).
     pub packets_dropped: u64,

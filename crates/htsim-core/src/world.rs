@@ -212,11 +212,18 @@ impl World {
         &self.links[id.0 as usize]
     }
 
-    /// The counters of link `id`'s queue as of now: departures and busy time count only
-    /// serialisation that has ended (departures) or started (busy time, the packet in service
-    /// counted whole).
+    /// The counters of link `id`'s queue as of now: departures count only serialisation that
+    /// has ended, busy time only the serialisation done by now (the packet in service up to
+    /// now).
     pub fn link_counters(&self, id: LinkId) -> QueueCounters {
         self.link(id).counters(&self.wires, self.now)
+    }
+
+    /// The counters of link `id`'s queue as they will be at `at`, no earlier than now, if no
+    /// packet arrives at the link before `at` (the world stopped just before `at`'s events):
+    /// the packets on the link keep being served as timed. Earlier instants read as now.
+    pub fn link_counters_at(&self, id: LinkId, at: SimTime) -> QueueCounters {
+        self.link(id).counters(&self.wires, at.max(self.now))
     }
 
     /// The queue of link `id` as an arriving packet would see it now: the packets (and bytes)

@@ -351,14 +351,15 @@ fn read_queue_at(w: &mut World, link: LinkId, at_us: &[u64]) -> Vec<(u64, u64, u
 fn queue_length_and_counters_read_mid_run_match_packet_by_packet_service() {
     let mut w = World::new(1);
     let (link, _) = three_packet_burst(&mut w);
-    // Packet i is served from 100i to 100(i+1) us. (at us, waiting, departed, busy us):
+    // Packet i is served from 100i to 100(i+1) us. (at us, waiting, departed, busy us): busy
+    // time is the serialisation done by then, the packet in service counted up to that instant.
     assert_eq!(
         read_queue_at(&mut w, link, &[50, 100, 150, 250, 400]),
         vec![
-            (50, 2, 0, 100),
-            (100, 1, 1, 200), // packet 1 starts as packet 0 leaves: in service, not waiting
-            (150, 1, 1, 200),
-            (250, 0, 2, 300),
+            (50, 2, 0, 50),
+            (100, 1, 1, 100), // packet 1 starts as packet 0 leaves: in service, not waiting
+            (150, 1, 1, 150),
+            (250, 0, 2, 250),
             (400, 0, 3, 300),
         ]
     );
@@ -376,14 +377,15 @@ fn queue_and_counters_read_after_a_faster_rate_mid_packet_count_the_served_packe
     // waiting, before then.
     let faster = LinkChange::Rate(Rate::mbps(400));
     w.schedule_link_change(SimTime::from_us(10), link, faster);
-    // (at us, waiting, departed, busy us): a packet in service counts whole in busy time.
+    // (at us, waiting, departed, busy us): a packet in service counts up to the reading, packet
+    // 0 at the rate it started with.
     assert_eq!(
         read_queue_at(&mut w, link, &[20, 80, 110, 130, 160]),
         vec![
-            (20, 2, 0, 100),
-            (80, 2, 0, 100),
-            (110, 1, 1, 125),
-            (130, 0, 2, 150),
+            (20, 2, 0, 20),
+            (80, 2, 0, 80),
+            (110, 1, 1, 110),
+            (130, 0, 2, 130),
             (160, 0, 3, 150),
         ]
     );
@@ -392,6 +394,38 @@ fn queue_and_counters_read_after_a_faster_rate_mid_packet_count_the_served_packe
     let landed = [150, 175, 200].map(SimTime::from_us);
     assert_eq!(times, landed);
     assert_conserved(&w);
+}
+
+#[test]
+fn busy_time_between_two_readings_is_the_serialisation_between_them() {
+    // The burst of three packets (served 0-100, 100-200 and 200-300 us) on a link slowed to
+    // 10 Mb/s at 150 us: packet 1 keeps its instants, packet 2 takes 1000 us (200-1200 us).
+    // The link is busy from 0 to 1200 us, so over any window inside that span it is busy all
+    // the time, whichever packets are in service at the window's edges: 100 us of 100 us over
+    // 150-250 us, where counting the packet in service at each reading whole would give the
+    // 1000 us of packet 2 (1000%).
+    let mut w = World::new(1);
+    let (link, _) = three_packet_burst(&mut w);
+    let slower = LinkChange::Rate(Rate::mbps(10));
+    w.schedule_link_change(SimTime::from_us(150), link, slower);
+    let busy: Vec<u64> = read_queue_at(&mut w, link, &[150, 250, 700, 1200, 1500])
+        .into_iter()
+        .map(|(_, _, _, busy_us)| busy_us)
+        .collect();
+    assert_eq!(busy, [150, 250, 700, 1200, 1200]);
+    // Read ahead of the clock, before any arrival: the serialisation done by then.
+    let mut w = World::new(1);
+    let (link, _) = three_packet_burst(&mut w);
+    w.run_until(SimTime::from_us(149));
+    let ahead = w.link_counters_at(link, SimTime::from_us(150));
+    assert_eq!(
+        (ahead.busy_time, ahead.packets_departed),
+        (SimTime::from_us(150), 1)
+    );
+    // An instant before the clock reads as now.
+    let now = w.link_counters_at(link, SimTime::from_us(10));
+    assert_eq!(now, w.link_counters(link));
+    assert_eq!(now.busy_time, SimTime::from_us(149));
 }
 
 #[test]
@@ -447,6 +481,8 @@ fn link_down_loses_what_is_on_it_and_up_restores_service() {
     let c = w.link_counters(link);
     assert_eq!(c.packets_lost_link_down, 4);
     assert_eq!(c.packets_dropped, 2, "arrivals while down are dropped");
+    // Busy serialising packet 0 (100 us), packet 1 until the cut (60 us) and packet 7 (100 us).
+    assert_eq!(c.busy_time, SimTime::from_us(260));
     assert_eq!(w.stats().packets_lost_link_down, 4);
     assert_conserved(&w);
     assert_eq!(w.conservation().in_flight, 0);
