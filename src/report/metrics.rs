@@ -823,6 +823,40 @@ mod tests {
     }
 
     #[test]
+    fn jain_is_over_the_in_order_goodputs() {
+        // Two long multipath flows over a 1 s window: both sent 10 MB in it and their subflows
+        // had it all acknowledged (80 Mb/s each, the subflow level and the paper's goodput), but
+        // a hole held back the second's data at the connection level: 10 MB and 2.5 MB in order
+        // (80 and 20 Mb/s). Jain's index is over the in-order goodputs: 100^2 / (2 x 6800) =
+        // 0.735..., not the 1 of the other two.
+        let window = Window {
+            start: SimTime::ZERO,
+            end: SimTime::from_secs(1),
+        };
+        let mb = 1_000_000;
+        let flows: Vec<FlowInput> = [10 * mb, 2_500_000]
+            .into_iter()
+            .map(|acked| {
+                let mut f = flow(0, None, 0, 0, None);
+                f.at_window_end = Some(FlowBytes {
+                    sent: 10 * mb,
+                    acked,
+                    subflow_sent: 10 * mb,
+                    subflow_acked: 10 * mb,
+                });
+                f
+            })
+            .collect();
+        let classes = vec!["long".to_string()];
+        let long = &summarize_run(base_run(), &flows_only(window, &classes, &flows)).classes[0];
+        assert_eq!(long.goodput_values_mbps, vec![80.0, 20.0]);
+        assert_eq!(long.subflow_goodput_values_mbps, vec![80.0, 80.0]);
+        assert_eq!(long.goodput_paper_values_mbps, vec![80.0, 80.0]);
+        let jain = long.jain.unwrap();
+        assert!((jain - 10_000.0 / 13_600.0).abs() < 1e-12, "{jain}");
+    }
+
+    #[test]
     fn finite_goodput_is_size_over_fct_over_the_whole_life() {
         let window = Window {
             start: SimTime::from_secs(1),
