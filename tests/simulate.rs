@@ -596,6 +596,33 @@ transport = { kind = "tcp" }
 const SIZE_3000: &str = "flows.one.size=\"3000B\"";
 
 #[test]
+fn the_run_cost_counts_the_whole_run_not_the_window() {
+    // IDLE_STAR's 3000-B flow in a 60 us run measured from 50 us, with a 1 ms drain: every data
+    // packet lands in the drain (segment 1 at 85.3 us), yet `cost` counts the whole run: 3 data
+    // packets delivered. At most 3 packets are in flight at once: 1 (SYN), 1 (SYN-ACK), 2 (the
+    // handshake's ACK and segment 1 at 41.6 us), 1 (ACK 1); at 106 us ACK 1 releases segments
+    // 2 and 3 and the FIN together (3); segment 2 lands at 149.392 us and its ACK leaves while
+    // segment 3 (151.488 us) and the FIN (151.824 us) are on their way (3), each answered as it
+    // lands (ACK 3, then the FIN+ACK) while ACK 2 is still out (3 and 3).
+    let overrides = [SIZE_3000, "run.warmup=\"50us\"", "run.duration=\"60us\""];
+    let out = run(&scenario(IDLE_STAR, &overrides), 1, &RunContext::default()).unwrap();
+    let f = &flow_rows(&out)[0];
+    assert_eq!(
+        (f["completed"].as_str(), f["packets_sent"].as_str()),
+        ("true", "3")
+    );
+    let cost = out.summary().cost;
+    assert_eq!(
+        (cost.data_packets_delivered, cost.peak_packets_in_flight),
+        (3, 3)
+    );
+    // links.csv counts the window only: nothing entered the sender's link in it (the
+    // handshake's ACK and segment 1 at 41.6 us, segments 2 and 3 and the FIN at 106 us).
+    let l = link_row(&out, "host0->switch");
+    assert_eq!(l["packets_enqueued"], "0", "{l:?}");
+}
+
+#[test]
 fn goodput_of_a_flow_starting_just_before_the_end_counts_acked_bytes_over_its_alive_time() {
     // Two hosts on a star at 1 Gb/s, 10 us per link; one 10 MB TCP flow asked for 1 ms before
     // the end of a 20 ms run, completing in the drain. The SYN-ACK comes back after 41.6 us
