@@ -157,6 +157,7 @@ fn every_field_of_a_runs_summary_json_is_defined_once() {
     // A summary with every optional field present, so that serialisation shows every key.
     let class = ClassSummary {
         fct_ms: stats(),
+        fct_values_ms: vec![1.0],
         slowdown: stats(),
         finite_goodput_mbps: stats(),
         finite_goodput_values_mbps: vec![1.0],

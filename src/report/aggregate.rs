@@ -7,12 +7,11 @@
 //!   classes in scenario order, then layers in topology order, then `run`), then metric (the
 //!   fixed order of [`metric_values`]); seeds enter each statistic in ascending order;
 //! - every metric is a statistic over the point's seeds of one value per run, except the pooled
-//!   ones (`finite_goodput_pooled`, `goodput_pooled`, `goodput_paper_pooled`,
+//!   ones (`fct_pooled`, `finite_goodput_pooled`, `goodput_pooled`, `goodput_paper_pooled`,
 //!   `subflow_goodput_pooled`, `crossing_goodput_pooled`, `crossing_subflow_goodput_pooled`):
-//!   their
-//!   statistics are over every completed finite flow or every long flow of every run of the
-//!   point (as the MMPTCP and XMP papers take their means over all flows of all runs), so their
-//!   `n` counts flows, and runs with more flows weigh more;
+//!   their statistics are over every completed finite flow or every long flow of every run of
+//!   the point (as the MMPTCP and XMP papers take their statistics over all flows of all runs),
+//!   so their `n` counts flows, and runs with more flows weigh more;
 //! - numbers in summary.csv are Rust's shortest round-trip decimal form of the f64 (`{}`:
 //!   never an exponent, parses back to the same value); summary.json uses serde_json's
 //!   shortest round-trip form;
@@ -77,8 +76,8 @@ pub struct SummaryRow {
     pub stats: Summary,
 }
 
-/// The metrics of a run, in their fixed order: per flow class (counts, FCT, slowdown, the
-/// finite flows' goodput, the long flows' goodput, the pooled per-flow goodputs, retransmissions, jobs and job completion time), then per layer,
+/// The metrics of a run, in their fixed order: per flow class (counts, FCT and the pooled FCTs,
+/// slowdown, the finite flows' goodput, the long flows' goodput, the pooled per-flow goodputs, retransmissions, jobs and job completion time), then per layer,
 /// then the run's deterministic cost (events, data packets delivered, peak packets in flight).
 pub fn metric_values(run: &RunSummary) -> Vec<MetricValue> {
     let mut out = Vec::new();
@@ -111,6 +110,7 @@ pub fn metric_values(run: &RunSummary) -> Vec<MetricValue> {
         push(always, "fct_p90", "ms", one(fct.map(|s| s.p90)));
         push(always, "fct_p99", "ms", one(fct.map(|s| s.p99)));
         push(always, "fct_p999", "ms", one(fct.map(|s| s.p999)));
+        push(always, "fct_pooled", "ms", c.fct_values_ms.clone());
         let sd = c.slowdown;
         push(always, "slowdown_mean", "1", one(sd.map(|s| s.mean)));
         push(always, "slowdown_p50", "1", one(sd.map(|s| s.p50)));
@@ -640,6 +640,47 @@ mod tests {
             runs.reverse();
             assert_eq!(aggregate(&runs), rows);
         }
+    }
+
+    #[test]
+    fn pooled_fct_has_the_spread_of_every_flow_of_every_seed() {
+        // Seed 1 completes flows in 1, 2 and 3 ms, seed 2 in 10, 20 and 30 ms. Per seed: std 1
+        // and 10 (fct_std 5.5 over the seeds), p99 2.98 and 29.8 (fct_p99 16.39). Pooled, as
+        // [P0] takes its statistics: mean 11; squares of deviations 100 + 81 + 64 + 1 + 81 + 361
+        // = 688, std sqrt(688 / 5) = 11.73; p99 at rank 4.95 of 0..5: 20 + 0.95 x 10 = 29.5.
+        let runs: Vec<RunSummary> = [(1, vec![1.0, 2.0, 3.0]), (2, vec![10.0, 20.0, 30.0])]
+            .into_iter()
+            .map(|(seed, fcts)| {
+                let mut r = run("p", 0, seed, &[], 0.0);
+                let c = &mut r.classes[0];
+                c.finite_flows = 3;
+                c.completed = 3;
+                c.fct_ms = Summary::of(&fcts);
+                c.fct_values_ms = fcts;
+                r
+            })
+            .collect();
+        let rows = aggregate(&runs);
+        let row = |metric: &str| {
+            rows.iter()
+                .find(|r| r.class == "short" && r.metric == metric)
+                .unwrap_or_else(|| panic!("no {metric} row"))
+                .stats
+        };
+        assert_eq!((row("fct_std").n, row("fct_std").mean), (2, 5.5));
+        assert!((row("fct_p99").mean - 16.39).abs() < 1e-12);
+        let pooled = row("fct_pooled");
+        assert_eq!(
+            (pooled.n, pooled.mean, pooled.min, pooled.max),
+            (6, 11.0, 1.0, 30.0)
+        );
+        assert!((pooled.std - (688.0f64 / 5.0).sqrt()).abs() < 1e-12);
+        assert!((pooled.p99 - 29.5).abs() < 1e-12);
+        let unit = rows.iter().find(|r| r.metric == "fct_pooled").unwrap();
+        assert_eq!(unit.unit, "ms");
+        // Right after the per-seed FCT statistics.
+        let pos = |m: &str| rows.iter().position(|r| r.metric == m).unwrap();
+        assert_eq!(pos("fct_pooled"), pos("fct_p999") + 1);
     }
 
     #[test]

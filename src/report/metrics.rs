@@ -404,6 +404,7 @@ fn class_summary(class: usize, input: &RunInput<'_>) -> ClassSummary {
         completed,
         unfinished: finite_flows - completed,
         fct_ms: Summary::of(&fct_ms),
+        fct_values_ms: fct_ms,
         slowdown: Summary::of(&slowdown),
         finite_goodput_mbps: Summary::of(&finite_goodput),
         finite_goodput_values_mbps: finite_goodput,
