@@ -824,6 +824,40 @@ mod tests {
     }
 
     #[test]
+    fn loss_counters_count_each_measured_flows_whole_life() {
+        // Window 1..3 s. A long flow open since 0 with 4 timeouts over its life (whatever part
+        // of them fell in the warmup), a finite flow arriving at 1.5 s that completed with 2,
+        // one arriving at 2 s that never completed with 6, and one of the warmup with 8: the
+        // counters are over the completed finite flows that arrived in the window and the long
+        // flows that started, whole life: mean (4 + 2) / 2 = 3, p99 3.98.
+        let window = Window {
+            start: SimTime::from_secs(1),
+            end: SimTime::from_secs(3),
+        };
+        let mut flows = vec![
+            flow(0, None, 0, 0, None),
+            flow(0, Some(10_000), 1500, 1500, Some(1510)),
+            flow(0, Some(10_000), 2000, 2000, None),
+            flow(0, Some(10_000), 500, 500, Some(510)),
+        ];
+        for (f, timeouts) in flows.iter_mut().zip([4, 2, 6, 8]) {
+            f.record.timeouts = timeouts;
+            f.record.retransmits = 10 * timeouts;
+            f.record.fast_retransmits = timeouts / 2;
+        }
+        let classes = vec!["mixed".to_string()];
+        let c = &summarize_run(base_run(), &flows_only(window, &classes, &flows)).classes[0];
+        let (rto, retx, fast) = (
+            c.timeouts.unwrap(),
+            c.retransmits.unwrap(),
+            c.fast_retransmits.unwrap(),
+        );
+        assert_eq!((rto.n, rto.mean, rto.max), (2, 3.0, 4.0));
+        assert!((rto.p99 - 3.98).abs() < 1e-12, "{rto:?}");
+        assert_eq!((retx.mean, fast.mean), (30.0, 1.5));
+    }
+
+    #[test]
     fn jain_is_over_the_in_order_goodputs() {
         // Two long multipath flows over a 1 s window: both sent 10 MB in it and their subflows
         // had it all acknowledged (80 Mb/s each, the subflow level and the paper's goodput), but
