@@ -177,6 +177,7 @@ fn every_field_of_a_runs_summary_json_is_defined_once() {
         fast_retransmits: stats(),
         timeouts: stats(),
         jct_ms: stats(),
+        jct_values_ms: vec![1.0],
         ..ClassSummary::default()
     };
     let layer = LayerSummary {

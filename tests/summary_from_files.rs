@@ -988,6 +988,11 @@ fn check_jobs(run: &RunDir, known: &Known, json: &Value, flows: &[&Row]) {
             what("jobs_unfinished")
         );
         assert!(json["jct_ms"].is_null(), "{}", what("jct_ms"));
+        assert!(
+            json.get("jct_values_ms").is_none(),
+            "{}",
+            what("jct_values_ms")
+        );
         return;
     };
     let mut jobs: BTreeMap<u64, Vec<&Row>> = BTreeMap::new();
@@ -1068,10 +1073,12 @@ fn check_jobs(run: &RunDir, known: &Known, json: &Value, flows: &[&Row]) {
         "{}",
         what("jobs_unfinished")
     );
-    Allowance {
+    let allowance = Allowance {
         per_value: NS_IN_MS,
-    }
-    .check(&what("jct_ms"), &json["jct_ms"], &jct_ms);
+    };
+    allowance.check(&what("jct_ms"), &json["jct_ms"], &jct_ms);
+    let field = "jct_values_ms";
+    check_values(&what(field), json.get(field), allowance, &jct_ms);
 }
 
 /// The layers of the run's summary.json from links.csv.
@@ -1301,6 +1308,7 @@ const CLASS_METRICS: &[ClassMetric] = &[
     ("jct_p90", "ms", |c| stat(c, "jct_ms", "p90")),
     ("jct_p99", "ms", |c| stat(c, "jct_ms", "p99")),
     ("jct_p999", "ms", |c| stat(c, "jct_ms", "p999")),
+    ("jct_pooled", "ms", |c| list(c, "jct_values_ms")),
 ];
 
 /// What a count needs in some seed of a point for the point to have its row (docs/outputs.md:

@@ -427,6 +427,7 @@ fn class_summary(class: usize, input: &RunInput<'_>) -> ClassSummary {
         jobs_completed,
         jobs_unfinished: jobs.len() as u64 - jobs_completed,
         jct_ms: Summary::of(&jct_ms),
+        jct_values_ms: jct_ms,
     }
 }
 

@@ -149,6 +149,11 @@ pub struct ClassSummary {
     /// Job completion time of completed jobs: from the job's start (its requests open, the
     /// first flow's arrival) to the completion of its last flow (the last response), ms.
     pub jct_ms: Option<Summary>,
+    /// The completion time of every completed job (the sample `jct_ms` summarises), in job
+    /// number order, ms: reports pool them over the seeds of a sweep point (summary.csv
+    /// `jct_pooled`). Absent from summaries written before it existed, and when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub jct_values_ms: Vec<f64>,
 }
 
 /// Utilisation and loss of one egress layer in one run (docs/model.md 9.6 and 10 #16-17).
