@@ -249,17 +249,28 @@ pub enum Incomplete {
     /// The summary lists a name that is no file name of the run's directory.
     #[error("summary.json lists `{0}`, which names no file of the run's directory")]
     BadName(String),
+    /// The summary lacks a per-flow list that this htsim's summaries carry (written by an
+    /// older htsim), so its flows could not enter the pooled rows of summary.csv.
+    #[error(
+        "summary.json has no `{0}` (written by an older htsim): its flows cannot enter the \
+         pooled rows"
+    )]
+    NoSample(&'static str),
 }
 
 /// The summary of the run in `dir` when the run is complete: its summary.json, written last,
-/// reads as a run's summary ([`RunSummary`]), and every file it lists
-/// ([`RunSummary::files`]) is there with the size written. Only summary.json is read; the
-/// other files' sizes come from the file system. A summary.json that lists no file (written
-/// before htsim recorded them) counts on its own, as it did then. Otherwise says why the run
-/// must be done again.
+/// reads as a run's summary ([`RunSummary`]) with every per-flow list its statistics summarise
+/// ([`ClassSummary::missing_sample`](crate::report::run_summary::ClassSummary::missing_sample)),
+/// and every file it lists ([`RunSummary::files`]) is there with the size written. Only
+/// summary.json is read; the other files' sizes come from the file system. A summary.json that
+/// lists no file (written before htsim recorded them) counts on its own, as it did then.
+/// Otherwise says why the run must be done again.
 pub fn read_complete_run(dir: &Path) -> Result<RunSummary, Incomplete> {
     let summary =
         RunSummary::read(&dir.join(RUN_SUMMARY_FILE)).map_err(|_| Incomplete::NoSummary)?;
+    if let Some(list) = summary.classes.iter().find_map(|c| c.missing_sample()) {
+        return Err(Incomplete::NoSample(list));
+    }
     for file in &summary.files {
         if check_dir_name(&file.name).is_err() {
             return Err(Incomplete::BadName(file.name.clone()));

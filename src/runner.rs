@@ -292,8 +292,8 @@ pub struct RunReport {
     /// Lock files of writers found gone and taken over.
     pub locks_taken_over: Vec<String>,
     /// Runs of this shard whose summary.json was there but not every file it lists, at the
-    /// size written ([`output::read_complete_run`]): simulated again like any incomplete run.
-    /// Their ids, with what was wrong.
+    /// size written, or not every per-flow list this htsim writes ([`output::read_complete_run`]):
+    /// simulated again like any incomplete run. Their ids, with what was wrong.
     pub damaged: Vec<(String, String)>,
     /// Skipped runs that another htsim build simulated (same settings), with that build
     /// ([`crate::identity::build_name`]): their results stand, but came from other code.
@@ -351,7 +351,8 @@ fn existing_runs(
 }
 
 /// Runs every run of the shard that is not complete yet ([`output::read_complete_run`]: also
-/// one whose files were lost or cut short since it was written, [`RunReport::damaged`]), at
+/// one whose files were lost or cut short since it was written, or whose summary an older
+/// htsim wrote without a per-flow list, [`RunReport::damaged`]), at
 /// most `options.jobs` at a time, writing each run's files (its run.json identity first,
 /// summary.json last) as soon as it finishes. `on_event` is called once per run, from worker threads.
 ///

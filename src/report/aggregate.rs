@@ -524,6 +524,7 @@ mod tests {
                 finite_flows: fcts.len() as u64,
                 completed: fcts.len() as u64,
                 fct_ms: fct,
+                fct_values_ms: fcts.to_vec(),
                 ..ClassSummary::default()
             }],
             layers: vec![LayerSummary {
@@ -579,9 +580,10 @@ mod tests {
             !csv.contains("long_flows") && !csv.contains("jobs_"),
             "{csv}"
         );
-        // The run-list order puts "a=1,b=2" before "a=0"; each point has 9 class rows
-        // (finite_flows, completed, unfinished, 6 fct), 2 layer rows, 3 cost rows.
-        let per_point = 9 + 2 + 3;
+        // The run-list order puts "a=1,b=2" before "a=0"; each point has 10 class rows
+        // (finite_flows, completed, unfinished, 6 fct over seeds and fct_pooled), 2 layer rows,
+        // 3 cost rows.
+        let per_point = 10 + 2 + 3;
         assert_eq!(lines.len(), 1 + 2 * per_point);
         assert!(lines[per_point + 1].starts_with("a=0,short,finite_flows,flows,1,1,0,0,"));
         assert_eq!(

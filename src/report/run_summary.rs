@@ -156,6 +156,56 @@ pub struct ClassSummary {
     pub jct_values_ms: Vec<f64>,
 }
 
+impl ClassSummary {
+    /// The first per-flow (or per-job) list that does not hold the sample its statistics
+    /// summarise, by its summary.json name: a summary written by an htsim from before the list
+    /// existed, whose flows could not enter the pooled rows of summary.csv. `None` when every
+    /// list is whole.
+    pub fn missing_sample(&self) -> Option<&'static str> {
+        let whole = |stats: Option<Summary>, values: &[f64]| {
+            let finite = values.iter().filter(|v| v.is_finite()).count() as u64;
+            stats.map_or(0, |s| s.n) == finite
+        };
+        [
+            ("fct_values_ms", self.fct_ms, &self.fct_values_ms),
+            (
+                "finite_goodput_values_mbps",
+                self.finite_goodput_mbps,
+                &self.finite_goodput_values_mbps,
+            ),
+            (
+                "goodput_values_mbps",
+                self.goodput_mbps,
+                &self.goodput_values_mbps,
+            ),
+            (
+                "goodput_paper_values_mbps",
+                self.goodput_paper_mbps,
+                &self.goodput_paper_values_mbps,
+            ),
+            (
+                "subflow_goodput_values_mbps",
+                self.subflow_goodput_mbps,
+                &self.subflow_goodput_values_mbps,
+            ),
+            (
+                "crossing_goodput_values_mbps",
+                self.crossing_goodput_mbps,
+                &self.crossing_goodput_values_mbps,
+            ),
+            (
+                "crossing_subflow_goodput_values_mbps",
+                self.crossing_subflow_goodput_mbps,
+                &self.crossing_subflow_goodput_values_mbps,
+            ),
+            ("jct_values_ms", self.jct_ms, &self.jct_values_ms),
+        ]
+        .into_iter()
+        .find(|(_, stats, values)| !whole(*stats, values))
+        .map(|(name, _, _)| name)
+    }
+}
+
 /// Utilisation and loss of one egress layer in one run (docs/model.md 9.6 and 10 #16-17).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LayerSummary {
@@ -310,4 +360,43 @@ fn sorted_subdirs(dir: &Path) -> Result<Vec<PathBuf>> {
     }
     out.sort();
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_class_misses_a_sample_whose_list_lacks_values_its_statistics_count() {
+        let whole = ClassSummary {
+            fct_ms: Summary::of(&[1.0, 2.0]),
+            fct_values_ms: vec![1.0, 2.0],
+            // A non-finite goodput is in the list but in no statistic.
+            goodput_mbps: Summary::of(&[5.0]),
+            goodput_values_mbps: vec![5.0, f64::INFINITY],
+            jct_ms: Summary::of(&[3.0]),
+            jct_values_ms: vec![3.0],
+            ..ClassSummary::default()
+        };
+        assert_eq!(whole.missing_sample(), None);
+        assert_eq!(ClassSummary::default().missing_sample(), None);
+        let old_jobs = ClassSummary {
+            jct_values_ms: Vec::new(),
+            ..whole.clone()
+        };
+        assert_eq!(old_jobs.missing_sample(), Some("jct_values_ms"));
+        let old_goodput = ClassSummary {
+            goodput_values_mbps: Vec::new(),
+            ..whole.clone()
+        };
+        assert_eq!(old_goodput.missing_sample(), Some("goodput_values_mbps"));
+        let crossing = ClassSummary {
+            crossing_subflow_goodput_mbps: Summary::of(&[7.0]),
+            ..whole
+        };
+        assert_eq!(
+            crossing.missing_sample(),
+            Some("crossing_subflow_goodput_values_mbps")
+        );
+    }
 }

@@ -346,8 +346,8 @@ fn run(args: RunArgs) -> Result<(), Failure> {
     }
     if let Some((id, why)) = report.damaged.first() {
         note!(
-            "note: {} run(s) had a file lost or cut short since they were written and were \
-             simulated again (e.g. {id}: {why})",
+            "note: {} run(s) were no longer complete (a file lost or cut short since, or a \
+             summary from an older htsim) and were simulated again (e.g. {id}: {why})",
             report.damaged.len()
         );
     }

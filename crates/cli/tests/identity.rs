@@ -407,8 +407,9 @@ fn runs_with_a_file_lost_or_cut_short_are_incomplete_for_run_and_report() {
     let err = expect(0, &["run", "s.toml", "--out", "X"], p);
     assert!(
         err.contains(
-            "1 run(s) had a file lost or cut short since they were written and were simulated \
-             again (e.g. star/base/seed-1: flows.csv is missing)"
+            "1 run(s) were no longer complete (a file lost or cut short since, or a summary \
+             from an older htsim) and were simulated again (e.g. star/base/seed-1: flows.csv \
+             is missing)"
         ),
         "{err}"
     );
@@ -436,6 +437,81 @@ fn runs_with_a_file_lost_or_cut_short_are_incomplete_for_run_and_report() {
     let err = expect(0, &["run", "s.toml", "--out", "X"], p);
     assert!(err.contains("0 run(s) finished, 2 skipped"), "{err}");
     assert!(!flows(1).exists());
+}
+
+/// A summary.json from before a per-flow list existed (here `fct_values_ms`, from before
+/// `fct_pooled`) could not give its flows to the pooled rows, which would pool the other seeds'
+/// flows alone: the run is incomplete, so report leaves it out and says why, and run simulates
+/// it again, after which the pooled row counts every flow of both seeds.
+#[test]
+fn a_summary_without_a_per_flow_list_is_done_again() {
+    const FINITE: &str = r#"
+name = "star"
+[run]
+duration = "2ms"
+drain = "50ms"
+seeds = 2
+[topology]
+kind = "star"
+hosts = 4
+link_rate = "1Gbps"
+[[flows]]
+name = "short"
+size = "20KB"
+transport = { kind = "tcp" }
+"#;
+    let dir = setup(FINITE);
+    let p = dir.path();
+    expect(0, &["run", "s.toml", "--out", "X", "-q"], p);
+    let x = p.join("X");
+    let summary_csv = || std::fs::read_to_string(x.join("summary.csv")).unwrap();
+    let pooled_n = |csv: &str| {
+        let row = csv
+            .lines()
+            .find(|l| l.starts_with("base,short,fct_pooled,"));
+        row.map(|r| r.split(',').nth(4).unwrap().to_string())
+    };
+    let whole = summary_csv();
+    let pooled = pooled_n(&whole).expect("a fct_pooled row");
+    let run1 = x.join("runs/base/seed-1/summary.json");
+    let written = std::fs::read(&run1).unwrap();
+    let mut old: serde_json::Value = serde_json::from_slice(&written).unwrap();
+    let class = &mut old["classes"][0];
+    assert!(class
+        .as_object_mut()
+        .unwrap()
+        .remove("fct_values_ms")
+        .is_some());
+    std::fs::write(&run1, serde_json::to_vec_pretty(&old).unwrap()).unwrap();
+    let err = expect(0, &["report", "X"], p);
+    assert!(
+        err.contains("1 of 2 run(s) complete")
+            && err.contains(
+                "seed-1: summary.json has no `fct_values_ms` (written by an older htsim)"
+            ),
+        "{err}"
+    );
+    assert_eq!(first_n(&x.join("summary.csv")), "1");
+    assert_eq!(
+        pooled_n(&summary_csv()).as_deref(),
+        Some("4"),
+        "seed 2's flows alone"
+    );
+    let err = expect(0, &["run", "s.toml", "--out", "X"], p);
+    assert!(
+        err.contains("were simulated again (e.g. star/base/seed-1: summary.json has no"),
+        "{err}"
+    );
+    assert!(err.contains("1 run(s) finished, 1 skipped"), "{err}");
+    let again: serde_json::Value = serde_json::from_slice(&std::fs::read(&run1).unwrap()).unwrap();
+    let before: serde_json::Value = serde_json::from_slice(&written).unwrap();
+    let fcts = |v: &serde_json::Value| v["classes"][0]["fct_values_ms"].clone();
+    assert!(fcts(&again).is_array() && fcts(&again) == fcts(&before));
+    assert_eq!(summary_csv(), whole);
+    assert_eq!(
+        pooled, "8",
+        "a flow from each of 4 hosts in each of two seeds"
+    );
 }
 
 #[test]
