@@ -95,6 +95,12 @@ fn malformed_empty_and_disconnected_topology_files() {
             "net.topo:2:1:",
             "host1 cannot reach host0",
         ),
+        // A rack index sizes the host layout: this line asked for 32 GiB and aborted.
+        (
+            "host host0\nhost host1 rack=4000000000\nswitch s\nlink host0 s 1Gbps 1us 10pkt\nlink host1 s 1Gbps 1us 10pkt\n",
+            "net.topo:2:1:",
+            "rack=4000000000 is out of range",
+        ),
     ] {
         let err = refused(&text, &[("net.topo", file)], &[(at, "topology.path", what)]);
         assert!(

@@ -10,7 +10,8 @@
 //! ```
 //!
 //! - Hosts must be named `host0`, `host1`, ... in order (`host<i>` is `HostId(i)`). A host's
-//!   rack defaults to its index and its pod to its rack; a rack must lie in one pod.
+//!   rack defaults to its index and its pod to its rack; a rack must lie in one pod. Rack and
+//!   pod indices are below the number of hosts.
 //! - A switch's layer defaults to `switch`; hosts are in layer `host`. Names are unique.
 //! - `link` makes a cable: the directed links `a -> b` and `b -> a`, both with that rate,
 //!   propagation delay and buffer limit. The queue discipline comes from the queue factory
@@ -216,6 +217,24 @@ impl FileTopology {
                 text.lines().count().max(1),
                 "the file defines no host",
             ));
+        }
+        // The host layout keeps a slot per rack and pod index up to the largest, so an index
+        // is below the host count (every rack holds a host, so that numbers any layout).
+        for (node, &line) in nodes.iter().zip(&node_lines) {
+            if let FileNode::Host { rack, pod } = *node {
+                for (key, index) in [("rack", rack), ("pod", pod)] {
+                    if index >= hosts {
+                        return Err(line_error(
+                            line,
+                            format!(
+                                "{key}={index} is out of range: with {hosts} host(s), racks and \
+                                 pods are numbered from 0 to {}",
+                                hosts - 1
+                            ),
+                        ));
+                    }
+                }
+            }
         }
         let topology = FileTopology { nodes, links };
         topology.check_connected(&node_lines)?;

@@ -446,6 +446,19 @@ fn file_errors_name_the_line() {
             "already in pod 0",
         ),
         ("host host0 rak=1\n", "line 1", "did you mean \"rack\""),
+        // A rack or pod index sizes the host layout: one far above the hosts would allocate
+        // tens of GiB from one line.
+        (
+            "host host0\nhost host1 rack=4294967295 pod=4294967295\n",
+            "line 2",
+            "rack=4294967295 is out of range: with 2 host(s), racks and pods are numbered \
+             from 0 to 1",
+        ),
+        (
+            "host host0 rack=0 pod=2\nhost host1 rack=1 pod=1\n",
+            "line 1",
+            "pod=2 is out of range",
+        ),
         ("switch s0\n", "line 1", "no host"),
         ("host host0\nhost host0\n", "line 2", "twice"),
         (
