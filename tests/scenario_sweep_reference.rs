@@ -507,3 +507,53 @@ fn a_swept_table_keeps_the_order_of_its_keys_in_scenario_toml() {
         l.scenario
     );
 }
+
+#[test]
+fn a_sweep_never_changes_the_seeds() {
+    // An axis on `run.seeds` gave every point a seed list of its own: 50 values of 1000000
+    // seeds passed the limit on runs (checked against `[run] seeds`) and validate drew 50
+    // million traffic matrices.
+    let base = BASE.replace("duration = \"10ms\"", "duration = \"10ms\"\nseeds = 2");
+    let text = base.replace(
+        "\"topology.link_rate\" = [\"1Gbps\", \"10Gbps\"]",
+        "\"run.seeds\" = [1000000, 999999]",
+    );
+    let e = bad(&text);
+    check(
+        &text,
+        &e,
+        "\"run.seeds\" = [",
+        "sweep.run.seeds",
+        "a sweep cannot change `run.seeds`",
+    );
+    // So is a whole `[run]` table that holds `seeds`, in a group too.
+    let text = base.replace(
+        "\"topology.link_rate\" = [\"1Gbps\", \"10Gbps\"]",
+        "\"run\" = [{ duration = \"5ms\", seeds = 9 }]",
+    );
+    check(
+        &text,
+        &bad(&text),
+        "\"run\" = [",
+        "sweep.run",
+        "a sweep cannot change `run.seeds`",
+    );
+    let e = load_with(&base, &["sweep.g={ \"run.seeds\" = [1, 2] }"]).unwrap_err();
+    assert!(e.to_string().contains("cannot change `run.seeds`"), "{e}");
+
+    // A whole `[run]` table without `seeds` keeps the scenario's seeds at every point (it
+    // took the default, one seed, instead).
+    let text = base.replace(
+        "\"topology.link_rate\" = [\"1Gbps\", \"10Gbps\"]",
+        "\"run\" = [{ duration = \"5ms\" }, { duration = \"10ms\" }]",
+    );
+    let l = ok(&text);
+    assert_eq!(l.points.len(), 6);
+    for p in &l.points {
+        assert_eq!(p.scenario.run.seeds.list(), vec![1, 2], "{}", p.name);
+    }
+    assert_eq!(htsim::runner::run_list(&l).len(), 12);
+    // So `--set run.seeds` beside such an axis is used, not refused as never used.
+    let l = load_with(&text, &["run.seeds=[5]"]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(l.points.iter().all(|p| p.scenario.run.seeds.list() == [5]));
+}

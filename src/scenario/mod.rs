@@ -320,9 +320,9 @@ pub(crate) fn load_tree(
         };
         scenario.sweep = base.sweep.clone();
         scenario.references = base.references.clone();
-        if let Some(seeds) = &options.seeds {
-            scenario.run.seeds = seeds.clone();
-        }
+        // Every point runs the seeds of the base (`--seeds` included), also when an axis
+        // replaces the whole `[run]` table.
+        scenario.run.seeds = base.run.seeds.clone();
         if !names.insert(name.clone()) {
             let origin = axes.first().map_or(Origin::Unknown, |a| a.origin.clone());
             return Err(source.error(
@@ -363,6 +363,10 @@ fn check_overrides_outside_sweep(
             continue;
         };
         let path = path.trim();
+        // Every point keeps the seeds (no axis may set them), a `run` axis too.
+        if keypath::overlaps(path, "run.seeds") && path.split('.').count() == 2 {
+            continue;
+        }
         if let Some(axis) = axes
             .iter()
             .map(|a| &a.path)

@@ -155,6 +155,25 @@ fn axis(cx: &Cx, e: &super::tree::Entry, path: &str, group: Option<&str>) -> Res
             "a sweep cannot change `[sweep]` itself",
         ));
     }
+    // Every point runs every seed of `run.seeds` (or `--seeds`): an axis that set the seeds
+    // would give each point a run list of its own, outside the limit on runs.
+    let sets_seeds = match e.key.split('.').map(str::trim).collect::<Vec<_>>()[..] {
+        ["run", "seeds"] => true,
+        ["run"] => items.iter().any(|v| match &v.value {
+            Value::Table(t) => t.entries.iter().any(|x| x.key.trim() == "seeds"),
+            _ => false,
+        }),
+        _ => false,
+    };
+    if sets_seeds {
+        return Err(cx
+            .err(
+                &e.key_origin,
+                path,
+                "a sweep cannot change `run.seeds`: every sweep point runs every seed",
+            )
+            .with_hint("set the seeds in `[run]` (or with --seeds); sweep other keys"));
+    }
     Ok(Axis {
         path: e.key.clone(),
         origin: e.key_origin.clone(),

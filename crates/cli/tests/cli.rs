@@ -161,6 +161,15 @@ fn more_runs_than_the_limit() {
 }
 
 #[test]
+fn a_sweep_of_the_seeds_is_refused_before_the_run_list() {
+    // Each point ran its own seeds, outside the limit on runs, which counts `[run] seeds`
+    // once per point: 50 points of a million seeds each had `validate` draw matrices for 50
+    // million runs. (Small values here, so that without the check the test fails at once.)
+    let text = format!("{BASE}[sweep]\n\"run.seeds\" = [1, 3]\n");
+    rejects(&text, 27, "sweep.run.seeds");
+}
+
+#[test]
 fn an_error_in_a_very_long_line_shows_a_window_around_its_column() {
     // A sweep of 100 000 values on one line (1.1 MB) with a TOML syntax error at its end: the
     // message names the column and shows the 100 characters around it, not the whole line.
