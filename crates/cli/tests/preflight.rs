@@ -850,6 +850,15 @@ fn zero_and_oversized_transport_parameters_are_errors_at_their_key() {
             "flows.long.transport.mss",
             "a segment of 5000000000 B is too large: at most 4294967295 B",
         ),
+        // The larger of mss and header_size is at fault, the other left at its default (this
+        // was named at `header_size`, never written, "at most 0 B").
+        (
+            "mss = \"4294967295B\"",
+            "s.toml:9:35:",
+            "flows.long.transport.mss",
+            "a segment of 4294967295 B makes data packets with a header of 62 B (header_size) \
+             too large: at most 4294967233 B",
+        ),
     ] {
         let text = scenario("").replace(
             "transport = { kind = \"tcp\" }",

@@ -596,23 +596,34 @@ impl TcpConfig {
                 )
             })?;
         }
-        let header = params
-            .size("header_size")
-            .map_or(Ok(c.sizes.data_overhead), |h| {
-                u32::try_from(h)
-                    .ok()
-                    .filter(|h| c.mss.checked_add(*h).is_some())
-                    .ok_or_else(|| {
-                        too_large(
-                            "header_size",
-                            format!(
-                                "a header of {h} B makes data packets of {} B (mss) too large",
-                                c.mss
-                            ),
-                            u32::MAX - c.mss,
-                        )
-                    })
-            })?;
+        // A data packet too large for its u32 is an error at the larger of the two sizes,
+        // whichever of them is written (the other may be the profile's).
+        let header_too_large = |h: u64, mss: u32| {
+            too_large(
+                "header_size",
+                format!("a header of {h} B makes data packets of {mss} B (mss) too large"),
+                u32::MAX - mss,
+            )
+        };
+        let header = match params.size("header_size") {
+            Some(h) => u32::try_from(h).map_err(|_| header_too_large(h, c.mss))?,
+            None => c.sizes.data_overhead,
+        };
+        if c.mss.checked_add(header).is_none() {
+            return Err(if c.mss >= header {
+                too_large(
+                    "mss",
+                    format!(
+                        "a segment of {} B makes data packets with a header of {header} B \
+                         (header_size) too large",
+                        c.mss
+                    ),
+                    u32::MAX - header,
+                )
+            } else {
+                header_too_large(header.into(), c.mss)
+            });
+        }
         let ack = match params.size("ack_size") {
             None => c.sizes.ack,
             Some(0) => {
@@ -828,6 +839,27 @@ mod tests {
                  4294965895 B"
             )
         );
+        // The larger of the two is at fault, also with the other left at the profile's (this
+        // was an error at `header_size`, "at most 0 B", or with no `header_size`, no error).
+        for values in [
+            &[("mss", u64::from(u32::MAX))][..],
+            &[("mss", u64::from(u32::MAX)), ("header_size", 62)][..],
+        ] {
+            let e = refused(values);
+            assert_eq!(
+                (e.key, e.message.as_str()),
+                (
+                    "mss",
+                    "a segment of 4294967295 B makes data packets with a header of 62 B \
+                     (header_size) too large: at most 4294967233 B"
+                ),
+                "{values:?}"
+            );
+        }
+        let e = refused(&[("mss", 1 << 31), ("header_size", 1 << 31)]);
+        assert_eq!(e.key, "mss");
+        let e = refused(&[("mss", (1 << 31) - 1), ("header_size", (1 << 31) + 1)]);
+        assert_eq!(e.key, "header_size");
         let e = refused(&[("ack_size", u64::from(u32::MAX - 7))]);
         assert_eq!(e.key, "ack_size");
         let mut params = Params::default();
