@@ -216,7 +216,7 @@ impl RunIdentity {
     /// settings edited by hand, or a damaged file): such a record says nothing trustworthy
     /// about what the run simulated.
     pub fn read(path: &Path) -> Option<RunIdentity> {
-        let bytes = std::fs::read(path).ok()?;
+        let bytes = crate::output::read_regular(path).ok()?;
         serde_json::from_slice::<RunIdentity>(&bytes)
             .ok()
             .filter(RunIdentity::is_sound)

@@ -303,7 +303,7 @@ impl DirLock {
                 continue;
             }
             lock.alone = false;
-            let other_scenario = fs::read_to_string(&other_path)
+            let other_scenario = crate::output::read_regular_text(&other_path)
                 .ok()
                 .and_then(|t| Holder::parse(&t))
                 .and_then(|h| h.scenario);
@@ -386,6 +386,14 @@ fn names(path: &Path, _file: &File) -> bool {
 /// Opens an existing lock file to take its OS lock: for reading and writing where allowed
 /// (Linux takes an exclusive lock on NFS only on a file open for writing), else for reading.
 fn open_existing(path: &Path) -> io::Result<File> {
+    // A FIFO in the way would open, and its read then wait for ever for a writer.
+    if fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file (a FIFO, socket, device or directory), so not a lock file \
+             htsim wrote: remove it",
+        ));
+    }
     match fs::OpenOptions::new().read(true).write(true).open(path) {
         Err(e) if e.kind() == io::ErrorKind::PermissionDenied => File::open(path),
         opened => opened,

@@ -447,6 +447,35 @@ pub fn commit_temp(tmp: &Path, path: &Path) -> io::Result<()> {
     result
 }
 
+/// Opens the file at `path` of a result directory for reading, when it is a regular file
+/// (symbolic links followed). Anything else there (a FIFO, which would block the read until a
+/// writer came, or a device such as `/dev/zero`, which never ends) is an error of kind
+/// `InvalidInput`, as a directory is one of its own kind.
+pub fn open_regular(path: &Path) -> io::Result<fs::File> {
+    let meta = fs::metadata(path)?;
+    if !meta.is_dir() && !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file (a FIFO, socket or device)",
+        ));
+    }
+    fs::File::open(path)
+}
+
+/// Reads the whole file at `path` of a result directory, a regular file only ([`open_regular`]).
+pub fn read_regular(path: &Path) -> io::Result<Vec<u8>> {
+    use io::Read as _;
+    let mut bytes = Vec::new();
+    open_regular(path)?.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// [`read_regular`] as UTF-8 text.
+pub fn read_regular_text(path: &Path) -> io::Result<String> {
+    String::from_utf8(read_regular(path)?)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.utf8_error()))
+}
+
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed to disk,
 /// then renamed over `path`. Readers see the old file or the new one, never a part.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
@@ -869,5 +898,25 @@ mod tests {
         write_atomic(&path, b"two").unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"two");
         assert_eq!(fs::read_dir(tmp.path().join("sub")).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn only_regular_files_are_read_from_a_result_directory() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("summary.json");
+        fs::write(&file, "{}").unwrap();
+        assert_eq!(read_regular_text(&file).unwrap(), "{}");
+        // A link to a device (it read /dev/zero until memory ran out).
+        #[cfg(unix)]
+        {
+            let link = tmp.path().join("run.json");
+            std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+            let e = read_regular(&link).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{e}");
+        }
+        assert_eq!(
+            read_regular(&tmp.path().join("none")).unwrap_err().kind(),
+            io::ErrorKind::NotFound
+        );
     }
 }

@@ -454,7 +454,7 @@ pub fn run_all(
     // the new ones are written only once the new run list is complete. Stale runs go before
     // scenario.toml changes, so that no complete run ever contradicts it (even if this
     // process is killed next); this shard's are then run, other shards' by them.
-    let recorded = std::fs::read(&scenario_path).ok();
+    let recorded = output::read_regular(&scenario_path).ok();
     if !stale.is_empty() || recorded.as_deref() != Some(resolved.as_bytes()) {
         output::remove_report(out).map_err(io_error(out))?;
     }

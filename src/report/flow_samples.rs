@@ -85,7 +85,8 @@ fn read_one(
         path: path.to_path_buf(),
         source,
     };
-    let mut reader = csv::Reader::from_path(path).map_err(csv_error)?;
+    let file = crate::output::open_regular(path).map_err(|e| csv_error(e.into()))?;
+    let mut reader = csv::Reader::from_reader(file);
     let headers = reader.headers().map_err(csv_error)?.clone();
     let column = |name: &str| headers.iter().position(|h| h.trim() == name);
     let (Some(class), Some(size), Some(fct), Some(goodput)) = (

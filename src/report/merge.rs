@@ -408,7 +408,7 @@ pub fn seed_union(scenarios: &[(PathBuf, String)]) -> Option<Vec<u64>> {
 pub fn scenario_files(dirs: &[PathBuf]) -> Vec<(PathBuf, String)> {
     dirs.iter()
         .filter_map(|d| {
-            std::fs::read_to_string(d.join(SCENARIO_FILE))
+            crate::output::read_regular_text(&d.join(SCENARIO_FILE))
                 .ok()
                 .map(|t| (d.clone(), t))
         })

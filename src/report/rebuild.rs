@@ -114,7 +114,11 @@ pub fn build_report(dirs: &[PathBuf], out: &Path, options: &ReportOptions) -> Re
     // plots draws none) and a report cut short leaves no summary at all. An unchanged summary
     // keeps the rest: charts drawn earlier over these same runs.
     let new_summary = summary_json(&rows);
-    if std::fs::read(out.join(SUMMARY_JSON_FILE)).ok().as_deref() != Some(new_summary.as_bytes()) {
+    if crate::output::read_regular(&out.join(SUMMARY_JSON_FILE))
+        .ok()
+        .as_deref()
+        != Some(new_summary.as_bytes())
+    {
         crate::output::remove_report(out).map_err(io_error(out))?;
     }
     // The summaries last: a report cut short (killed, a full disk) while it draws the plots

@@ -293,7 +293,7 @@ impl RunSummary {
 
     /// Reads a summary written by [`RunSummary::write`].
     pub fn read(path: &Path) -> Result<Self> {
-        let text = fs::read_to_string(path).map_err(io_error(path))?;
+        let text = crate::output::read_regular_text(path).map_err(io_error(path))?;
         serde_json::from_str(&text).map_err(|source| ReportError::Json {
             path: path.to_path_buf(),
             source,

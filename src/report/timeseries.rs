@@ -62,7 +62,8 @@ fn for_each_sample(path: &Path, mut each: impl FnMut(Sample)) -> Result<()> {
         path: path.to_path_buf(),
         source,
     };
-    let mut reader = csv::Reader::from_path(path).map_err(csv_error)?;
+    let file = crate::output::open_regular(path).map_err(|e| csv_error(e.into()))?;
+    let mut reader = csv::Reader::from_reader(file);
     let headers = reader.headers().map_err(csv_error)?.clone();
     let column = |name: &str| headers.iter().position(|h| h == name);
     let (Some(time), Some(series), Some(id), Some(value)) = (

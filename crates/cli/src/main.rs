@@ -700,7 +700,7 @@ the report needs {} to know which runs to summarise",
             code: 1,
             message: format!("{}: the scenario cannot be written: {e}", target.display()),
         })?;
-        if std::fs::read(&target).ok().as_deref() != Some(text.as_bytes()) {
+        if htsim::output::read_regular(&target).ok().as_deref() != Some(text.as_bytes()) {
             htsim::output::remove_report(&out).map_err(|e| Failure {
                 code: 1,
                 message: format!("{}: removing the old summaries: {e}", out.display()),

@@ -828,3 +828,89 @@ fn a_run_json_edited_by_hand_is_trusted_by_neither_run_nor_report() {
     std::fs::write(&json, serde_json::to_vec_pretty(&identity).unwrap()).unwrap();
     refused_until_replaced(dir.path());
 }
+
+/// `htsim args` in `dir`, killed and failed if it has not exited within 60 s.
+fn htsim_within(args: &[&str], dir: &Path) -> Output {
+    let mut child = common::command(dir)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("htsim {args:?} still running after 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// A FIFO where a result directory has a run's summary.json or run.json, or its lock file:
+/// reading it waited for a writer, so `htsim run` and `htsim report` hung for ever. Now the
+/// run is incomplete (summary.json: simulated again), its settings unknown (run.json: exit 2,
+/// as for a damaged one), or the lock file is not one (exit 2, naming it).
+#[test]
+fn a_fifo_in_place_of_a_result_file_blocks_neither_run_nor_report() {
+    let dir = setup();
+    ok(&htsim(&["run", "tiny.toml", "--out", "r"], dir.path()));
+    let run = dir.path().join("r/runs/transports.long.kind=dctcp/seed-2");
+    let mkfifo = |path: &Path| {
+        std::fs::remove_file(path).unwrap();
+        std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !mkfifo(&run.join("summary.json")) {
+        return; // no mkfifo here
+    }
+    let err = ok(&htsim_within(&["report", "r"], dir.path()));
+    assert!(
+        err.contains("3 of 4 run(s) complete")
+            && err.contains("missing: tiny/transports.long.kind=dctcp/seed-2"),
+        "{err}"
+    );
+    let err = ok(&htsim_within(
+        &["run", "tiny.toml", "--out", "r"],
+        dir.path(),
+    ));
+    assert!(err.contains("1 run(s) finished, 3 skipped"), "{err}");
+
+    assert!(mkfifo(&run.join("run.json")));
+    for args in [
+        &["report", "r"][..],
+        &["run", "tiny.toml", "--out", "r"][..],
+    ] {
+        let out = htsim_within(args, dir.path());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("run.json"), "{args:?}: {err}");
+    }
+    std::fs::remove_file(run.join("run.json")).unwrap();
+    ok(&htsim(
+        &["run", "tiny.toml", "--out", "r", "--replace-stale"],
+        dir.path(),
+    ));
+
+    let lock = dir.path().join("r/.htsim-lock");
+    std::fs::write(&lock, "").unwrap();
+    assert!(mkfifo(&lock));
+    for args in [
+        &["report", "r"][..],
+        &["run", "tiny.toml", "--out", "r"][..],
+    ] {
+        let out = htsim_within(args, dir.path());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("r/.htsim-lock: not a regular file"),
+            "{args:?}: {err}"
+        );
+    }
+    std::fs::remove_file(&lock).unwrap();
+    ok(&htsim(&["report", "r"], dir.path()));
+}
