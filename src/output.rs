@@ -295,6 +295,13 @@ pub fn read_complete_run(dir: &Path) -> Result<RunSummary, Incomplete> {
     Ok(summary)
 }
 
+/// Whether `dir` is the directory of one run: it holds a run.json, or a summary.json that reads
+/// as a run's. Results written there (`--out` naming it) would replace the run's own
+/// summary.json with a summary over runs.
+pub fn is_run_dir(dir: &Path) -> bool {
+    dir.join(RUN_FILE).is_file() || RunSummary::read(&dir.join(RUN_SUMMARY_FILE)).is_ok()
+}
+
 /// Whether the run in `dir` is complete ([`read_complete_run`]). A run that is not must be
 /// done again.
 pub fn is_complete(dir: &Path) -> bool {

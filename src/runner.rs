@@ -94,6 +94,10 @@ pub enum RunError {
     /// The output directory is an existing file.
     #[error("{0}: exists and is not a directory; the output must be a directory (a new path, or one of earlier results)")]
     NotADirectory(PathBuf),
+    /// The output directory is the directory of one run, whose summary.json the summary
+    /// would replace.
+    #[error("{0}: is the directory of one run (it holds its run.json or summary.json), whose summary.json the summary over runs would replace; write to the result directory that holds `runs/`, or to a new one")]
+    RunDirectory(PathBuf),
     /// [`RunOptions::out`] is empty.
     #[error("the output directory is an empty path: name a directory, e.g. results/NAME")]
     NoOutputDirectory,
@@ -134,6 +138,7 @@ impl RunError {
             e => matches!(
                 e,
                 RunError::NotADirectory(_)
+                    | RunError::RunDirectory(_)
                     | RunError::NoOutputDirectory
                     | RunError::Shard(_)
                     | RunError::Stale(_)
@@ -381,6 +386,9 @@ pub fn run_all(
     }
     if out.exists() && !out.is_dir() {
         return Err(RunError::NotADirectory(out.clone()));
+    }
+    if output::is_run_dir(out) {
+        return Err(RunError::RunDirectory(out.clone()));
     }
     let digest = crate::identity::scenario_digest(&loaded.scenario);
     let lock = DirLock::acquire(out, options.shard, Some(&digest))?;

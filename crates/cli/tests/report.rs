@@ -914,3 +914,30 @@ fn a_fifo_in_place_of_a_result_file_blocks_neither_run_nor_report() {
     std::fs::remove_file(&lock).unwrap();
     ok(&htsim(&["report", "r"], dir.path()));
 }
+
+/// `--out` naming one run's directory (`r/runs/<point>/seed-<n>`): `htsim run` and `htsim
+/// report` wrote their summary.json over the run's own, so the run was lost (the next report
+/// counted it missing). Both now refuse it (exit 2), the run left as it was.
+#[test]
+fn an_out_that_is_one_runs_directory_is_refused_and_the_run_kept() {
+    let dir = setup();
+    ok(&htsim(&["run", "tiny.toml", "--out", "r"], dir.path()));
+    let run = "r/runs/transports.long.kind=tcp/seed-1";
+    let summary = read(dir.path().join(run).join("summary.json"));
+    for args in [
+        &["run", "tiny.toml", "--out", run, "-q"][..],
+        &["report", "r", "--out", run][..],
+        &["report", run][..],
+    ] {
+        let out = htsim(args, dir.path());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("{run}: is the directory of one run")),
+            "{args:?}: {err}"
+        );
+        assert_eq!(read(dir.path().join(run).join("summary.json")), summary);
+    }
+    let err = ok(&htsim(&["report", "r"], dir.path()));
+    assert!(err.contains("4 of 4 run(s) complete"), "{err}");
+}
