@@ -472,7 +472,8 @@ fn describe_machine(m: &Machine) -> String {
 }
 
 fn read_bench_file(path: &Path) -> Result<BenchFile, Failure> {
-    let text = std::fs::read_to_string(path)
+    // A regular file of at most 16 MiB, as scenario files: /dev/zero or a FIFO never ended.
+    let text = htsim::scenario::input::read_text(path)
         .map_err(|e| usage(format!("--compare {}: {e}", path.display())))?;
     serde_json::from_str(&text).map_err(|e| {
         usage(format!(

@@ -184,3 +184,40 @@ fn bad_bench_arguments_exit_2_before_running() {
         assert!(stdout(&o).is_empty(), "{args:?} ran: {}", stdout(&o));
     }
 }
+
+/// `--compare` naming a FIFO (or /dev/zero) read for ever, before anything ran; it is now
+/// refused at once, as a scenario file would be.
+#[test]
+fn a_compare_file_that_is_no_regular_file_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tiny.toml"), TINY).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.path().join("old.json"))
+        .status();
+    if !made.is_ok_and(|s| s.success()) {
+        return; // no mkfifo here
+    }
+    let mut child = common::command(dir.path())
+        .args(["bench", "--scenario", "tiny.toml", "--compare", "old.json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("htsim bench --compare FIFO still running after 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--compare old.json: it is not a regular file"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stdout(&o).is_empty(), "ran: {}", stdout(&o));
+}
