@@ -184,15 +184,26 @@ fn main() -> ExitCode {
             generate::completions(Cli::command(), shell);
             Ok(())
         }
-        Command::Man { out_dir } => {
-            generate::man(Cli::command(), out_dir.as_deref()).map_err(|e| {
+        Command::Man { out_dir } => match out_dir.as_deref().filter(|d| !d.is_dir()) {
+            // A path that names no directory is the caller's (exit 2), as for `run --out`; a
+            // write that fails in one is the machine's (exit 1).
+            Some(d) => Err(usage(format!(
+                "--out-dir {}: {}; expected an existing directory",
+                d.display(),
+                if d.exists() {
+                    "not a directory"
+                } else {
+                    "no such directory"
+                }
+            ))),
+            None => generate::man(Cli::command(), out_dir.as_deref()).map_err(|e| {
                 let place = out_dir.map_or("stdout".into(), |d| d.display().to_string());
                 Failure {
                     code: 1,
                     message: format!("cannot write the man pages to {place}: {e}"),
                 }
-            })
-        }
+            }),
+        },
         Command::Bench(args) => bench::bench(&args),
     };
     match result {

@@ -72,11 +72,20 @@ fn man_pages_per_command_into_a_directory() {
     let run = std::fs::read_to_string(dir.path().join("htsim-run.1")).unwrap();
     assert!(run.contains("replace\\-stale"), "{run}");
 
-    let out = htsim(&["man", "--out-dir", "missing"], dir.path());
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("cannot write the man pages to missing"),
-        "{err}"
-    );
+    // A path that names no directory is the caller's error (exit 2, as for `run --out`); it
+    // exited 1, the code of a failure of the machine.
+    for (path, why) in [
+        ("missing", "no such directory"),
+        ("htsim.1", "not a directory"),
+    ] {
+        let out = htsim(&["man", "--out-dir", path], dir.path());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!(
+                "--out-dir {path}: {why}; expected an existing directory"
+            )),
+            "{err}"
+        );
+    }
 }
