@@ -324,7 +324,7 @@ fn run(l: &mut Listing) {
         0,
         "name",
         "= the file name",
-        NAME_CHARS,
+        "a string of letters, digits, `.`, `_`, `-`, `+` and `=`",
         "names the output directory results/<name>",
     );
     l.key(0, "description", "= \"\"", "a string", "free text");

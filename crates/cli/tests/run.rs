@@ -440,3 +440,44 @@ fn an_output_path_too_long_for_the_runs_files_is_refused_before_anything_runs() 
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(err.contains("0 run(s) finished, 2 skipped"), "{err}");
 }
+
+/// A scenario without `name` is named after its file, keeping `.`, `+` and `=`
+/// (docs/scenarios.md): `exp.v2.toml` passed `validate`, but every run failed (exit 1),
+/// since each run checks its scenario again, with that name written out, against the stricter
+/// rule of written names; and `report` refused the recorded scenario.toml. A written name now
+/// takes the characters a file name gives one.
+#[test]
+fn a_scenario_named_after_a_file_with_dots_runs_and_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = TINY
+        .replace("name = \"tiny\"\n", "")
+        .replace("seeds = 2", "seeds = 1")
+        .replace(
+            "[sweep]\n\"transports.long.kind\" = [\"tcp\", \"dctcp\"]\n",
+            "",
+        );
+    for file in ["exp.v2.toml", "a+b=c.toml"] {
+        std::fs::write(dir.path().join(file), &text).unwrap();
+        let out = htsim(&["run", file, "-q"], dir.path());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{file}: {err}");
+        let results = format!("results/{}", file.trim_end_matches(".toml"));
+        assert!(err.contains(&format!("results in {results}")), "{err}");
+        let out = htsim(&["report", &results, "-q"], dir.path());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{file}: report: {err}");
+    }
+    // Other characters stay errors at `name`.
+    std::fs::write(
+        dir.path().join("s.toml"),
+        format!("name = \"a b\"\n{}", text),
+    )
+    .unwrap();
+    let out = htsim(&["validate", "s.toml"], dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("s.toml:1:8: `name`: bad name \"a b\": use letters, digits, `.`, `_`, `-`"),
+        "{err}"
+    );
+}

@@ -29,7 +29,6 @@ use routing::routing;
 use run::run;
 use topology::topology;
 use transports::transports;
-use values::check_name;
 pub(super) use values::{string, Tab};
 
 /// What the resolver needs besides the tree: the source (for positions) and the scenario's
@@ -103,8 +102,20 @@ pub fn scenario(cx: &Cx, root: &Node) -> Result<Scenario> {
     let top = Tab::open(cx, root, "", TOP)?;
     let name = match top.get("name") {
         Some(n) => {
+            // The characters a default name (the file's stem) keeps: a scenario.toml records
+            // the name, and every run checks its scenario again, so a name the file gave
+            // (`exp.v2.toml`) must read back as written.
             let s = string(cx, n, "name")?;
-            check_name(cx, n, "name", s)?;
+            if s.is_empty() || s != crate::scenario::sweep::file_name_safe(s) {
+                return Err(cx.err(
+                    &n.origin,
+                    "name",
+                    format!(
+                        "bad name \"{s}\": use letters, digits, `.`, `_`, `-`, `+` and `=` \
+                         only (it names the output directory results/<name>)"
+                    ),
+                ));
+            }
             crate::output::check_dir_name(s)
                 .map_err(|e| cx.err(&n.origin, "name", e.to_string()))?;
             s.to_string()
