@@ -101,6 +101,12 @@ fn malformed_empty_and_disconnected_topology_files() {
             "net.topo:2:1:",
             "rack=4000000000 is out of range",
         ),
+        // An event or crossing naming `s->t` would name this switch and a link at once.
+        (
+            "host host0\nhost host1\nswitch s->t\n",
+            "net.topo:3:1:",
+            "node name \"s->t\" holds `->`",
+        ),
     ] {
         let err = refused(&text, &[("net.topo", file)], &[(at, "topology.path", what)]);
         assert!(

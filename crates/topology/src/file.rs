@@ -12,7 +12,8 @@
 //! - Hosts must be named `host0`, `host1`, ... in order (`host<i>` is `HostId(i)`). A host's
 //!   rack defaults to its index and its pod to its rack; a rack must lie in one pod. Rack and
 //!   pod indices are below the number of hosts.
-//! - A switch's layer defaults to `switch`; hosts are in layer `host`. Names are unique.
+//! - A switch's layer defaults to `switch`; hosts are in layer `host`. Names are unique and
+//!   hold no `->` (which joins the ends of a link name).
 //! - `link` makes a cable: the directed links `a -> b` and `b -> a`, both with that rate,
 //!   propagation delay and buffer limit. The queue discipline comes from the queue factory
 //!   (told each link's egress layer, cable layer and rate); the file's buffer then sets its
@@ -125,6 +126,17 @@ impl FileTopology {
                         .ok_or_else(|| line_error(line, format!("{statement} needs a name")))?;
                     if by_name.contains_key(name) {
                         return Err(line_error(line, format!("node \"{name}\" defined twice")));
+                    }
+                    // Link names are `a->b` (and `a<->b` names both directions): a node whose
+                    // name holds `->` would make `s->t` name a node and a link at once.
+                    if name.contains("->") {
+                        return Err(line_error(
+                            line,
+                            format!(
+                                "node name \"{name}\" holds `->`, which joins the two ends of \
+                                 a link name (`a->b`): name the node without it"
+                            ),
+                        ));
                     }
                     let node = if statement == "host" {
                         if name != format!("host{hosts}") {

@@ -446,6 +446,12 @@ fn file_errors_name_the_line() {
             "already in pod 0",
         ),
         ("host host0 rak=1\n", "line 1", "did you mean \"rack\""),
+        // `s->t` would name this switch and the link from `s` to `t` at once.
+        (
+            "host host0\nswitch s->t\n",
+            "line 2",
+            "node name \"s->t\" holds `->`",
+        ),
         // A rack or pod index sizes the host layout: one far above the hosts would allocate
         // tens of GiB from one line.
         (
