@@ -233,6 +233,16 @@ fn set_adds_or_replaces_a_sweep_axis() {
         "{shown}"
     );
     assert!(shown.contains("expected a list of values"), "{shown}");
+    // So is a table put in place of an axis of the file (read as a group with a bad name): it
+    // was shown at the file's line of the axis, which holds no table.
+    let set = "sweep.\"topology.link_rate\"={}";
+    let e = load_with(BASE, &[set]).unwrap_err();
+    let shown = e.to_string();
+    assert!(shown.contains(&format!("in `--set {set}`")), "{shown}");
+    assert!(
+        shown.contains("is read as a group of paired axes"),
+        "{shown}"
+    );
     // A --set of a key the sweep assigns is still an error.
     let e = load_with(BASE, &["topology.link_rate=1Gbps"]).unwrap_err();
     assert!(

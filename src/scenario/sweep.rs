@@ -59,7 +59,13 @@ pub(super) fn read(cx: &Cx, node: &Node) -> Result<Vec<Axis>> {
         let path = join("sweep", &e.key);
         match &e.value.value {
             Value::Table(group) => {
-                check_group_name(cx, &e.key, &e.key_origin, &path)?;
+                // A table that `--set sweep.KEY=...` put in place of an axis of the file is at
+                // fault where it was given, not at the file's key.
+                let origin = match &e.value.origin {
+                    Origin::Set(_) => &e.value.origin,
+                    _ => &e.key_origin,
+                };
+                check_group_name(cx, &e.key, origin, &path)?;
                 let first = out.len();
                 for g in &group.entries {
                     out.push(axis(cx, g, &join(&path, &g.key), Some(&e.key))?);
