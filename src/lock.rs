@@ -119,7 +119,7 @@ impl LockError {
 
 /// Whether an I/O error of this kind says the path itself cannot be written by this user,
 /// whatever the state of the machine.
-fn is_path_problem(kind: io::ErrorKind) -> bool {
+pub(crate) fn is_path_problem(kind: io::ErrorKind) -> bool {
     use io::ErrorKind as K;
     matches!(
         kind,

@@ -98,6 +98,16 @@ pub enum RunError {
     /// would replace.
     #[error("{0}: is the directory of one run (it holds its run.json or summary.json), whose summary.json the summary over runs would replace; write to the result directory that holds `runs/`, or to a new one")]
     RunDirectory(PathBuf),
+    /// Something that is not a directory (a file, say) is where a run's directory, or a
+    /// directory above it in `out`, goes; or such a directory cannot be created there for want
+    /// of permission.
+    #[error("{path}: cannot hold a run's directory ({why}); move it away, or write to a new --out", path = .path.display())]
+    InTheWay {
+        /// The path in the way.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
     /// [`RunOptions::out`] is empty.
     #[error("the output directory is an empty path: name a directory, e.g. results/NAME")]
     NoOutputDirectory,
@@ -139,6 +149,7 @@ impl RunError {
                 e,
                 RunError::NotADirectory(_)
                     | RunError::RunDirectory(_)
+                    | RunError::InTheWay { .. }
                     | RunError::NoOutputDirectory
                     | RunError::Shard(_)
                     | RunError::Stale(_)
@@ -433,6 +444,24 @@ pub fn run_all(
     };
     // The deepest file a run of this shard writes must be creatable before anything runs: a
     // path over the system's limit would otherwise fail each run once it has simulated.
+    // A file where a run's directory (or `runs/`, or a point's directory) goes is the caller's,
+    // refused before anything runs as an --out in the way is: it failed only the runs that
+    // reach it, after the others had run.
+    let mut looked = std::collections::HashSet::new();
+    for r in all.iter().filter(|r| r.in_shard(options.shard)) {
+        let dir = r.dir(out);
+        for path in dir.ancestors().take_while(|p| *p != out.as_path()) {
+            if !looked.insert(path.to_path_buf()) {
+                break;
+            }
+            if std::fs::metadata(path).is_ok_and(|m| !m.is_dir()) {
+                return Err(RunError::InTheWay {
+                    path: path.to_path_buf(),
+                    why: "it exists and is not a directory".into(),
+                });
+            }
+        }
+    }
     let deepest = all
         .iter()
         .filter(|r| r.in_shard(options.shard))
@@ -447,6 +476,11 @@ pub fn run_all(
                     bytes: file.as_os_str().len(),
                     file: file.strip_prefix(out).unwrap_or(&file).to_path_buf(),
                     source,
+                }
+            } else if crate::lock::is_path_problem(source.kind()) {
+                RunError::InTheWay {
+                    path: dir,
+                    why: source.to_string(),
                 }
             } else {
                 RunError::Io { path: dir, source }

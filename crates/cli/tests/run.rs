@@ -481,3 +481,40 @@ fn a_scenario_named_after_a_file_with_dots_runs_and_reports() {
         "{err}"
     );
 }
+
+/// A file where a run's directory, or `runs/` above it, goes: the runs that reached it failed
+/// with exit 1 (`writing .../seed-1: Not a directory`), as if the machine had, after the other
+/// runs had run. It is the caller's, as an --out in the way is: exit 2 before any run,
+/// naming it.
+#[test]
+fn a_file_in_the_place_of_a_run_directory_is_refused_before_any_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tiny.toml"), TINY).unwrap();
+    std::fs::create_dir(dir.path().join("fresh")).unwrap();
+    std::fs::write(dir.path().join("fresh/runs"), "").unwrap();
+    let out = htsim(&["run", "tiny.toml", "--out", "fresh", "-q"], dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            "fresh/runs: cannot hold a run's directory (it exists and is not a directory)"
+        ),
+        "{err}"
+    );
+
+    let out = htsim(&["run", "tiny.toml", "--out", "r", "-q"], dir.path());
+    assert_eq!(out.status.code(), Some(0));
+    // The first run's directory, which the deepest-path check before the runs did not look at.
+    let run = dir.path().join("r/runs/transports.long.kind=tcp/seed-1");
+    std::fs::remove_dir_all(&run).unwrap();
+    std::fs::write(&run, "").unwrap();
+    let out = htsim(&["run", "tiny.toml", "--out", "r"], dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("transports.long.kind=tcp/seed-1: cannot hold a run's directory"),
+        "{err}"
+    );
+    assert!(!err.contains("done:"), "{err}");
+    assert!(std::fs::metadata(&run).unwrap().is_file());
+}
