@@ -69,7 +69,7 @@ pub struct ClassSummary {
     /// Flow completion time of completed flows, ms (9.6: from subflow 0's SYN-ACK).
     pub fct_ms: Option<Summary>,
     /// The FCT of every completed flow (the sample `fct_ms` summarises), in flow id order, ms:
-    /// reports pool them over the seeds of a sweep point (summary.csv `fct_pooled`, as [P0]
+    /// reports pool them over the seeds of a sweep point (summary.csv `fct_pooled`, as \[P0\]
     /// takes its FCT statistics over every flow of every run). Absent from summaries written
     /// before it existed, and when empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
