@@ -386,9 +386,23 @@ pub fn parse_value(text: &str, origin: &Origin) -> Node {
 /// Parses the text of a `--set` value as [`parse_value`] does, except that text which starts as
 /// a TOML array, inline table or quoted string (`[`, `{`, `"`, `'`) must be one: a value cut
 /// short or mistyped (`[1, 2`, `{ kind = "tcp"`) is an error with TOML's message, not a string
-/// that a key would then reject for another reason (or take as it is).
+/// that a key would then reject for another reason (or take as it is). Likewise an integer
+/// beyond TOML's 64 bits (`99999999999999999999`) is an error saying so, not the string "found"
+/// where a number was expected; digits with a leading zero (`007`) stay a string, as TOML
+/// reads no such integer.
 pub fn parse_set_value(text: &str, origin: &Origin) -> std::result::Result<Node, String> {
     let trimmed = text.trim();
+    let digits = trimmed.strip_prefix(['+', '-']).unwrap_or(trimmed);
+    let integer = !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && (digits.len() == 1 || !digits.starts_with('0'));
+    if integer && trimmed.parse::<i64>().is_err() {
+        return Err(format!(
+            "`{trimmed}` is out of the range of an integer ({} to {})",
+            i64::MIN,
+            i64::MAX
+        ));
+    }
     if trimmed.starts_with(['[', '{', '"', '\'']) {
         if let Err(e) = toml::from_str::<toml::Table>(&format!("v = {trimmed}")) {
             return Err(format!(
@@ -550,6 +564,16 @@ mod tests {
         assert_eq!(set("a b"), Ok(Value::String("a b".into())));
         assert_eq!(set(" \"5s\" "), Ok(Value::String("5s".into())));
         assert!(matches!(set("[1, 2]"), Ok(Value::Array(_))));
+        assert_eq!(set("-12"), Ok(Value::Integer(-12)));
+        assert_eq!(set("007"), Ok(Value::String("007".into())));
+        assert_eq!(
+            set("99999999999999999999"),
+            Err("`99999999999999999999` is out of the range of an integer \
+                 (-9223372036854775808 to 9223372036854775807)"
+                .into())
+        );
+        assert!(set("-9223372036854775809").is_err());
+        assert_eq!(set("9223372036854775807"), Ok(Value::Integer(i64::MAX)));
         for bad in ["[1,", "{ kind = \"tcp\"", "\"10KB", "'x", "[\"a\" \"b\"]"] {
             let e = set(bad).unwrap_err();
             assert!(
