@@ -519,6 +519,25 @@ fn a_swept_table_keeps_the_order_of_its_keys_in_scenario_toml() {
 }
 
 #[test]
+fn a_sweep_of_the_name_or_description_is_refused() {
+    // They change nothing simulated: `name = ["a", "b"]` made two points running the same.
+    for (axis, label) in [
+        ("\"name\" = [\"a\", \"b\"]", "name"),
+        ("description = [\"x\", \"y\"]", "description"),
+    ] {
+        let text = BASE.replace("\"topology.link_rate\" = [\"1Gbps\", \"10Gbps\"]", axis);
+        let e = bad(&text);
+        check(
+            &text,
+            &e,
+            &axis[..axis.find('=').unwrap()],
+            &format!("sweep.{label}"),
+            &format!("a sweep cannot change `{label}`"),
+        );
+    }
+}
+
+#[test]
 fn a_sweep_never_changes_the_seeds() {
     // An axis on `run.seeds` gave every point a seed list of its own: 50 values of 1000000
     // seeds passed the limit on runs (checked against `[run] seeds`) and validate drew 50

@@ -161,6 +161,22 @@ fn axis(cx: &Cx, e: &super::tree::Entry, path: &str, group: Option<&str>) -> Res
             "a sweep cannot change `[sweep]` itself",
         ));
     }
+    // The scenario's name and description label it and change nothing simulated: every point
+    // of such an axis would run the same.
+    if let [label @ ("name" | "description")] =
+        e.key.split('.').map(str::trim).collect::<Vec<_>>()[..]
+    {
+        return Err(cx
+            .err(
+                &e.key_origin,
+                path,
+                format!(
+                    "a sweep cannot change `{label}`: it changes nothing simulated, so every \
+                     point would run the same"
+                ),
+            )
+            .with_hint("sweep the keys that differ between the points"));
+    }
     // Every point runs every seed of `run.seeds` (or `--seeds`): an axis that set the seeds
     // would give each point a run list of its own, outside the limit on runs.
     let sets_seeds = match e.key.split('.').map(str::trim).collect::<Vec<_>>()[..] {
