@@ -578,11 +578,9 @@ fn report(args: &ReportArgs) -> Result<(), Failure> {
     // A DIR that is itself one run's directory is refused by the merge below (no runs/).
     if htsim::output::is_run_dir(&out) {
         return Err(usage(format!(
-            "{}{}: is the directory of one run (it holds its run.json or summary.json), \
-             whose summary.json the summary over runs would replace; write to the result \
-             directory that holds `runs/`, or to a new one",
+            "{}{}",
             if args.out.is_some() { "--out " } else { "" },
-            out.display()
+            runner::RunError::RunDirectory(out)
         )));
     }
     // The run list of the scenario the runs came from (DIR/scenario.toml, written by `run`),

@@ -197,22 +197,9 @@ fn a_compare_file_that_is_no_regular_file_is_refused_at_once() {
     if !made.is_ok_and(|s| s.success()) {
         return; // no mkfifo here
     }
-    let mut child = common::command(dir.path())
-        .args(["bench", "--scenario", "tiny.toml", "--compare", "old.json"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > std::time::Duration::from_secs(60) {
-            child.kill().unwrap();
-            child.wait().unwrap();
-            panic!("htsim bench --compare FIFO still running after 60 s");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let o = child.wait_with_output().unwrap();
+    let mut command = common::command(dir.path());
+    command.args(["bench", "--scenario", "tiny.toml", "--compare", "old.json"]);
+    let o = common::output_within_60s(command);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("--compare old.json: it is not a regular file"),

@@ -596,21 +596,11 @@ fn pinned_paths_of_a_class_drawing_among_many_hosts_are_checked_at_once() {
     );
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("s.toml"), text).unwrap();
-    let mut child = common::command(dir.path())
+    let mut command = common::command(dir.path());
+    command
         .args(["validate", "s.toml"])
-        .env("HTSIM_MEMORY_LIMIT", "1GiB")
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > std::time::Duration::from_secs(60) {
-            child.kill().unwrap();
-            panic!("validate still checks pairs after 60 s");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let out = child.wait_with_output().unwrap();
+        .env("HTSIM_MEMORY_LIMIT", "1GiB");
+    let out = common::output_within_60s(command);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(

@@ -831,22 +831,9 @@ fn a_run_json_edited_by_hand_is_trusted_by_neither_run_nor_report() {
 
 /// `htsim args` in `dir`, killed and failed if it has not exited within 60 s.
 fn htsim_within(args: &[&str], dir: &Path) -> Output {
-    let mut child = common::command(dir)
-        .args(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    let start = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > std::time::Duration::from_secs(60) {
-            child.kill().unwrap();
-            child.wait().unwrap();
-            panic!("htsim {args:?} still running after 60 s");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    child.wait_with_output().unwrap()
+    let mut command = common::command(dir);
+    command.args(args);
+    common::output_within_60s(command)
 }
 
 /// A FIFO where a result directory has a run's summary.json or run.json, or its lock file:
