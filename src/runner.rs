@@ -333,6 +333,24 @@ enum Existing {
     Stale(Staleness),
 }
 
+/// The first path under `out` where a directory of `runs` goes (a run's, its point's, or
+/// `runs/`) that holds something else, such as a file. Each path is looked at once.
+fn first_in_the_way<'a>(runs: impl Iterator<Item = &'a RunSpec>, out: &Path) -> Option<PathBuf> {
+    let mut looked = std::collections::HashSet::new();
+    for run in runs {
+        let dir = run.dir(out);
+        for path in dir.ancestors().take_while(|p| *p != out) {
+            if !looked.insert(path.to_path_buf()) {
+                break; // this path and those above it were looked at for an earlier run
+            }
+            if std::fs::metadata(path).is_ok_and(|m| !m.is_dir()) {
+                return Some(path.to_path_buf());
+            }
+        }
+    }
+    None
+}
+
 /// Compares the complete runs in `out` with the run list's settings.
 fn existing_runs(
     loaded: &Loaded,
@@ -447,20 +465,12 @@ pub fn run_all(
     // A file where a run's directory (or `runs/`, or a point's directory) goes is the caller's,
     // refused before anything runs as an --out in the way is: it failed only the runs that
     // reach it, after the others had run.
-    let mut looked = std::collections::HashSet::new();
-    for r in all.iter().filter(|r| r.in_shard(options.shard)) {
-        let dir = r.dir(out);
-        for path in dir.ancestors().take_while(|p| *p != out.as_path()) {
-            if !looked.insert(path.to_path_buf()) {
-                break;
-            }
-            if std::fs::metadata(path).is_ok_and(|m| !m.is_dir()) {
-                return Err(RunError::InTheWay {
-                    path: path.to_path_buf(),
-                    why: "it exists and is not a directory".into(),
-                });
-            }
-        }
+    let shard_runs = all.iter().filter(|r| r.in_shard(options.shard));
+    if let Some(path) = first_in_the_way(shard_runs, out) {
+        return Err(RunError::InTheWay {
+            path,
+            why: "it exists and is not a directory".into(),
+        });
     }
     let deepest = all
         .iter()
