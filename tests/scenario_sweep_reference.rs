@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use htsim::identity::Settings;
-use htsim::scenario::{load_str, LoadOptions, Loaded, Published, ScenarioError};
+use htsim::scenario::{load_str, FlowSelector, LoadOptions, Loaded, Published, ScenarioError};
 
 /// A small FatTree with a long and a short class, swept over the link rate and the long
 /// class's whole transport table, paired with the marking threshold. (A sweep of
@@ -585,4 +585,74 @@ fn a_sweep_never_changes_the_seeds() {
     // So `--set run.seeds` beside such an axis is used, not refused as never used.
     let l = load_with(&text, &["run.seeds=[5]"]).unwrap_or_else(|e| panic!("{e}"));
     assert!(l.points.iter().all(|p| p.scenario.run.seeds.list() == [5]));
+}
+
+#[test]
+fn a_check_between_two_keys_uses_each_points_value_of_a_swept_one() {
+    // A traced flow id is checked against the flows a run opens, which `draws` multiplies; a
+    // `hosts` range against the topology's hosts. Both read the swept key at the base's own
+    // value, which no point runs: `draws = 4` (64 long flows on 16 hosts, and 16 short ones)
+    // was refused because the base, with one draw, opens 32.
+    let base = BASE
+        .replace("senders = 2\n", "draws = 1\n")
+        .replace("[sweep]", "[output]\ntrace = { flows = [50] }\n[sweep]");
+    let swept = |axis: &str| {
+        base.replace(
+            "\"topology.link_rate\" = [\"1Gbps\", \"10Gbps\"]",
+            &format!("\"topology.link_rate\" = [\"1Gbps\", \"10Gbps\"]\n{axis}"),
+        )
+    };
+    let l = ok(&swept("\"flows.long.draws\" = [4]"));
+    assert_eq!(l.points.len(), 6);
+    for p in &l.points {
+        let trace = p.scenario.output.trace.as_ref().expect("traced");
+        assert_eq!(trace.flows, vec![FlowSelector::Id(50)], "{}", p.name);
+        assert_eq!(p.scenario.flows[0].draws, Some(4), "{}", p.name);
+    }
+    // Each point is still checked with its own values: two draws open 48 flows.
+    let text = swept("\"flows.long.draws\" = [4, 2]");
+    let e = bad(&text);
+    check(
+        &text,
+        &e,
+        "trace = {",
+        "output.trace.flows",
+        "no flow 50: this scenario opens at most 48 flows, with ids 0 to 47 (as in flows.csv) \
+         (at 6 sweep points, the first `topology.link_rate=1Gbps,flows.long.draws=2,",
+    );
+    // A problem of the base's that every point has is reported as before, without a point.
+    let text = swept("\"flows.long.draws\" = [1]");
+    let e = bad(&text);
+    check(
+        &text,
+        &e,
+        "trace = {",
+        "output.trace.flows",
+        "this scenario opens at most 32 flows, with ids 0 to 31 (as in flows.csv)\n",
+    );
+
+    // A `hosts` range that the base's 16 hosts lack, on a swept k = 8 (128 hosts).
+    let text = BASE
+        .replace("senders = 2\n", "senders = 2\nhosts = \"0-99\"\n")
+        .replace(
+            "\"topology.link_rate\" = [\"1Gbps\", \"10Gbps\"]",
+            "\"topology.k\" = [8]",
+        );
+    let l = ok(&text);
+    assert!(l.points.iter().all(|p| p.name.starts_with("topology.k=8")));
+    // The base is the document at the first point; the seeds stay those of `[run]`, also
+    // beside an axis that replaces the whole table (which then leaves them out).
+    let text = text
+        .replace("duration = \"10ms\"", "duration = \"10ms\"\nseeds = 3")
+        .replace(
+            "\"topology.k\" = [8]",
+            "\"topology.k\" = [8]\n\"run\" = [{ duration = \"5ms\" }]",
+        );
+    let l = ok(&text);
+    assert_eq!(l.scenario.topology, l.points[0].scenario.topology);
+    assert_eq!(l.scenario.run.seeds.list(), vec![1, 2, 3]);
+    assert!(l
+        .points
+        .iter()
+        .all(|p| p.scenario.run.seeds.list() == [1, 2, 3]));
 }

@@ -231,14 +231,17 @@ pub(crate) fn load_tree(
         keypath::set(&mut root, path, value, &origin)
             .map_err(|e| source.error(&origin, path, e.message).with_hint_opt(e.hint))?;
     }
-    let mut base = resolve::scenario(&cx, &root)?;
-    if let Some(seeds) = &options.seeds {
-        base.run.seeds = seeds.clone();
-    }
     let axes = match keypath::get(&root, "sweep") {
         Some(node) => sweep::read(&cx, node)?,
         None => Vec::new(),
     };
+    let mut base = match resolve::scenario(&cx, &root) {
+        Ok(base) => base,
+        Err(e) => base_at_first_point(&cx, &root, &axes, e)?,
+    };
+    if let Some(seeds) = &options.seeds {
+        base.run.seeds = seeds.clone();
+    }
     check_overrides_outside_sweep(&source, &options.overrides, &axes)?;
     let dimensions = sweep::dimensions(&axes);
     let count = dimensions
@@ -349,6 +352,56 @@ pub(crate) fn load_tree(
         source,
         tree: root,
     })
+}
+
+/// The base scenario of a sweep whose values as written do not resolve (`base_error`): the
+/// values no point runs are not checked against each other. A check that reads a swept key and
+/// another one (a traced flow id against the swept `draws`, a `hosts` range against the swept
+/// `topology.k`) fails at the base's own value of the swept key, which the sweep replaces at
+/// every point; each point is checked with its own values. So the base is the document with the
+/// first point's values, and the seeds written in `[run]` (every point runs them, also when an
+/// axis replaces the whole table). If that does not resolve either, the problem is the first
+/// point's: the base's error when it is the same, else the point's, named.
+fn base_at_first_point(
+    cx: &resolve::Cx,
+    root: &Node,
+    axes: &[sweep::Axis],
+    base_error: Box<ScenarioError>,
+) -> Result<Scenario> {
+    if axes.is_empty() {
+        return Err(base_error);
+    }
+    let first: Vec<sweep::Assignment> = sweep::dimensions(axes)
+        .into_iter()
+        .flatten()
+        .map(|a| (a.path.clone(), a.values[0].clone()))
+        .collect();
+    let mut tree = root.clone();
+    for (path, value) in &first {
+        let origin = axes
+            .iter()
+            .find(|a| &a.path == path)
+            .map_or(Origin::Unknown, |a| a.origin.clone());
+        if keypath::set(&mut tree, path, value.clone(), &origin).is_err() {
+            return Err(base_error);
+        }
+    }
+    match resolve::scenario(cx, &tree) {
+        Ok(mut base) => {
+            if let Ok(run) = resolve::run_table(cx, root) {
+                base.run.seeds = run.seeds;
+            }
+            Ok(base)
+        }
+        Err(e) if e.to_string() == base_error.to_string() => Err(base_error),
+        Err(e) => {
+            let mut problems = error::PointProblems::default();
+            problems.add(*e, &sweep::point_name(&first));
+            Err(problems
+                .into_error(cx.src, true)
+                .expect("a problem was just added"))
+        }
+    }
 }
 
 /// A `--set` of a key that a `[sweep]` axis assigns (or a table holding it, or a key inside it)

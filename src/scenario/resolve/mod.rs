@@ -88,6 +88,15 @@ pub(super) const TOP: &[&str] = &[
     "reference",
 ];
 
+/// Resolves the `[run]` table of the document alone.
+pub fn run_table(cx: &Cx, root: &Node) -> Result<RunConfig> {
+    let top = Tab::open(cx, root, "", TOP)?;
+    run(
+        cx,
+        top.required("run", "a `[run]` table with at least `duration`")?,
+    )
+}
+
 /// Resolves the whole document.
 pub fn scenario(cx: &Cx, root: &Node) -> Result<Scenario> {
     if let Value::Table(t) = &root.value {
