@@ -100,7 +100,8 @@ pub enum Admission {
 pub trait QueueDiscipline: Send {
     /// Decides what happens to `packet` arriving at `now` to a queue in state `occupancy`.
     fn admit(&mut self, occupancy: &Occupancy, packet: &mut Packet, now: SimTime) -> Admission;
-    /// A short name for outputs (`htsim list`, links.csv).
+    /// A short name: what [`Discipline::name`] and the `Debug` form of the queue show (no
+    /// output file has a queue column).
     fn name(&self) -> &str;
 }
 
@@ -136,7 +137,8 @@ impl fmt::Debug for Discipline {
 }
 
 impl Discipline {
-    /// The short name used in outputs: `droptail`, `ecn`, `red` or the custom policy's name.
+    /// The short name: `droptail`, `ecn` and `red` as scenario files spell the `[queue]` kinds,
+    /// or the custom policy's name.
     pub fn name(&self) -> &str {
         match self {
             Discipline::DropTail => "droptail",

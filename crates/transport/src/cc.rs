@@ -67,7 +67,8 @@ pub struct AckSample {
 
 /// A congestion controller for one subflow (docs/model.md 2.7, 2.8, 2.10, 4.6, 8).
 pub trait CongestionControl: Send {
-    /// A short name for outputs (`newreno`, `dctcp`).
+    /// A short name (`newreno`, `dctcp`); no output file shows it (flows.csv names the
+    /// transport kind).
     fn name(&self) -> &'static str;
 
     /// Called on every ACK after the RTT sample and before the engine's classification, with

@@ -186,7 +186,8 @@ pub fn to_bytes(x: f64, mss: u64) -> u64 {
 /// the algorithm itself (XMP's round state) is kept by the implementation, indexed by
 /// `state.subflow`.
 pub trait CoupledCc: Send {
-    /// A short name for outputs (`lia`, `fully-coupled`, ...).
+    /// A short name (`lia`, `fully-coupled`, ...); no output file shows it (flows.csv names
+    /// the transport kind).
     fn name(&self) -> &'static str;
 
     /// Every ACK, before classification (the ECN reaction; XMP). Returns `true` to suppress
