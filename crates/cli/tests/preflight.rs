@@ -147,6 +147,52 @@ fn malformed_nan_and_non_monotone_cdf_files() {
     }
 }
 
+/// A topology file of two hosts under a switch of layer `tor`, and a scenario on it with `extra`.
+fn on_file(extra: &str) -> (String, &'static str) {
+    let text = scenario(extra).replace(
+        "kind = \"star\"\nhosts = 4",
+        "kind = \"file\"\npath = \"net.topo\"",
+    );
+    let net = "host host0\nhost host1\nswitch s layer=tor\n\
+               link host0 s 1Gbps 1us 100pkt\nlink host1 s 1Gbps 1us 100pkt\n";
+    (text, net)
+}
+
+#[test]
+fn a_topology_files_layers_name_its_time_series_queues() {
+    // The loader cannot know a file's layers: the pre-flight checks them once it is read. A
+    // layer of the file selects its links' queues for a time series, as on a built-in kind.
+    let (text, net) = on_file(
+        "[output]\ntimeseries = { interval = \"1ms\", series = [\"queue\"], links = [\"tor\"] }\n",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.toml"), text).unwrap();
+    std::fs::write(dir.path().join("net.topo"), net).unwrap();
+    for args in [
+        &["validate", "s.toml"][..],
+        &["run", "s.toml", "--out", "o", "-q"][..],
+    ] {
+        let out = htsim(args, dir.path(), "1GiB");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
+    }
+    let series =
+        std::fs::read_to_string(dir.path().join("o/runs/base/seed-1/timeseries.csv")).unwrap();
+    assert!(series.contains(",queue,s->host0,"), "{series}");
+    assert!(!series.contains(",queue,host0->s,"), "{series}");
+    // A name that is no layer (nor link) of the file is still refused, at the key.
+    let (text, net) =
+        on_file("[output]\ntimeseries = { interval = \"1ms\", links = [\"core\"] }\n");
+    refused(
+        &text,
+        &[("net.topo", net)],
+        &[(
+            "s.toml:",
+            "output.timeseries.links",
+            "no link or layer named \"core\"",
+        )],
+    );
+}
+
 /// Writes `text` as s.toml into a fresh directory, asserts `validate` accepts it under the
 /// memory limit `memory`, and returns the directory.
 fn validates(text: &str, memory: &str) -> tempfile::TempDir {

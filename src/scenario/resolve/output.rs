@@ -87,7 +87,13 @@ pub(super) fn output(
                     .map(|x| {
                         let path = ts.key("links");
                         let s = string(cx, x, &path)?;
-                        if s == "all" || s.contains("->") || layers.contains(&s) {
+                        // A `file` topology's layers (`layers` empty) are known once its
+                        // file is read: the run's setup checks the name then.
+                        if s == "all"
+                            || s.contains("->")
+                            || layers.contains(&s)
+                            || layers.is_empty()
+                        {
                             Ok(s.to_string())
                         } else {
                             Err(cx
