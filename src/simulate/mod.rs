@@ -229,6 +229,7 @@ pub fn setup(
     let topology = network::build(&mut world, scenario).map_err(|e| vec![e])?;
     let mut problems = network::schedule_events(&mut world, scenario, &topology);
     problems.extend(reference_layers(scenario, &topology));
+    problems.extend(file_queue_layers(scenario, &topology));
     let watched = network::watched_links(&world, scenario, &topology).unwrap_or_else(|e| {
         problems.push(e);
         Vec::new()
@@ -666,6 +667,37 @@ fn reference_layers(scenario: &Scenario, topology: &Topology) -> Vec<SetupError>
                 e = e.with_hint(hint);
             }
             Some(e)
+        })
+        .collect()
+}
+
+/// The `[queue.layers.X]` tables of a `file` topology whose `X` is no egress layer of the
+/// file's network: they would set no queue. The loader checks the other kinds' layer names; a
+/// file's are known once it is read.
+fn file_queue_layers(scenario: &Scenario, topology: &Topology) -> Vec<SetupError> {
+    if scenario.topology.kind != "file" {
+        return Vec::new();
+    }
+    let layers = egress_layers(topology);
+    scenario
+        .queue
+        .layers
+        .iter()
+        .filter(|(name, _)| !layers.iter().any(|l| l == name))
+        .map(|(name, _)| {
+            let shown: Vec<String> = layers.iter().map(|l| format!("\"{l}\"")).collect();
+            let mut e = SetupError::new(
+                format!("queue.layers.{name}"),
+                format!(
+                    "the topology file has no egress layer \"{name}\", so these settings would \
+                     set no queue: its layers are {}",
+                    shown.join(", ")
+                ),
+            );
+            if let Some(hint) = did_you_mean(name, layers.iter().map(String::as_str)) {
+                e = e.with_hint(hint);
+            }
+            e
         })
         .collect()
 }

@@ -193,6 +193,29 @@ fn a_topology_files_layers_name_its_time_series_queues() {
     );
 }
 
+#[test]
+fn a_queue_layer_a_topology_file_does_not_have_is_refused() {
+    // A [queue.layers.X] the file has no egress layer of would set no queue.
+    let (text, net) = on_file("[queue.layers.core]\ncapacity = \"10pkt\"\n");
+    let err = refused(
+        &text,
+        &[("net.topo", net)],
+        &[(
+            "s.toml:10:1:",
+            "queue.layers.core",
+            "the topology file has no egress layer \"core\", so these settings would set no \
+             queue: its layers are \"host\", \"tor\"",
+        )],
+    );
+    assert!(!err.contains("did you mean"), "{err}");
+    let (text, net) = on_file("[queue.layers.tor]\ncapacity = \"10pkt\"\n");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.toml"), text).unwrap();
+    std::fs::write(dir.path().join("net.topo"), net).unwrap();
+    let out = htsim(&["validate", "s.toml"], dir.path(), "1GiB");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
 /// Writes `text` as s.toml into a fresh directory, asserts `validate` accepts it under the
 /// memory limit `memory`, and returns the directory.
 fn validates(text: &str, memory: &str) -> tempfile::TempDir {
