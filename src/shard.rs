@@ -123,6 +123,25 @@ impl Shard {
                     Some(c) => c,
                 },
             };
+            // A stepped (`--array=0-30:2`) or listed (`--array=1,3,5`) array numbers its tasks
+            // with gaps: ID - MIN would skip shards and overrun others. Slurm's MAX and COUNT
+            // tell: a contiguous array has MAX - MIN + 1 tasks.
+            if let (Some(max), Some(tasks)) =
+                (num("SLURM_ARRAY_TASK_MAX")?, num("SLURM_ARRAY_TASK_COUNT")?)
+            {
+                if max.checked_sub(min).map(|span| span.saturating_add(1)) != Some(tasks) {
+                    return Err(ShardError::Env {
+                        var: "SLURM_ARRAY_TASK_ID",
+                        value: id.to_string(),
+                        why: format!(
+                            "the array's {tasks} task(s) are not numbered {min} to {max} without \
+                             gaps (SLURM_ARRAY_TASK_MIN={min}, SLURM_ARRAY_TASK_MAX={max}): use a \
+                             contiguous array (--array=MIN-MAX without a step, a % throttle \
+                             allowed), or --shard I/N"
+                        ),
+                    });
+                }
+            }
             let index = id.checked_sub(min).ok_or(ShardError::Env {
                 var: "SLURM_ARRAY_TASK_ID",
                 value: id.to_string(),
@@ -276,6 +295,49 @@ mod tests {
             .contains("expected a non-negative integer"));
         let err = Shard::from_env(Some(2), env(&[("JOB_COMPLETION_INDEX", "2")])).unwrap_err();
         assert!(err.to_string().contains("below --shard-count 2"), "{err}");
+    }
+
+    #[test]
+    fn a_stepped_or_listed_slurm_array_is_refused() {
+        // --array=0-30:2: 16 tasks numbered 0, 2, ..., 30. Task 2 would be shard 3 of 16 and
+        // shard 2 would never run.
+        let stepped = env(&[
+            ("SLURM_ARRAY_TASK_ID", "2"),
+            ("SLURM_ARRAY_TASK_MIN", "0"),
+            ("SLURM_ARRAY_TASK_MAX", "30"),
+            ("SLURM_ARRAY_TASK_COUNT", "16"),
+        ]);
+        let err = Shard::from_env(None, stepped).unwrap_err().to_string();
+        assert!(
+            err.starts_with(
+                "SLURM_ARRAY_TASK_ID=\"2\": the array's 16 task(s) are not numbered 0 to 30"
+            ) && err.contains("contiguous array"),
+            "{err}"
+        );
+        // --shard-count does not make the numbering contiguous.
+        assert!(Shard::from_env(Some(16), stepped).is_err());
+        // --array=1,3,5,7
+        let listed = env(&[
+            ("SLURM_ARRAY_TASK_ID", "3"),
+            ("SLURM_ARRAY_TASK_MIN", "1"),
+            ("SLURM_ARRAY_TASK_MAX", "7"),
+            ("SLURM_ARRAY_TASK_COUNT", "4"),
+        ]);
+        assert!(Shard::from_env(None, listed).is_err());
+        // --array=1-16%4: contiguous, throttled.
+        let contiguous = env(&[
+            ("SLURM_ARRAY_TASK_ID", "16"),
+            ("SLURM_ARRAY_TASK_MIN", "1"),
+            ("SLURM_ARRAY_TASK_MAX", "16"),
+            ("SLURM_ARRAY_TASK_COUNT", "16"),
+        ]);
+        assert_eq!(
+            Shard::from_env(None, contiguous),
+            Ok(Some(Shard {
+                index: 16,
+                count: 16
+            }))
+        );
     }
 
     #[test]
