@@ -261,16 +261,21 @@ fn run(args: RunArgs) -> Result<(), Failure> {
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let runs = runner::select(&runner::run_list(&loaded), shard);
+    let all_runs = runner::run_list(&loaded);
+    let runs = runner::select(&all_runs, shard);
     let jobs = jobs.min(runs.len()).clamp(1, MAX_JOBS);
     preflight(&loaded, jobs)?;
     if !args.quiet {
-        let part = shard.map_or(String::new(), |s| format!(" (shard {s})"));
+        // Every point runs every seed: the run list is points x seeds.
+        let points = loaded.points.len();
+        let seeds = all_runs.len() / points.max(1);
+        let part = shard.map_or(String::new(), |s| {
+            format!("; shard {s}: {} of them", runs.len())
+        });
         note!(
-            "{}: {} point(s) x seeds = {} run(s){part}, {jobs} at a time, into {}",
+            "{}: {points} point(s) x {seeds} seed(s) = {} run(s){part}, {jobs} at a time, into {}",
             loaded.scenario.name,
-            loaded.points.len(),
-            runs.len(),
+            all_runs.len(),
             out.display()
         );
     }

@@ -197,6 +197,45 @@ fn a_tiny_quickstart_runs() {
     }
 }
 
+#[test]
+fn the_first_line_counts_points_seeds_and_the_shards_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tiny.toml"), TINY).unwrap();
+    let first_line = |args: &[&str]| {
+        let out = htsim(args, dir.path());
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{err}");
+        err.lines().next().unwrap_or_default().to_string()
+    };
+    assert_eq!(
+        first_line(&[
+            "run",
+            "tiny.toml",
+            "--out",
+            "a",
+            "--jobs",
+            "1",
+            "--seeds",
+            "3"
+        ]),
+        "tiny: 2 point(s) x 3 seed(s) = 6 run(s), 1 at a time, into a"
+    );
+    // A shard says how many of the list's runs are its own, not points x seeds = its runs.
+    assert_eq!(
+        first_line(&[
+            "run",
+            "tiny.toml",
+            "--out",
+            "b",
+            "--jobs",
+            "1",
+            "--shard",
+            "2/4"
+        ]),
+        "tiny: 2 point(s) x 2 seed(s) = 4 run(s); shard 2/4: 1 of them, 1 at a time, into b"
+    );
+}
+
 /// The `progress:` lines of a run's stderr.
 fn progress_lines(stderr: &[u8]) -> Vec<String> {
     String::from_utf8_lossy(stderr)
