@@ -131,7 +131,8 @@ struct RunArgs {
     /// Without it, such runs stop the command before anything runs (exit 2).
     #[arg(long)]
     replace_stale: bool,
-    /// Print only errors and the final line.
+    /// Print only errors, warnings and notes that qualify the results (stale runs replaced,
+    /// runs of another build), and the final line.
     #[arg(long, short)]
     quiet: bool,
 }
@@ -152,7 +153,8 @@ struct ReportArgs {
     /// Draw the plots (also drawn when the scenario has `[output] plots = true`).
     #[arg(long)]
     plots: bool,
-    /// Print only errors.
+    /// Print only errors, and warnings and notes that qualify the summary (missing runs, runs
+    /// without run.json or of several builds).
     #[arg(long, short)]
     quiet: bool,
 }
