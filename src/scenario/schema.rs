@@ -100,6 +100,19 @@ impl Scenario {
         Ok(text)
     }
 
+    /// The flow classes whose `arrivals` open nothing after their first flows: arrivals stop
+    /// 0.2 s before `run.duration` ([`htsim_workload::arrivals::SCHEDULING_MARGIN`],
+    /// docs/model.md 14.4), and these classes start no earlier than that.
+    pub fn classes_without_time_for_arrivals(&self) -> impl Iterator<Item = &FlowClass> {
+        let last = self
+            .run
+            .duration
+            .saturating_sub(htsim_workload::arrivals::SCHEDULING_MARGIN);
+        self.flows
+            .iter()
+            .filter(move |c| c.arrivals.is_some() && c.start >= last)
+    }
+
     /// The transport called `name`.
     pub fn transport(&self, name: &str) -> Option<&TransportConfig> {
         self.transports

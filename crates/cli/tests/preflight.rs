@@ -954,3 +954,35 @@ fn zero_and_oversized_transport_parameters_are_errors_at_their_key() {
         "1GiB",
     );
 }
+
+#[test]
+fn arrivals_with_no_time_before_their_cut_off_are_warned_of() {
+    // Arrivals stop 0.2 s before `run.duration`: a 10 ms run of 10 000 flows/s opens the
+    // first arrival's flow alone, not a hundred, and said nothing.
+    let text = scenario("[[flows]]\nname = \"short\"\nsenders = \"rest\"\nsize = \"10KB\"\narrivals = { poisson = 10000 }\ntransport = { kind = \"tcp\" }\n")
+        .replace("size = \"infinite\"", "size = \"infinite\"\nsenders = 2");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.toml"), &text).unwrap();
+    let warning = "warning: s.toml: `flows.short.arrivals`: arrivals stop 0.2 s before the end \
+                   of `run.duration` (10ms), which leaves none after the class's start (0ps): it \
+                   opens only its first flows\n";
+    for args in [
+        &["validate", "s.toml"][..],
+        &["run", "s.toml", "--out", "o", "-q"][..],
+    ] {
+        let out = htsim(args, dir.path(), "1GiB");
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{args:?}:\n{err}");
+        assert_eq!(err.matches(warning).count(), 1, "{args:?}:\n{err}");
+    }
+    let flows = std::fs::read_to_string(dir.path().join("o/runs/base/seed-1/flows.csv")).unwrap();
+    assert_eq!(flows.matches(",short,").count(), 1, "{flows}");
+    // With time for them, no warning; a class without arrivals never has one.
+    let out = htsim(
+        &["validate", "s.toml", "--set", "run.duration=1s"],
+        dir.path(),
+        "1GiB",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty(), "{out:?}");
+}
