@@ -134,8 +134,14 @@ fn list(differences: &[Difference]) -> String {
     describe_differences(differences, 8)
 }
 
+/// What two scenario.toml of runs that merge may differ in: no setting of any run. The seed
+/// list (each shard's own), the charts, and the scenario's `name` and `description` (a
+/// scenario renamed between its shards; a run directory renamed scenario reuses its runs too).
+const NO_SETTING: [&str; 4] = ["run.seeds", "output.plots", "name", "description"];
+
 /// Checks that every `DIR/scenario.toml` among `scenarios` (directory, text) describes the same
-/// scenario as the first, `run.seeds` and `output.plots` (no setting of any run) aside.
+/// scenario as the first, [`NO_SETTING`] aside; the first's name and description are the
+/// merge's.
 pub fn check_scenarios(scenarios: &[(PathBuf, String)]) -> Result<(), MergeError> {
     let Some((first, text)) = scenarios.first() else {
         return Ok(());
@@ -143,7 +149,7 @@ pub fn check_scenarios(scenarios: &[(PathBuf, String)]) -> Result<(), MergeError
     for (dir, other) in &scenarios[1..] {
         let diff: Vec<Difference> = differences(text, other)
             .into_iter()
-            .filter(|d| d.key != "run.seeds" && d.key != "output.plots")
+            .filter(|d| !NO_SETTING.contains(&d.key.as_str()))
             .collect();
         if !diff.is_empty() {
             return Err(MergeError::Scenarios {

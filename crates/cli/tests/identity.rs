@@ -642,6 +642,33 @@ fn report_merges_only_runs_of_one_scenario() {
     // Shards of one scenario, and identical duplicates, merge.
     expect(0, &["report", "A", "B", "--out", "M", "-q"], p);
     expect(0, &["report", "A", "B", "A", "--out", "M", "-q"], p);
+    // So do shards of a scenario renamed (and described anew) between them: no run's setting
+    // changed. The merge takes the first directory's name.
+    let file = p.join("B/scenario.toml");
+    let written = std::fs::read_to_string(&file).unwrap();
+    // The top-level keys come before the first table.
+    let top = written.find("\n[").unwrap();
+    let renamed: String = written[..top]
+        .lines()
+        .map(|l| match l.split_once(" = ") {
+            Some(("name", _)) => "name = \"renamed\"\n".to_string(),
+            Some(("description", _)) => "description = \"again\"\n".to_string(),
+            _ => format!("{l}\n"),
+        })
+        .collect::<String>()
+        + &written[top + 1..];
+    assert!(
+        renamed.contains("name = \"renamed\"") && renamed.contains("description = \"again\""),
+        "{written}"
+    );
+    std::fs::write(&file, &renamed).unwrap();
+    expect(0, &["report", "A", "B", "--out", "M2", "-q"], p);
+    let merged = std::fs::read_to_string(p.join("M2/scenario.toml")).unwrap();
+    assert!(!merged.contains("renamed"), "{merged}");
+    assert_eq!(
+        std::fs::read_to_string(p.join("M2/summary.csv")).unwrap(),
+        std::fs::read_to_string(p.join("M/summary.csv")).unwrap()
+    );
 
     // Another scenario: an error naming both directories and the key.
     let set = ["--set", "topology.link_rate=\"10Gbps\""];
