@@ -304,10 +304,7 @@ pub(crate) fn load_tree(
         }
         let mut tree = unswept.clone();
         for (path, value) in &assignments {
-            let key_origin = axes
-                .iter()
-                .find(|a| &a.path == path)
-                .map_or(Origin::Unknown, |a| a.origin.clone());
+            let key_origin = sweep::origin_of(&axes, path);
             keypath::set(&mut tree, path, value.clone(), &key_origin).map_err(|e| {
                 source
                     .error(&key_origin, format!("sweep.{path}"), e.message)
@@ -378,10 +375,7 @@ fn base_at_first_point(
         .collect();
     let mut tree = root.clone();
     for (path, value) in &first {
-        let origin = axes
-            .iter()
-            .find(|a| &a.path == path)
-            .map_or(Origin::Unknown, |a| a.origin.clone());
+        let origin = sweep::origin_of(axes, path);
         if keypath::set(&mut tree, path, value.clone(), &origin).is_err() {
             return Err(base_error);
         }

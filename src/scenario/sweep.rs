@@ -283,6 +283,13 @@ pub fn written_values<'a>(root: &'a Node, path: &str) -> Option<&'a [Node]> {
     })
 }
 
+/// Where the axis that assigns `path` is written (`Unknown` if none does).
+pub fn origin_of(axes: &[Axis], path: &str) -> Origin {
+    axes.iter()
+        .find(|a| a.path == path)
+        .map_or(Origin::Unknown, |a| a.origin.clone())
+}
+
 /// The sweep's dimensions: each ungrouped axis alone, each group's axes together (groups are
 /// contiguous, as `read` gives them).
 pub fn dimensions(axes: &[Axis]) -> Vec<&[Axis]> {
