@@ -102,15 +102,18 @@ impl Scenario {
 
     /// The flow classes whose `arrivals` open nothing after their first flows: arrivals stop
     /// 0.2 s before `run.duration` ([`htsim_workload::arrivals::SCHEDULING_MARGIN`],
-    /// docs/model.md 14.4), and these classes start no earlier than that.
+    /// docs/model.md 14.4), and these classes start no earlier than that, or (rounds every T)
+    /// not more than T before it.
     pub fn classes_without_time_for_arrivals(&self) -> impl Iterator<Item = &FlowClass> {
         let last = self
             .run
             .duration
             .saturating_sub(htsim_workload::arrivals::SCHEDULING_MARGIN);
-        self.flows
-            .iter()
-            .filter(move |c| c.arrivals.is_some() && c.start >= last)
+        self.flows.iter().filter(move |c| match c.arrivals {
+            None => false,
+            Some(Arrivals::Every(period)) => last.saturating_sub(c.start) <= period,
+            Some(_) => c.start >= last,
+        })
     }
 
     /// The transport called `name`.

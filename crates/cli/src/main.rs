@@ -548,8 +548,8 @@ fn arrival_warnings(loaded: &scenario::Loaded) -> Vec<String> {
         for class in point.scenario.classes_without_time_for_arrivals() {
             let text = format!(
                 "{}: `flows.{}.arrivals`: arrivals stop 0.2 s before the end of `run.duration` \
-                 ({}), which leaves none after the class's start ({}): it opens only its first \
-                 flows",
+                 ({}), too soon after the class's start ({}) for another: it opens only its \
+                 first flows",
                 loaded.source.name, class.name, run.duration, class.start
             );
             match found.iter_mut().find(|(t, _, _)| *t == text) {

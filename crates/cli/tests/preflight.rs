@@ -964,8 +964,8 @@ fn arrivals_with_no_time_before_their_cut_off_are_warned_of() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("s.toml"), &text).unwrap();
     let warning = "warning: s.toml: `flows.short.arrivals`: arrivals stop 0.2 s before the end \
-                   of `run.duration` (10ms), which leaves none after the class's start (0ps): it \
-                   opens only its first flows\n";
+                   of `run.duration` (10ms), too soon after the class's start (0ps) for another: \
+                   it opens only its first flows\n";
     for args in [
         &["validate", "s.toml"][..],
         &["run", "s.toml", "--out", "o", "-q"][..],
@@ -985,4 +985,15 @@ fn arrivals_with_no_time_before_their_cut_off_are_warned_of() {
     );
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stderr.is_empty(), "{out:?}");
+    // Rounds every 500 ms need more than 500 ms before the cut-off (`duration` - 0.2 s): a run
+    // of 700 ms has exactly that and opens one round, one of 701 ms a second.
+    let rounds = text.replace("poisson = 10000", "every = \"500ms\"");
+    std::fs::write(dir.path().join("r.toml"), &rounds).unwrap();
+    for (duration, warned) in [("1s", false), ("700ms", true), ("701ms", false)] {
+        let set = format!("run.duration={duration}");
+        let out = htsim(&["validate", "r.toml", "--set", &set], dir.path(), "1GiB");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{err}");
+        assert_eq!(err.contains("too soon after"), warned, "{duration}: {err}");
+    }
 }
