@@ -140,8 +140,8 @@ fn list(differences: &[Difference]) -> String {
 const NO_SETTING: [&str; 4] = ["run.seeds", "output.plots", "name", "description"];
 
 /// Checks that every `DIR/scenario.toml` among `scenarios` (directory, text) describes the same
-/// scenario as the first, [`NO_SETTING`] aside; the first's name and description are the
-/// merge's.
+/// scenario as the first, `run.seeds`, `output.plots`, `name` and `description` (no setting of
+/// any run) aside; the first's name and description are the merge's.
 pub fn check_scenarios(scenarios: &[(PathBuf, String)]) -> Result<(), MergeError> {
     let Some((first, text)) = scenarios.first() else {
         return Ok(());
