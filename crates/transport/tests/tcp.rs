@@ -1186,3 +1186,66 @@ fn an_echo_at_a_one_segment_window_neither_shrinks_nor_waits() {
     assert!(pair < SimTime::from_us(2), "back to back: {pair}");
     assert_eq!(r.timeouts, 0);
 }
+
+/// The window state at each partial and full ACK of one `rfc` flow of `size` bytes whose
+/// bottleneck drops the data arrivals `drops`: (cwnd before, bytes acknowledged, cwnd after)
+/// per partial ACK, (ssthresh, data outstanding after it and before what it sends, cwnd
+/// after) per full ACK.
+#[allow(clippy::type_complexity)]
+fn recovery_acks(size: u64, drops: Vec<u64>) -> (Vec<(u64, u64, u64)>, Vec<(u64, u64, u64)>) {
+    let (q, _log) = TestQueue::new(drops);
+    let mut prev = (0u64, 0u64, 0u64, 0u64, 0u64); // (cwnd, snd_una, partial, full, snd_max)
+    let (mut partial, mut full) = (Vec::new(), Vec::new());
+    watched_flow(&tcp(), Some(size), None, q, |sf, _| {
+        let c = sf.counters();
+        if c.partial_acks > prev.2 {
+            partial.push((prev.0, sf.snd_una() - prev.1, sf.cwnd()));
+        }
+        if c.full_acks > prev.3 {
+            full.push((sf.ssthresh(), prev.4 - sf.snd_una(), sf.cwnd()));
+        }
+        let (cwnd, una, max) = (sf.cwnd(), sf.snd_una(), sf.snd_max());
+        prev = (cwnd, una, c.partial_acks, c.full_acks, max);
+    });
+    (partial, full)
+}
+
+/// RFC 6582 3.2 step 3: a partial ACK deflates cwnd by the bytes it acknowledges and adds one
+/// SMSS back (it acknowledges at least one: segments are full-sized), and the full ACK sets
+/// cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS), FlightSize being what is still
+/// outstanding (option 1); the same ACK's window increase follows (docs/model.md 2.8), here
+/// congestion avoidance's MSS^2 / cwnd. Two losses in a window (arrivals 30 and 33).
+#[test]
+fn partial_and_full_acks_set_the_window_of_rfc_6582() {
+    let (partial, full) = recovery_acks(500_000, vec![30, 33]);
+    println!("partial {partial:?} full {full:?}");
+    let mss = 1400;
+    assert_eq!(partial.len(), 1);
+    let (before, acked, after) = partial[0];
+    assert_eq!((before, acked), (60_200, 3 * mss));
+    assert_eq!(after, before - acked + mss);
+    assert_eq!(full.len(), 1);
+    let (ssthresh, flight, cwnd) = full[0];
+    assert_eq!((ssthresh, flight), (21_000, 19_600));
+    let deflated = ssthresh.min(flight.max(mss) + mss);
+    assert_eq!(cwnd, deflated + mss * mss / deflated);
+}
+
+/// Deviation, RFC 6582 3.2 step 3 (option 1) with RFC 5681 3.2 step 6: the full ACK *sets*
+/// cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS); neither RFC grows the window further on
+/// that ACK, but the engine then applies the ACK's normal increase (docs/model.md 2.8), which
+/// in slow start (the deflated window is below ssthresh) is ABC's 2 MSS. In the scenario of
+/// `a_full_ack_does_not_release_a_burst_beyond_the_data_in_flight` the second recovery's full
+/// ACK acknowledges everything: FlightSize = 0, the RFC's window 2 MSS, the engine's 4 MSS.
+#[test]
+fn the_full_ack_also_grows_the_window_it_deflates() {
+    let mut drops: Vec<u64> = (100..110).collect();
+    drops.push(160);
+    let (_, full) = recovery_acks(1_000_000, drops);
+    println!("full ACKs (ssthresh, outstanding, cwnd): {full:?}");
+    assert_eq!(full.len(), 2);
+    let (ssthresh, flight, cwnd) = full[1];
+    assert_eq!(flight, 0);
+    assert!(ssthresh > 4 * 1400);
+    assert_eq!(cwnd, 4 * 1400, "RFC 6582 step 3 option 1: 2 800 B");
+}
