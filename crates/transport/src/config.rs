@@ -150,8 +150,9 @@ pub enum FullAckWindow {
     PreAckFlight,
     /// RFC 6582's option (1): `min(ssthresh, max(FlightSize, MSS) + MSS)` with FlightSize "the
     /// amount of data presently outstanding", `snd_max - ack` after the ACK; the window then
-    /// exceeds the data in flight by at most one segment and slow start (ssthresh is kept)
-    /// climbs back, ACK-clocked. The RFC's option (2) (cwnd = ssthresh) needs burst avoidance
+    /// exceeds the data in flight by one segment (two with nothing outstanding), plus the
+    /// increase the engine applies on the same ACK (docs/model.md 2.8), and slow start
+    /// (ssthresh is kept) climbs back, ACK-clocked. The RFC's option (2) (cwnd = ssthresh) needs burst avoidance
     /// the engine does not model (no pacing, 2.4).
     Outstanding,
 }
@@ -233,7 +234,7 @@ pub struct TcpConfig {
     pub dupthresh: u32,
     /// Window inflation on entering fast recovery.
     pub fr_inflation: FrInflation,
-    /// RFC 6582's "careful" NewReno (section 3.2 steps 1 and 4, section 4): an RTO records
+    /// RFC 6582's "careful" NewReno (section 3.2 steps 2 and 4, section 4): an RTO records
     /// the highest sequence number sent in `recover`, and the dupthresh-th duplicate ACK enters
     /// fast retransmit only if the cumulative ACK covers more than `recover` (`recover`
     /// starts at the SYN's sequence number). Duplicate ACKs that the go-back-N resends of an

@@ -32,7 +32,7 @@
 //!   `ns3-mmptcp` only a new ACK resets it, as in the ns-3 code (`rto_keeps_dupacks`, 2.10).
 //! - Two profile settings beyond section 12's rows, where 2.8 describes the ns-3 code and
 //!   RFC 6582 the clean behaviour: `careful_recovery` (an RTO sets `recover` to `snd_max`, and
-//!   fast retransmit needs an ACK above `recover`: RFC 6582 3.2 steps 1 and 4) and
+//!   fast retransmit needs an ACK above `recover`: RFC 6582 3.2 steps 2 and 4) and
 //!   `full_ack_window` (the full ACK deflates to the data still outstanding plus one segment:
 //!   3.2 step 3 option (1)). `rfc` has both, `ns3-mmptcp` neither. Without them a recovery
 //!   that timed out, or one whose flight the receiver already held, released a window of

@@ -179,7 +179,7 @@ pub struct SubflowCounters {
     /// Duplicate ACKs received inside fast recovery.
     pub fr_dupacks: u64,
     /// Dupthresh-th duplicate ACKs that did not start fast retransmit because the cumulative
-    /// ACK did not cover more than `recover` (RFC 6582 3.2 step 1; `careful_recovery` only).
+    /// ACK did not cover more than `recover` (RFC 6582 3.2 step 2; `careful_recovery` only).
     pub fr_suppressed: u64,
     /// Segments sent by limited transmit.
     pub limited_transmits: u64,
@@ -979,7 +979,7 @@ impl Subflow {
     }
 
     /// dup_ack of docs/model.md 2.8, with limited transmit (6.6) and, with `careful_recovery`,
-    /// RFC 6582 3.2 step 1: no fast retransmit unless the cumulative ACK covers more than
+    /// RFC 6582 3.2 step 2: no fast retransmit unless the cumulative ACK covers more than
     /// `recover` (such duplicate ACKs are not a new instance of congestion: they answer resends
     /// of data the receiver holds, RFC 6582 4). `recover` holds `snd_max` (one past the highest
     /// byte sent) where the RFC records the highest byte itself, so "covers more than recover"

@@ -580,7 +580,7 @@ fn fast_recovery_inflation_follows_the_profile() {
     }
 }
 
-/// RFC 6582 3.2 steps 1 and 4 (docs/model.md 2.8, `TcpConfig::careful_recovery`): after an
+/// RFC 6582 3.2 steps 2 and 4 (docs/model.md 2.8, `TcpConfig::careful_recovery`): after an
 /// RTO, duplicate ACKs drawn by go-back-N resends of data the receiver already holds must not
 /// start a fast retransmit. Holes every fourth segment (data arrivals 30, 34, ..., 50) start a
 /// fast recovery whose retransmission is lost too, so the RTO fires with the receiver holding
@@ -749,8 +749,8 @@ fn longest_back_to_back_run(log: &QueueLog) -> usize {
 
 /// RFC 6582 3.2 step 3 option (1) (`FullAckWindow::Outstanding`, the `rfc` profile): the full
 /// ACK that ends fast recovery sets cwnd = min(ssthresh, max(FlightSize, MSS) + MSS) with
-/// FlightSize the data still outstanding, so the sender never holds more window than flight
-/// plus one segment, and no burst follows. Ten consecutive losses (arrivals 100-109) make a
+/// FlightSize the data still outstanding, so the sender holds at most a few segments of window
+/// beyond its flight (one, plus that ACK's increase), and no burst follows. Ten consecutive losses (arrivals 100-109) make a
 /// NewReno recovery that repairs one hole per RTT while new data flows; a loss in that new
 /// data (arrival 160) starts a second recovery whose flight the receiver already holds, so its
 /// full ACK acknowledges everything. The `ns3-mmptcp` rule (2.8, min(ssthresh, flight before
@@ -1096,7 +1096,7 @@ fn acks_of_resent_segments_give_no_rtt_sample_and_keep_the_backoff() {
 }
 
 // Deviations of the `rfc` profile from the RFCs it cites, pinned as they are so that a change
-// is deliberate (see the audit in docs/model.md 12).
+// is deliberate (docs/model.md 12.1).
 
 /// Deviation, RFC 6298 5.7: "If the timer expires awaiting the ACK of a SYN segment and the
 /// TCP implementation is using an RTO less than 3 seconds, the RTO MUST be re-initialized to 3
