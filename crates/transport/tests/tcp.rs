@@ -1249,3 +1249,49 @@ fn the_full_ack_also_grows_the_window_it_deflates() {
     assert!(ssthresh > 4 * 1400);
     assert_eq!(cwnd, 4 * 1400, "RFC 6582 step 3 option 1: 2 800 B");
 }
+
+/// RFC 3168 6.1.5 and 6.1.2 (docs/model.md 2.14): new data segments are ECN-capable and
+/// retransmissions are not; after each window reduction, for an echo or for a loss, the first
+/// *new* data segment carries CWR, and no other does. Arrival 60 is marked CE (an ECN
+/// reduction); arrival 200 is lost (a fast retransmit, also a reduction).
+#[test]
+fn ect_is_on_new_data_only_and_cwr_follows_each_reduction_once() {
+    let (mut q, log) = TestQueue::new(vec![200]);
+    q.mark_data = vec![60];
+    let mut reductions = Vec::new(); // snd_max at each reduction
+    let mut last = (0, 0);
+    let r = watched_flow(&tcp().with_ecn(), Some(500_000), None, q, |sf, _| {
+        let c = sf.counters();
+        let now = (c.ecn_reductions, c.fast_retransmits);
+        if now != last {
+            reductions.push(sf.snd_max());
+            last = now;
+        }
+    });
+    let log = std::mem::take(&mut *log.lock().unwrap());
+    assert_eq!((r.fast_retransmits, r.timeouts, r.retransmits), (1, 0, 1));
+    assert_eq!(reductions.len(), 2, "one echo, one loss: {reductions:?}");
+    for s in &log.data {
+        assert_eq!(s.ect, !s.retransmit, "{s:?}");
+    }
+    let cwr: Vec<(u64, bool)> = log
+        .data
+        .iter()
+        .filter(|s| s.cwr)
+        .map(|s| (s.seq, s.retransmit))
+        .collect();
+    // The first new segment after each reduction starts at the snd_max of the reduction, or
+    // later when the window let nothing new go in the same instant.
+    assert_eq!(cwr.len(), 2, "{cwr:?}");
+    for (&(seq, rtx), &at) in cwr.iter().zip(&reductions) {
+        assert!(!rtx);
+        let first_new_after = log
+            .data
+            .iter()
+            .filter(|s| !s.retransmit && s.seq >= at)
+            .map(|s| s.seq)
+            .min()
+            .expect("new data after the reduction");
+        assert_eq!(seq, first_new_after);
+    }
+}

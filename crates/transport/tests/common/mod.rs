@@ -25,6 +25,10 @@ pub struct Seen {
     pub payload: u32,
     pub retransmit: bool,
     pub dropped: bool,
+    /// ECN-capable (ECT) on arrival.
+    pub ect: bool,
+    /// Carries CWR.
+    pub cwr: bool,
 }
 
 /// Shared log of a [`TestQueue`].
@@ -102,6 +106,8 @@ impl QueueDiscipline for TestQueue {
             payload: packet.payload_bytes,
             retransmit,
             dropped: drop,
+            ect: packet.has(flags::ECT),
+            cwr: packet.has(flags::CWR),
         });
         if drop {
             log.data_dropped += 1;
