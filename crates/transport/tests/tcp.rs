@@ -1295,3 +1295,61 @@ fn ect_is_on_new_data_only_and_cwr_follows_each_reduction_once() {
         assert_eq!(seq, first_new_after);
     }
 }
+
+/// RFC 6298 5.1 and 5.3: a retransmission starts the timer only if it is not running, and
+/// only an ACK of new data restarts it. Segment 40 and its fast retransmission are lost; no
+/// new ACK arrives after the fast retransmit, so the RTO fires 200 ms after the last new ACK,
+/// which came before the fast retransmit (the three duplicate ACKs in between take some
+/// 35 us), not 200 ms after the fast retransmit.
+#[test]
+fn a_fast_retransmit_does_not_restart_a_running_timer() {
+    let (mut q, log) = TestQueue::new(vec![40]);
+    q.drop_retransmits = 1;
+    let stop = Some(SimTime::from_ms(300));
+    watched_flow(&tcp(), None, stop, q, |_, _| {});
+    let log = std::mem::take(&mut *log.lock().unwrap());
+    let lost = log.data[39];
+    let rtx: Vec<_> = log
+        .data
+        .iter()
+        .filter(|s| s.retransmit && s.seq == lost.seq)
+        .collect();
+    assert!(rtx.len() >= 2 && rtx[0].dropped && !rtx[1].dropped);
+    let wait = rtx[1].at - rtx[0].at;
+    let min_rto = TcpConfig::rfc().min_rto;
+    println!("RTO resend {wait} after the fast retransmit");
+    assert!(
+        wait < min_rto && wait > min_rto - SimTime::from_us(100),
+        "{wait}"
+    );
+}
+
+/// RFC 5681 3.1 (after eq. 4): when the segment the RTO resends was already resent by the
+/// timer, ssthresh is held constant. Segment 40, its fast retransmission and its first RTO
+/// resend are lost: the second expiry, for the same segment, keeps the first one's ssthresh
+/// (half the flight the failed recovery left: its inflated window sent one new segment per
+/// duplicate ACK for 200 ms, so some 24 MB are outstanding and ssthresh rises from the fast
+/// retransmit's 28 kB to 12 MB), though cwnd is then one segment.
+#[test]
+fn a_second_rto_of_the_same_segment_keeps_ssthresh() {
+    let (mut q, _log) = TestQueue::new(vec![40]);
+    q.drop_retransmits = 2;
+    let mut at_rto = Vec::new(); // (ssthresh, snd_una, flight)
+    let mut at_fr = None; // ssthresh of the fast retransmit
+    let stop = Some(SimTime::from_ms(800));
+    watched_flow(&tcp(), None, stop, q, |sf, _| {
+        if sf.counters().fast_retransmits == 1 && at_fr.is_none() {
+            at_fr = Some(sf.ssthresh());
+        }
+        if sf.counters().timeouts as usize > at_rto.len() {
+            at_rto.push((sf.ssthresh(), sf.snd_una(), sf.snd_max() - sf.snd_una()));
+        }
+    });
+    println!("ssthresh at the fast retransmit {at_fr:?}; at each RTO (ssthresh, snd_una, flight): {at_rto:?}");
+    assert!(at_rto.len() >= 2);
+    let ((s1, una1, flight), (s2, una2, _)) = (at_rto[0], at_rto[1]);
+    assert_eq!(una1, una2, "the same segment");
+    assert_eq!(s1, flight / 2);
+    assert!(s1 > 10 * 1400);
+    assert_eq!(s2, s1, "held constant");
+}
