@@ -1353,3 +1353,35 @@ fn a_second_rto_of_the_same_segment_keeps_ssthresh() {
     assert!(s1 > 10 * 1400);
     assert_eq!(s2, s1, "held constant");
 }
+
+/// RFC 5681 3.2 step 4: in fast recovery every further duplicate ACK inflates cwnd by one
+/// SMSS (and new data goes out when the window allows, step 5). One loss (arrival 30).
+#[test]
+fn each_duplicate_ack_in_fast_recovery_adds_one_mss() {
+    let (q, _log) = TestQueue::new(vec![30]);
+    let (mut prev_dup, mut prev_cwnd, mut prev_max) = (0, 0, 0);
+    let mut steps = Vec::new(); // (cwnd increase, new bytes sent) per duplicate ACK in recovery
+    let r = watched_flow(&tcp(), Some(500_000), None, q, |sf, _| {
+        let dup = sf.counters().fr_dupacks;
+        if dup > prev_dup {
+            assert_eq!(dup, prev_dup + 1, "one duplicate ACK per event");
+            steps.push((sf.cwnd() - prev_cwnd, sf.snd_max() - prev_max));
+        }
+        (prev_dup, prev_cwnd, prev_max) = (dup, sf.cwnd(), sf.snd_max());
+    });
+    assert_eq!(r.fast_retransmits, 1);
+    assert!(steps.len() > 10, "{steps:?}");
+    assert!(steps.iter().all(|&(grow, _)| grow == 1400), "{steps:?}");
+    // Once the inflated window exceeds the flight, each one sends a new segment; before,
+    // none does (14 of the 26 here).
+    let first = steps
+        .iter()
+        .position(|&(_, sent)| sent > 0)
+        .expect("new data");
+    assert!(steps[..first].iter().all(|&(_, sent)| sent == 0));
+    assert!(
+        steps[first..].iter().all(|&(_, sent)| sent == 1400),
+        "{steps:?}"
+    );
+    assert_eq!((steps.len(), steps.len() - first), (26, 14));
+}
