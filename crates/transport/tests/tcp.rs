@@ -1385,3 +1385,35 @@ fn each_duplicate_ack_in_fast_recovery_adds_one_mss() {
     );
     assert_eq!((steps.len(), steps.len() - first), (26, 14));
 }
+
+/// Deviation (a SHOULD), RFC 5681 3.2 step 1: on the first and second duplicate ACKs a sender
+/// should send new data (RFC 3042 limited transmit); the `rfc` profile does not
+/// (`LimitedTransmit::Off`, docs/model.md 12.1). A 20 kB flow loses its second segment, sent
+/// in a window of three: the two duplicate ACKs that follow are all it gets, so the hole waits
+/// for the RTO (200 ms); with RFC 3042 two new segments draw the third and fourth duplicate
+/// ACKs and a fast retransmit repairs it within a millisecond.
+#[test]
+fn without_limited_transmit_a_loss_in_a_small_window_waits_for_the_rto() {
+    let (r, c, _) = lossy_flow(TcpConfig::rfc(), 20_000, vec![2]);
+    let fct = r.fct().expect("completed");
+    println!("rfc: FCT {fct}, {} timeouts", r.timeouts);
+    assert_eq!(
+        (r.timeouts, r.fast_retransmits, c.limited_transmits),
+        (1, 0, 0)
+    );
+    assert!(fct > SimTime::from_ms(200));
+
+    let mut lt = TcpConfig::rfc();
+    lt.limited_transmit = htsim_transport::config::LimitedTransmit::Rfc3042;
+    let (r, c, _) = lossy_flow(lt, 20_000, vec![2]);
+    let fct = r.fct().expect("completed");
+    println!(
+        "with RFC 3042: FCT {fct}, {} limited transmits",
+        c.limited_transmits
+    );
+    assert_eq!(
+        (r.timeouts, r.fast_retransmits, c.limited_transmits),
+        (0, 1, 2)
+    );
+    assert!(fct < SimTime::from_ms(1));
+}
