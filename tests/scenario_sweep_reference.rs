@@ -656,3 +656,30 @@ fn a_check_between_two_keys_uses_each_points_value_of_a_swept_one() {
         .iter()
         .all(|p| p.scenario.run.seeds.list() == [1, 2, 3]));
 }
+
+#[test]
+fn narrowing_the_sweep_past_a_reference_says_how_to_drop_the_references() {
+    // `--set sweep...` keeping only 1 Gb/s leaves the third reference (10 Gb/s) without its
+    // point: still an error at the reference, now with the way out.
+    let text = format!("{BASE}{REFERENCES}");
+    let e = load_with(&text, &["sweep.topology.link_rate=[\"1Gbps\"]"]).unwrap_err();
+    let shown = e.to_string();
+    assert_eq!(
+        e.key_path, "reference[2].point.topology.link_rate",
+        "{shown}"
+    );
+    assert!(
+        shown.contains("hint: a --set narrowed the sweep: add --set 'reference=[]' to leave the file's references out"),
+        "{shown}"
+    );
+    let l = load_with(
+        &text,
+        &["sweep.topology.link_rate=[\"1Gbps\"]", "reference=[]"],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(l.scenario.references.is_empty());
+    assert_eq!(l.points.len(), 3);
+    // Without a --set on the sweep, the hint is the spelling one, as before.
+    let e = bad(&text.replace("\"10Gbps\" }", "\"10Gbs\" }"));
+    assert!(e.to_string().contains("did you mean"), "{e}");
+}

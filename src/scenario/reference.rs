@@ -381,6 +381,22 @@ fn point(cx: &Cx, node: &Node, path: &str, sweep: &[SweepAxis]) -> Result<Vec<(S
         if positions(axis, &e.value).is_empty() {
             let values: Vec<String> = axis.values.iter().map(|v| v.value.to_string()).collect();
             let shown = e.value.value.to_string();
+            // A sweep narrowed on the command line leaves the file's references to the points
+            // it took out; saying how to leave those out is the useful hint there.
+            let narrowed = cx
+                .src
+                .overrides
+                .iter()
+                .any(|o| o.trim_start().starts_with("sweep."));
+            let hint = if narrowed {
+                Some(
+                    "a --set narrowed the sweep: add --set 'reference=[]' to leave the file's \
+                     references out, or keep the points they name"
+                        .to_string(),
+                )
+            } else {
+                did_you_mean(&shown, values.iter().map(String::as_str))
+            };
             return Err(cx
                 .err(
                     &e.value.origin,
@@ -391,7 +407,7 @@ fn point(cx: &Cx, node: &Node, path: &str, sweep: &[SweepAxis]) -> Result<Vec<(S
                         values.join(", ")
                     ),
                 )
-                .with_hint_opt(did_you_mean(&shown, values.iter().map(String::as_str))));
+                .with_hint_opt(hint));
         }
         out.push((e.key.clone(), e.value.clone()));
     }
