@@ -466,15 +466,13 @@ pub fn run_all(
     // refused before anything runs as an --out in the way is: it failed only the runs that
     // reach it, after the others had run.
     let shard_runs = all.iter().filter(|r| r.in_shard(options.shard));
-    if let Some(path) = first_in_the_way(shard_runs, out) {
+    if let Some(path) = first_in_the_way(shard_runs.clone(), out) {
         return Err(RunError::InTheWay {
             path,
             why: "it exists and is not a directory".into(),
         });
     }
-    let deepest = all
-        .iter()
-        .filter(|r| r.in_shard(options.shard))
+    let deepest = shard_runs
         .map(|r| r.dir(out))
         .max_by_key(|d| d.as_os_str().len());
     if let Some(dir) = deepest {
