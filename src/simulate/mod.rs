@@ -655,18 +655,13 @@ fn reference_layers(scenario: &Scenario, topology: &Topology) -> Vec<SetupError>
             if layers.iter().any(|l| l == layer) {
                 return None;
             }
-            let shown: Vec<String> = layers.iter().map(|l| format!("\"layer:{l}\"")).collect();
-            let mut e = SetupError::new(
+            Some(no_such_layer(
                 format!("reference[{i}].class"),
-                format!(
-                    "this network has no layer \"{layer}\": its layers in summary.csv are {}",
-                    shown.join(", ")
-                ),
-            );
-            if let Some(hint) = did_you_mean(layer, layers.iter().map(String::as_str)) {
-                e = e.with_hint(hint);
-            }
-            Some(e)
+                format!("this network has no layer \"{layer}\": its layers in summary.csv are"),
+                layer,
+                &layers,
+                crate::report::aggregate::LAYER_PREFIX,
+            ))
         })
         .collect()
 }
@@ -685,21 +680,35 @@ fn file_queue_layers(scenario: &Scenario, topology: &Topology) -> Vec<SetupError
         .iter()
         .filter(|(name, _)| !layers.iter().any(|l| l == name))
         .map(|(name, _)| {
-            let shown: Vec<String> = layers.iter().map(|l| format!("\"{l}\"")).collect();
-            let mut e = SetupError::new(
+            no_such_layer(
                 format!("queue.layers.{name}"),
                 format!(
                     "the topology file has no egress layer \"{name}\", so these settings would \
-                     set no queue: its layers are {}",
-                    shown.join(", ")
+                     set no queue: its layers are"
                 ),
-            );
-            if let Some(hint) = did_you_mean(name, layers.iter().map(String::as_str)) {
-                e = e.with_hint(hint);
-            }
-            e
+                name,
+                &layers,
+                "",
+            )
         })
         .collect()
+}
+
+/// The error at `key` for a layer `name` that the network lacks: `message`, then the network's
+/// `layers` quoted (each after `prefix`, as the key names them), and the nearest as a hint.
+fn no_such_layer(
+    key: String,
+    message: String,
+    name: &str,
+    layers: &[String],
+    prefix: &str,
+) -> SetupError {
+    let shown: Vec<String> = layers.iter().map(|l| format!("\"{prefix}{l}\"")).collect();
+    let e = SetupError::new(key, format!("{message} {}", shown.join(", ")));
+    match did_you_mean(name, layers.iter().map(String::as_str)) {
+        Some(hint) => e.with_hint(hint),
+        None => e,
+    }
 }
 
 /// The egress layers of a topology (layers of nodes that transmit), in its layer order.
