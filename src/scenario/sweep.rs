@@ -163,9 +163,8 @@ fn axis(cx: &Cx, e: &super::tree::Entry, path: &str, group: Option<&str>) -> Res
     }
     // The scenario's name and description label it and change nothing simulated: every point
     // of such an axis would run the same.
-    if let [label @ ("name" | "description")] =
-        e.key.split('.').map(str::trim).collect::<Vec<_>>()[..]
-    {
+    let parts: Vec<&str> = e.key.split('.').map(str::trim).collect();
+    if let [label @ ("name" | "description")] = parts[..] {
         return Err(cx
             .err(
                 &e.key_origin,
@@ -179,7 +178,7 @@ fn axis(cx: &Cx, e: &super::tree::Entry, path: &str, group: Option<&str>) -> Res
     }
     // Every point runs every seed of `run.seeds` (or `--seeds`): an axis that set the seeds
     // would give each point a run list of its own, outside the limit on runs.
-    let sets_seeds = match e.key.split('.').map(str::trim).collect::<Vec<_>>()[..] {
+    let sets_seeds = match parts[..] {
         ["run", "seeds"] => true,
         ["run"] => items.iter().any(|v| match &v.value {
             Value::Table(t) => t.entries.iter().any(|x| x.key.trim() == "seeds"),
