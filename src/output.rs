@@ -469,6 +469,12 @@ pub fn open_regular(path: &Path) -> io::Result<fs::File> {
     fs::File::open(path)
 }
 
+/// A CSV reader of the file at `path` of a result directory, a regular file only
+/// ([`open_regular`]).
+pub fn regular_csv_reader(path: &Path) -> csv::Result<csv::Reader<fs::File>> {
+    Ok(csv::Reader::from_reader(open_regular(path)?))
+}
+
 /// Reads the whole file at `path` of a result directory, a regular file only ([`open_regular`]).
 pub fn read_regular(path: &Path) -> io::Result<Vec<u8>> {
     use io::Read as _;

@@ -85,8 +85,7 @@ fn read_one(
         path: path.to_path_buf(),
         source,
     };
-    let file = crate::output::open_regular(path).map_err(|e| csv_error(e.into()))?;
-    let mut reader = csv::Reader::from_reader(file);
+    let mut reader = crate::output::regular_csv_reader(path).map_err(csv_error)?;
     let headers = reader.headers().map_err(csv_error)?.clone();
     let column = |name: &str| headers.iter().position(|h| h.trim() == name);
     let (Some(class), Some(size), Some(fct), Some(goodput)) = (

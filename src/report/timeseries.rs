@@ -62,8 +62,7 @@ fn for_each_sample(path: &Path, mut each: impl FnMut(Sample)) -> Result<()> {
         path: path.to_path_buf(),
         source,
     };
-    let file = crate::output::open_regular(path).map_err(|e| csv_error(e.into()))?;
-    let mut reader = csv::Reader::from_reader(file);
+    let mut reader = crate::output::regular_csv_reader(path).map_err(csv_error)?;
     let headers = reader.headers().map_err(csv_error)?.clone();
     let column = |name: &str| headers.iter().position(|h| h == name);
     let (Some(time), Some(series), Some(id), Some(value)) = (
