@@ -10,8 +10,9 @@
 //!   ones (`fct_pooled`, `finite_goodput_pooled`, `goodput_pooled`, `goodput_paper_pooled`,
 //!   `subflow_goodput_pooled`, `crossing_goodput_pooled`, `crossing_subflow_goodput_pooled`,
 //!   `jct_pooled`): their statistics are over every completed finite flow, every long flow or
-//!   every completed job of every run of the point (as the MMPTCP and XMP papers take their statistics over all flows of all runs),
-//!   so their `n` counts flows, and runs with more flows weigh more;
+//!   every completed job of every run of the point (as the MMPTCP and XMP papers take their
+//!   statistics over all flows of all runs), so their `n` counts flows, and runs with more
+//!   flows weigh more;
 //! - numbers in summary.csv are Rust's shortest round-trip decimal form of the f64 (`{}`:
 //!   never an exponent, parses back to the same value); summary.json uses serde_json's
 //!   shortest round-trip form;
@@ -79,8 +80,8 @@ pub struct SummaryRow {
 /// The metrics of a run, in their fixed order: per flow class (counts, FCT and the pooled FCTs,
 /// slowdown, the finite flows' goodput, the long flows' goodput, the pooled per-flow goodputs,
 /// retransmissions, jobs, and job completion time with the pooled job completion times), then
-/// per layer,
-/// then the run's deterministic cost (events, data packets delivered, peak packets in flight).
+/// per layer, then the run's deterministic cost (events, data packets delivered, peak packets
+/// in flight).
 pub fn metric_values(run: &RunSummary) -> Vec<MetricValue> {
     let mut out = Vec::new();
     for c in &run.classes {

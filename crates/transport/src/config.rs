@@ -152,8 +152,8 @@ pub enum FullAckWindow {
     /// amount of data presently outstanding", `snd_max - ack` after the ACK; the window then
     /// exceeds the data in flight by one segment (two with nothing outstanding), plus the
     /// increase the engine applies on the same ACK (docs/model.md 2.8), and slow start
-    /// (ssthresh is kept) climbs back, ACK-clocked. The RFC's option (2) (cwnd = ssthresh) needs burst avoidance
-    /// the engine does not model (no pacing, 2.4).
+    /// (ssthresh is kept) climbs back, ACK-clocked. The RFC's option (2) (cwnd = ssthresh)
+    /// needs burst avoidance the engine does not model (no pacing, 2.4).
     Outstanding,
 }
 
