@@ -99,6 +99,30 @@ pub struct Loaded {
 }
 
 impl Loaded {
+    /// A warning for each flow class whose `arrivals` cannot open a flow past its first ones
+    /// ([`Scenario::classes_without_time_for_arrivals`]): a short test run of a Poisson class
+    /// gives one flow, not the rate it names. Each distinct warning once, with the first sweep
+    /// point that has it and how many do, as the loader reports problems.
+    pub fn arrival_warnings(&self) -> Vec<ScenarioError> {
+        let mut found = error::PointProblems::default();
+        for point in &self.points {
+            let run = &point.scenario.run;
+            for class in point.scenario.classes_without_time_for_arrivals() {
+                let warning = ScenarioError::about_file(
+                    &self.source.name,
+                    format!("flows.{}.arrivals", class.name),
+                    format!(
+                        "arrivals stop 0.2 s before the end of `run.duration` ({}), too soon \
+                         after the class's start ({}) for another: it opens only its first flows",
+                        run.duration, class.start
+                    ),
+                );
+                found.add(*warning, &point.name);
+            }
+        }
+        found.into_errors(&self.source, !self.scenario.sweep.is_empty())
+    }
+
     /// The scenario as a result directory records it (scenario.toml): every default written
     /// out, but for a table whose `kind` the sweep sets, which keeps the keys as written
     /// ([`Scenario::to_toml_string_as_written`]).

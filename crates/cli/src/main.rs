@@ -525,48 +525,16 @@ fn print_report(r: &Report, out: &Path) {
 
 /// Sets up every sweep point as a run would, `runs_at_once` sharing the memory: every problem
 /// found, with its place in the scenario, as one usage failure. Then warns of what would run
-/// but not as the scenario reads ([`arrival_warnings`]).
+/// but not as the scenario reads ([`scenario::Loaded::arrival_warnings`]).
 fn preflight(loaded: &scenario::Loaded, runs_at_once: usize) -> Result<(), Failure> {
     htsim::simulate::preflight::check(loaded, runs_at_once as u64).map_err(|problems| {
         let all: Vec<String> = problems.0.iter().map(ToString::to_string).collect();
         usage(all.join("\nerror: "))
     })?;
-    for warning in arrival_warnings(loaded) {
+    for warning in loaded.arrival_warnings() {
         note!("warning: {warning}");
     }
     Ok(())
-}
-
-/// A warning for each flow class whose `arrivals` cannot open a flow past its first ones
-/// ([`scenario::Scenario::classes_without_time_for_arrivals`]): a short test run of a
-/// Poisson class gives one flow per connection, not the rate it names. Each distinct warning
-/// once, with the first sweep point that has it and how many do.
-fn arrival_warnings(loaded: &scenario::Loaded) -> Vec<String> {
-    let mut found: Vec<(String, &str, usize)> = Vec::new();
-    for point in &loaded.points {
-        let run = &point.scenario.run;
-        for class in point.scenario.classes_without_time_for_arrivals() {
-            let text = format!(
-                "{}: `flows.{}.arrivals`: arrivals stop 0.2 s before the end of `run.duration` \
-                 ({}), too soon after the class's start ({}) for another: it opens only its \
-                 first flows",
-                loaded.source.name, class.name, run.duration, class.start
-            );
-            match found.iter_mut().find(|(t, _, _)| *t == text) {
-                Some((_, _, count)) => *count += 1,
-                None => found.push((text, &point.name, 1)),
-            }
-        }
-    }
-    let swept = !loaded.scenario.sweep.is_empty();
-    found
-        .into_iter()
-        .map(|(text, first, count)| match (swept, count) {
-            (false, _) => text,
-            (true, 1) => format!("{text} (at sweep point `{first}`)"),
-            (true, n) => format!("{text} (at {n} sweep points, the first `{first}`)"),
-        })
-        .collect()
 }
 
 fn validate(paths: &[PathBuf], set: Vec<String>) -> Result<(), Failure> {

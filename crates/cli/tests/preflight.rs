@@ -985,6 +985,22 @@ fn arrivals_with_no_time_before_their_cut_off_are_warned_of() {
     );
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stderr.is_empty(), "{out:?}");
+    // Swept, each distinct warning once, with the point it is at (10 ms and 20 ms share the
+    // class's text but for the duration; 1 s has none).
+    let swept = format!("{text}[sweep]\n\"run.duration\" = [\"10ms\", \"1s\", \"20ms\"]\n");
+    std::fs::write(dir.path().join("w.toml"), &swept).unwrap();
+    let out = htsim(&["validate", "w.toml"], dir.path(), "1GiB");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(err.lines().count(), 2, "{err}");
+    assert!(
+        err.contains(
+            "(10ms), too soon after the class's start (0ps) for another: it opens only \
+                      its first flows (at sweep point `run.duration=10ms`)\n"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("(20ms), "), "{err}");
     // Rounds every 500 ms need more than 500 ms before the cut-off (`duration` - 0.2 s): a run
     // of 700 ms has exactly that and opens one round, one of 701 ms a second.
     let rounds = text.replace("poisson = 10000", "every = \"500ms\"");
