@@ -383,11 +383,10 @@ fn point(cx: &Cx, node: &Node, path: &str, sweep: &[SweepAxis]) -> Result<Vec<(S
             let shown = e.value.value.to_string();
             // A sweep narrowed on the command line leaves the file's references to the points
             // it took out; saying how to leave those out is the useful hint there.
-            let narrowed = cx
-                .src
-                .overrides
-                .iter()
-                .any(|o| o.trim_start().starts_with("sweep."));
+            let narrowed = cx.src.overrides.iter().any(|o| {
+                o.split_once('=')
+                    .is_some_and(|(path, _)| super::sweep_key(path).is_some())
+            });
             let hint = if narrowed {
                 Some(
                     "a --set narrowed the sweep: add --set 'reference=[]' to leave the file's \
