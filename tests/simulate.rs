@@ -1137,13 +1137,8 @@ trace = { flows = ["all"] }
     );
 }
 
-#[test]
-fn utilisation_stays_a_fraction_when_an_event_raises_a_links_rate() {
-    // One long TCP flow on a 2-host star at 1 Gb/s; half way through the 10 ms run both links
-    // of its path go to 10 Gb/s. Utilisation is the time spent sending over the window, so it
-    // stays at most 1; dividing the bytes sent by the rate at the start, as it used to, gave
-    // well above 1.
-    let text = r#"
+/// One long TCP flow from host0 to host1 on a 2-host star at 1 Gb/s, over 10 ms with no drain.
+const LONG_FLOW_ON_A_STAR: &str = r#"
 [run]
 duration = "10ms"
 drain = "0s"
@@ -1157,22 +1152,31 @@ name = "long"
 senders = 1
 size = "infinite"
 transport = { kind = "tcp" }
-[[events]]
-at = "5ms"
-where = { link = ["host0->switch", "switch->host1"] }
-set = { rate = "10Gbps" }
 "#;
-    let out = run(&scenario(text, &[]), 1, &RunContext::default()).unwrap();
-    let links = String::from_utf8(out.files.links_csv.clone().unwrap()).unwrap();
-    let row = links
-        .lines()
-        .find(|l| l.starts_with("base,1,host0->switch,"))
-        .unwrap();
-    let f: Vec<&str> = row.split(',').skip(2).collect();
-    let utilisation_pct: f64 = f[10].parse().unwrap();
-    let sent_bits = 8.0 * f[6].parse::<f64>().unwrap();
-    assert!(utilisation_pct > 50.0 && utilisation_pct <= 100.0, "{row}");
-    assert!(sent_bits / (1e9 * 10e-3) > 1.5, "the rate did rise: {row}");
+
+#[test]
+fn utilisation_stays_a_fraction_when_an_event_raises_a_links_rate() {
+    // One long TCP flow on a 2-host star at 1 Gb/s; half way through the 10 ms run both links
+    // of its path go to 10 Gb/s. Utilisation is the time spent sending over the window, so it
+    // stays at most 1; dividing the bytes sent by the rate at the start, as it used to, gave
+    // well above 1.
+    let text = format!(
+        "{LONG_FLOW_ON_A_STAR}[[events]]\nat = \"5ms\"\n\
+         where = {{ link = [\"host0->switch\", \"switch->host1\"] }}\n\
+         set = {{ rate = \"10Gbps\" }}\n"
+    );
+    let out = run(&scenario(&text, &[]), 1, &RunContext::default()).unwrap();
+    let row = link_row(&out, "host0->switch");
+    let utilisation_pct: f64 = row["utilisation_pct"].parse().unwrap();
+    let sent_bits = 8.0 * row["bytes_enqueued"].parse::<f64>().unwrap();
+    assert!(
+        utilisation_pct > 50.0 && utilisation_pct <= 100.0,
+        "{row:?}"
+    );
+    assert!(
+        sent_bits / (1e9 * 10e-3) > 1.5,
+        "the rate did rise: {row:?}"
+    );
     let host = out
         .summary()
         .layers
@@ -1189,27 +1193,12 @@ fn a_link_busy_throughout_the_window_is_exactly_100_percent_utilised() {
     // the time spent serialising inside the window: 5 ms of 5 ms. Counting the packet in
     // service at each edge whole (the one at the warmup before the window, the one at T, up to
     // 117 us at 100 Mb/s, inside it) gave 100.5856%.
-    let text = r#"
-[run]
-duration = "10ms"
-warmup = "5ms"
-drain = "0s"
-[topology]
-kind = "star"
-hosts = 2
-link_rate = "1Gbps"
-link_delay = "10us"
-[[flows]]
-name = "long"
-senders = 1
-size = "infinite"
-transport = { kind = "tcp" }
-[[events]]
-at = "5ms"
-where = { link = ["host0->switch"] }
-set = { rate = "100Mbps" }
-"#;
-    let out = run(&scenario(text, &[]), 1, &RunContext::default()).unwrap();
+    let text = format!(
+        "{LONG_FLOW_ON_A_STAR}[[events]]\nat = \"5ms\"\n\
+         where = {{ link = [\"host0->switch\"] }}\nset = {{ rate = \"100Mbps\" }}\n"
+    );
+    let warmup = ["run.warmup=\"5ms\""];
+    let out = run(&scenario(&text, &warmup), 1, &RunContext::default()).unwrap();
     let l = link_row(&out, "host0->switch");
     assert_eq!(l["utilisation_pct"], "100.0000", "{l:?}");
     let sender = out
